@@ -1,0 +1,138 @@
+# zerolag - one entry point for every platform.
+#   make                      build build/$(PORT)/libzerolag.a (PORT=posix by default)
+#   make test                 run the suite on every port, then one summary table
+#   make test PORT=<name>     run the suite on one port
+#   make check-core           prove core/ is allocation-free and sans-IO (nm)
+#   make bench | demo | fuzz  benchmarks, demo match, fuzzers
+# A port is a folder ports/<name>/ with a port.mk (see ports/template/).
+
+SHELL := /bin/bash
+ALL_PORTS := $(filter-out template,$(notdir $(patsubst %/,%,$(dir $(wildcard ports/*/port.mk)))))
+# The host first, then the others.
+PORTS := $(filter posix,$(ALL_PORTS)) $(filter-out posix,$(ALL_PORTS))
+PORT ?= posix
+
+ifeq ($(wildcard ports/$(PORT)/port.mk),)
+$(error unknown PORT '$(PORT)'; known: $(PORTS))
+endif
+
+# Defaults a port.mk may override.
+CROSS :=
+EXE :=
+RUN :=
+PORT_CFLAGS :=
+PORT_LDFLAGS :=
+PORT_LIBS :=
+PORT_DIR := ports/$(PORT)
+PORT_SRC :=
+# Conformance-suite glue; a port with other loopback addresses supplies its own.
+PORT_TEST_SRC := tests/port/zl_test_port_loopback.c
+PORT_BENCH_SRC :=
+PORT_IMAGE_SRC :=
+BENCH_RUN = $(RUN)
+CORE_ONLY_CFLAGS :=
+TEST_CFLAGS :=
+include ports/$(PORT)/port.mk
+
+CC := $(CROSS)gcc
+AR := $(CROSS)ar
+NM := $(CROSS)nm
+SIZE := $(CROSS)size
+
+BUILD := build/$(PORT)
+WARN := -std=c99 -pedantic -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Werror
+OPT ?= -O2 -g
+INC := -Icore -Iplatform -I$(PORT_DIR)
+CFLAGS_ALL := $(WARN) $(OPT) $(PORT_CFLAGS) $(INC) -MMD -MP
+
+CORE_SRC := $(wildcard core/*.c)
+PLATFORM_SRC := $(wildcard platform/*.c)
+LIB_SRC := $(CORE_SRC) $(PLATFORM_SRC) $(PORT_SRC)
+# The reference FPS rules: simulation code, held to core's rules (no float).
+GAME_SRC := $(wildcard examples/fps/*.c)
+# Startup code a bare-metal port links into every program image.
+TEST_SRC := $(wildcard tests/*.c) $(PORT_TEST_SRC) $(PORT_IMAGE_SRC)
+BENCH_SRC := $(wildcard bench/*.c) tests/zl_print.c $(PORT_BENCH_SRC) $(PORT_IMAGE_SRC)
+
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o) $(GAME_SRC:%.c=$(BUILD)/obj/%.o)
+# Tests rebuild everything with the test flags (sanitizers on hosts).
+TEST_OBJ := $(LIB_SRC:%.c=$(BUILD)/test-obj/%.o) $(GAME_SRC:%.c=$(BUILD)/test-obj/%.o) \
+	$(TEST_SRC:%.c=$(BUILD)/test-obj/%.o)
+TEST_BIN := $(BUILD)/zl_tests$(EXE)
+BENCH_OBJ := $(LIB_OBJ) $(GAME_SRC:%.c=$(BUILD)/obj/%.o) $(BENCH_SRC:%.c=$(BUILD)/obj/%.o)
+BENCH_BIN := $(BUILD)/zl_bench$(EXE)
+
+.PHONY: all lib test test-one test-all check-core bench demo fuzz clean
+FUZZ_SECONDS ?= 60
+all: lib
+lib: $(BUILD)/libzerolag.a
+
+$(BUILD)/libzerolag.a: $(LIB_OBJ)
+	$(AR) rcs $@ $^
+
+$(BUILD)/obj/core/%.o: core/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(CORE_ONLY_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/examples/fps/%.o: examples/fps/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(CORE_ONLY_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests -Ibench -Iexamples/fps -c $< -o $@
+
+$(BUILD)/test-obj/core/%.o: core/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(CORE_ONLY_CFLAGS) $(TEST_CFLAGS) -c $< -o $@
+
+$(BUILD)/test-obj/examples/fps/%.o: examples/fps/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(CORE_ONLY_CFLAGS) $(TEST_CFLAGS) -c $< -o $@
+
+$(BUILD)/test-obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) -Itests -Iexamples/fps -c $< -o $@
+
+$(TEST_BIN): $(TEST_OBJ)
+	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) $(PORT_LDFLAGS) $^ $(PORT_LIBS) -o $@
+
+check-core: $(CORE_OBJ)
+	@tools/check-core.sh "$(NM)" $(CORE_OBJ)
+
+test-one: check-core $(TEST_BIN)
+	$(RUN) $(TEST_BIN)
+
+# Without PORT on the command line, `make test` runs every port.
+ifeq ($(origin PORT),command line)
+test: test-one
+else
+test: test-all
+endif
+
+test-all:
+	@tools/test-all.sh $(PORTS)
+
+$(BENCH_BIN): $(BENCH_OBJ)
+	$(CC) $(CFLAGS_ALL) $(PORT_LDFLAGS) $^ $(PORT_LIBS) -o $@
+
+# The table goes to the terminal and build/<port>/bench.txt; the CSV lines
+# to build/<port>/bench.csv.
+bench: $(BENCH_BIN)
+	set -o pipefail; $(BENCH_RUN) $(BENCH_BIN) | tee $(BUILD)/bench.txt | grep -v '^csv,'
+	@echo "group,name,unit,median,min,max" > $(BUILD)/bench.csv
+	@sed -n 's/^csv,//p' $(BUILD)/bench.txt | tr -d '\r' >> $(BUILD)/bench.csv
+	@echo "wrote $(BUILD)/bench.txt and $(BUILD)/bench.csv"
+
+# libFuzzer harnesses tests/fuzz/fuzz_*.c, each for FUZZ_SECONDS (host only).
+fuzz:
+	tools/fuzz.sh $(FUZZ_SECONDS)
+
+demo:
+	@echo "make demo: the demo match is not built yet"
+
+clean:
+	rm -rf build
+
+-include $(BENCH_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -1,0 +1,9 @@
+/* benches.h - every benchmark group, one line each: X(name). The runner calls
+ * zl_bench_<name>() for each, or only those named on the command line. */
+#ifndef ZL_BENCHES_H
+#define ZL_BENCHES_H
+
+#define ZL_BENCH_LIST(X) \
+    X(fixed)
+
+#endif

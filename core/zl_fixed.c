@@ -1,0 +1,326 @@
+/* zl_fixed.c - Q16.16 arithmetic, binary-angle trigonometry and 3D vectors.
+ * Integer-only and free of undefined behaviour, so every port agrees bit for bit. */
+#include "zl_fixed.h"
+
+#include "zl_fixed_tables.h"
+
+/* Signs are handled by working on magnitudes in unsigned arithmetic: that
+ * avoids overflow when negating INT32_MIN or INT64_MIN and avoids shifting
+ * negative values, whose result C leaves to the implementation. */
+
+static uint32_t mag32(int32_t a)
+{
+    return a < 0 ? 0u - (uint32_t)a : (uint32_t)a;
+}
+
+static uint64_t mag64(int64_t a)
+{
+    return a < 0 ? 0u - (uint64_t)a : (uint64_t)a;
+}
+
+static zl_fx sat64(int64_t v)
+{
+    if (v > INT32_MAX)
+        return ZL_FX_MAX;
+    if (v < INT32_MIN)
+        return ZL_FX_MIN;
+    return (zl_fx)v;
+}
+
+/* The integer with magnitude m and the given sign, saturated. */
+static zl_fx sat_signed(int negative, uint64_t m)
+{
+    if (negative)
+        return m > (uint64_t)INT32_MAX + 1u ? ZL_FX_MIN : (zl_fx)(0 - (int64_t)m);
+    return m > (uint64_t)INT32_MAX ? ZL_FX_MAX : (zl_fx)m;
+}
+
+/* v / 65536 rounded to nearest, halves away from zero. */
+static int64_t round_q16(int64_t v)
+{
+    uint64_t m = (mag64(v) + 0x8000u) >> 16;
+    return v < 0 ? 0 - (int64_t)m : (int64_t)m;
+}
+
+zl_fx zl_fx_add(zl_fx a, zl_fx b)
+{
+    return sat64((int64_t)a + b);
+}
+
+zl_fx zl_fx_sub(zl_fx a, zl_fx b)
+{
+    return sat64((int64_t)a - b);
+}
+
+zl_fx zl_fx_neg(zl_fx a)
+{
+    return a == ZL_FX_MIN ? ZL_FX_MAX : -a;
+}
+
+zl_fx zl_fx_abs(zl_fx a)
+{
+    return a < 0 ? zl_fx_neg(a) : a;
+}
+
+zl_fx zl_fx_mul(zl_fx a, zl_fx b)
+{
+    /* |a * b| <= 2^62, so the product of magnitudes plus the half never wraps. */
+    uint64_t m = (uint64_t)mag32(a) * mag32(b);
+    return sat_signed((a < 0) != (b < 0), (m + 0x8000u) >> 16);
+}
+
+zl_fx zl_fx_div(zl_fx a, zl_fx b)
+{
+    uint64_t n, d;
+    if (b == 0)
+        return a < 0 ? ZL_FX_MIN : ZL_FX_MAX;
+    n = (uint64_t)mag32(a) << 16;
+    d = mag32(b);
+    /* Adding floor(d / 2) rounds halves up; when d is odd a remainder of
+     * exactly d / 2 cannot occur, so this is round-to-nearest either way. */
+    return sat_signed((a < 0) != (b < 0), (n + d / 2) / d);
+}
+
+uint32_t zl_isqrt64(uint64_t v)
+{
+    /* Digit-by-digit square root: one result bit per step, exact for every
+     * input. With bit = 4^k, root holds the bits decided so far times 2^(k+1),
+     * so root < 2^33 and bit <= 2^62: root + bit cannot wrap. */
+    uint64_t root = 0;
+    uint64_t bit = (uint64_t)1 << 62;
+    while (bit > v)
+        bit >>= 2;
+    while (bit != 0) {
+        if (v >= root + bit) {
+            v -= root + bit;
+            root = (root >> 1) + bit;
+        } else {
+            root >>= 1;
+        }
+        bit >>= 2;
+    }
+    return (uint32_t)root;
+}
+
+zl_fx zl_fx_sqrt(zl_fx a)
+{
+    /* sqrt(a / 2^16) * 2^16 = sqrt(a * 2^16); the result is below 2^24. */
+    if (a <= 0)
+        return 0;
+    return (zl_fx)zl_isqrt64((uint64_t)a << 16);
+}
+
+zl_fx zl_fx_lerp(zl_fx a, zl_fx b, zl_fx t)
+{
+    /* |b - a| < 2^32 and |t| <= 2^31, so the product stays inside int64. */
+    int64_t step = round_q16(((int64_t)b - a) * t);
+    return sat64(a + step);
+}
+
+int32_t zl_fx_floor_int(zl_fx a)
+{
+    /* The top 16 bits read as a two's complement int16 are the floor. */
+    int32_t hi = (int32_t)((uint32_t)a >> 16);
+    return hi >= 0x8000 ? hi - 0x10000 : hi;
+}
+
+int32_t zl_fx_round_int(zl_fx a)
+{
+    return (int32_t)round_q16(a);
+}
+
+/* The interpolation below assumes these table shapes: a quarter turn of
+ * 16384 units in 256 steps of 64, and tan in [0, 1] in 64 steps of 1024 in
+ * Q16. Regenerating the tables with other sizes must fail here. */
+ZL_STATIC_ASSERT(ZL_SIN_STEPS == 256 && ZL_SIN_BITS == 24, sin_table_shape);
+ZL_STATIC_ASSERT(ZL_ATAN_STEPS == 64 && ZL_ATAN_SCALE == 4, atan_table_shape);
+
+/* sin of x in [0, 16384] (a quarter turn), interpolated in the table. The sum
+ * v is sin scaled by 2^30 (table 2^24 times 64 steps), rounded once to Q16.16;
+ * it never exceeds the last entry times 64, 2^30, so uint32 holds it. */
+static zl_fx quarter_sin(uint32_t x)
+{
+    uint32_t i = x >> 6;
+    uint32_t f = x & 63u;
+    uint32_t v = zl_sin_table[i] << 6;
+    if (f != 0)
+        v += (zl_sin_table[i + 1] - zl_sin_table[i]) * f;
+    return (zl_fx)((v + (1u << 13)) >> 14);
+}
+
+zl_fx zl_sin(zl_angle a)
+{
+    /* Fold onto the first quadrant; the table covers both of its ends, so
+     * 0 and 16384 map to table entries and the result is exactly symmetric. */
+    uint32_t x = a & 0x3FFFu;
+    uint32_t quadrant = (uint32_t)a >> 14;
+    zl_fx s = quarter_sin((quadrant & 1u) ? 16384u - x : x);
+    return quadrant >= 2 ? -s : s;
+}
+
+zl_fx zl_cos(zl_angle a)
+{
+    return zl_sin((zl_angle)(a + 16384u));
+}
+
+/* atan(r / 65536) in binary-angle units for r in [0, 65536]. */
+static uint32_t atan_unit(uint32_t r)
+{
+    uint32_t i = r >> 10;
+    uint32_t f = r & 1023u;
+    uint32_t v = (uint32_t)zl_atan_table[i] << 10;
+    if (f != 0)
+        v += (uint32_t)(zl_atan_table[i + 1] - zl_atan_table[i]) * f;
+    /* v is the angle times 2^10 * ZL_ATAN_SCALE = 2^12: one rounding. */
+    return (v + (1u << 11)) >> 12;
+}
+
+zl_angle zl_atan2(zl_fx y, zl_fx x)
+{
+    uint32_t ax = mag32(x);
+    uint32_t ay = mag32(y);
+    uint32_t big = ax > ay ? ax : ay;
+    uint32_t small = ax > ay ? ay : ax;
+    uint32_t angle;
+    if (big == 0)
+        return 0;
+    /* The ratio small / big lies in [0, 1]: one octant of the circle. */
+    angle = atan_unit((uint32_t)((((uint64_t)small << 16) + big / 2) / big));
+    if (ay > ax)
+        angle = 16384u - angle;
+    if (x < 0)
+        angle = 32768u - angle;
+    if (y < 0)
+        angle = 65536u - angle;
+    return (zl_angle)angle;
+}
+
+int32_t zl_angle_diff(zl_angle a, zl_angle b)
+{
+    /* The difference modulo one turn, read as int16. */
+    int32_t d = (int32_t)(uint16_t)(b - a);
+    return d >= 0x8000 ? d - 0x10000 : d;
+}
+
+zl_angle zl_angle_lerp(zl_angle a, zl_angle b, zl_fx t)
+{
+    int64_t step = round_q16((int64_t)zl_angle_diff(a, b) * t);
+    /* Conversion to unsigned is modulo 2^32, which wraps the angle for free. */
+    return (zl_angle)((uint32_t)a + (uint32_t)step);
+}
+
+zl_vec3 zl_vec3_make(zl_fx x, zl_fx y, zl_fx z)
+{
+    zl_vec3 v;
+    v.x = x;
+    v.y = y;
+    v.z = z;
+    return v;
+}
+
+zl_vec3 zl_vec3_add(zl_vec3 a, zl_vec3 b)
+{
+    return zl_vec3_make(zl_fx_add(a.x, b.x), zl_fx_add(a.y, b.y), zl_fx_add(a.z, b.z));
+}
+
+zl_vec3 zl_vec3_sub(zl_vec3 a, zl_vec3 b)
+{
+    return zl_vec3_make(zl_fx_sub(a.x, b.x), zl_fx_sub(a.y, b.y), zl_fx_sub(a.z, b.z));
+}
+
+zl_vec3 zl_vec3_scale(zl_vec3 v, zl_fx s)
+{
+    return zl_vec3_make(zl_fx_mul(v.x, s), zl_fx_mul(v.y, s), zl_fx_mul(v.z, s));
+}
+
+/* Adds b to *sum; returns +1 or -1 instead when the exact sum leaves int64. */
+static int add_overflows(int64_t *sum, int64_t b)
+{
+    if (b > 0 && *sum > INT64_MAX - b)
+        return 1;
+    if (b < 0 && *sum < INT64_MIN - b)
+        return -1;
+    *sum += b;
+    return 0;
+}
+
+zl_fx zl_vec3_dot(zl_vec3 a, zl_vec3 b)
+{
+    /* Each product is at most 2^62 in magnitude but three can reach 3 * 2^62.
+     * A partial sum beyond int64 is at least 2^63 and the one product left
+     * can pull it back by only 2^62, so the result saturates that way. */
+    int64_t sum = (int64_t)a.x * b.x;
+    int over = add_overflows(&sum, (int64_t)a.y * b.y);
+    if (over == 0)
+        over = add_overflows(&sum, (int64_t)a.z * b.z);
+    if (over != 0)
+        return over > 0 ? ZL_FX_MAX : ZL_FX_MIN;
+    return sat64(round_q16(sum));
+}
+
+/* (p * q - r * s) / 65536 rounded once. Each product lies in
+ * [-2^62 + 2^31, 2^62], so their difference always fits in int64. */
+static zl_fx cross_term(zl_fx p, zl_fx q, zl_fx r, zl_fx s)
+{
+    return sat64(round_q16((int64_t)p * q - (int64_t)r * s));
+}
+
+zl_vec3 zl_vec3_cross(zl_vec3 a, zl_vec3 b)
+{
+    return zl_vec3_make(cross_term(a.y, b.z, a.z, b.y),
+                        cross_term(a.z, b.x, a.x, b.z),
+                        cross_term(a.x, b.y, a.y, b.x));
+}
+
+/* Sum of squares of three magnitudes below 2^31 + 1: at most 3 * 2^62. */
+static uint64_t sum_squares(uint32_t x, uint32_t y, uint32_t z)
+{
+    return (uint64_t)x * x + (uint64_t)y * y + (uint64_t)z * z;
+}
+
+zl_fx zl_vec3_length(zl_vec3 v)
+{
+    /* In raw units the length is sqrt(x^2 + y^2 + z^2) with no scaling. */
+    uint32_t len = zl_isqrt64(sum_squares(mag32(v.x), mag32(v.y), mag32(v.z)));
+    return len > (uint32_t)INT32_MAX ? ZL_FX_MAX : (zl_fx)len;
+}
+
+/* Component of a unit vector: m / len in Q16.16, rounded, with the sign of c. */
+static zl_fx unit_component(zl_fx c, uint32_t m, uint32_t len)
+{
+    return sat_signed(c < 0, (((uint64_t)m << 16) + len / 2) / len);
+}
+
+zl_vec3 zl_vec3_normalize(zl_vec3 v)
+{
+    uint32_t x = mag32(v.x), y = mag32(v.y), z = mag32(v.z);
+    uint32_t biggest = x > y ? x : y;
+    uint32_t len;
+    if (z > biggest)
+        biggest = z;
+    if (biggest == 0)
+        return v;
+    /* Scaling by a power of two keeps the direction exact and brings the
+     * length to at least 2^30, so flooring it costs under 2^-30 relative
+     * error instead of up to a whole unit on a tiny vector. */
+    while (biggest < 0x40000000u) {
+        biggest <<= 1;
+        x <<= 1;
+        y <<= 1;
+        z <<= 1;
+    }
+    len = zl_isqrt64(sum_squares(x, y, z));
+    return zl_vec3_make(unit_component(v.x, x, len), unit_component(v.y, y, len),
+                        unit_component(v.z, z, len));
+}
+
+zl_vec3 zl_vec3_lerp(zl_vec3 a, zl_vec3 b, zl_fx t)
+{
+    return zl_vec3_make(zl_fx_lerp(a.x, b.x, t), zl_fx_lerp(a.y, b.y, t),
+                        zl_fx_lerp(a.z, b.z, t));
+}
+
+int zl_vec3_equal(zl_vec3 a, zl_vec3 b)
+{
+    return a.x == b.x && a.y == b.y && a.z == b.z;
+}

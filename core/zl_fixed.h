@@ -1,0 +1,107 @@
+/* zl_fixed.h - Q16.16 fixed-point numbers, 16-bit binary angles and 3D vectors.
+ * Integer-only, so every platform computes bit-identical results. */
+#ifndef ZL_FIXED_H
+#define ZL_FIXED_H
+
+#include "zl_base.h"
+
+/* Q16.16: value = raw / 65536. Range [-32768, 32768 - 2^-16]. */
+typedef int32_t zl_fx;
+
+/* Binary angle: 65536 units = one turn, so wraparound is free and exact.
+ * 16384 = 90 degrees. Stored unsigned; differences are taken as int16. */
+typedef uint16_t zl_angle;
+
+typedef struct zl_vec3 {
+    zl_fx x, y, z;
+} zl_vec3;
+
+#define ZL_FX_ONE ((zl_fx)0x10000)
+#define ZL_FX_HALF ((zl_fx)0x8000)
+#define ZL_FX_MAX ((zl_fx)INT32_MAX)
+#define ZL_FX_MIN ((zl_fx)INT32_MIN)
+
+/* Integer to Q16.16; the integer must lie in [-32768, 32767]. */
+#define ZL_FX_INT(i) ((zl_fx)((int32_t)(i) * 65536))
+/* Rational constant n/d as Q16.16 rounded toward zero, for literals in code:
+ * ZL_FX_RATIO(3, 4) is 0.75. Both must be integer constant expressions. */
+#define ZL_FX_RATIO(n, d) ((zl_fx)(((int64_t)(n) * 65536) / (d)))
+
+/* Degrees (integer) to a binary angle. */
+#define ZL_ANGLE_DEG(d) ((zl_angle)(((int32_t)(d) * 65536 / 360) & 0xFFFF))
+
+/* Overflow policy: every arithmetic operation below saturates. A result that
+ * does not fit becomes ZL_FX_MAX or ZL_FX_MIN, never a wrapped value, so an
+ * out-of-range coordinate pins to the edge of the world instead of jumping to
+ * the other side. Game code keeps coordinates well inside the range. */
+zl_fx zl_fx_add(zl_fx a, zl_fx b);
+zl_fx zl_fx_sub(zl_fx a, zl_fx b);
+zl_fx zl_fx_neg(zl_fx a); /* -ZL_FX_MIN saturates to ZL_FX_MAX */
+zl_fx zl_fx_abs(zl_fx a); /* |ZL_FX_MIN| saturates to ZL_FX_MAX */
+
+/* a * b, rounded to the nearest Q16.16 value; halves round away from zero. */
+zl_fx zl_fx_mul(zl_fx a, zl_fx b);
+
+/* a / b, rounded to the nearest Q16.16 value; halves round away from zero.
+ * b == 0 gives ZL_FX_MAX for a >= 0 and ZL_FX_MIN for a < 0. */
+zl_fx zl_fx_div(zl_fx a, zl_fx b);
+
+/* floor(sqrt(a)) exactly: the largest r with r * r <= a * 65536 (in raw
+ * units), for every a >= 0. Negative a gives 0. */
+zl_fx zl_fx_sqrt(zl_fx a);
+
+/* floor(sqrt(v)) of a 64-bit unsigned integer, exact for every input. */
+uint32_t zl_isqrt64(uint64_t v);
+
+/* Linear interpolation a + (b - a) * t with t a Q16.16 fraction (0..ONE;
+ * values outside extrapolate), saturating. The step (b - a) * t is rounded to
+ * nearest, halves away from zero, so t = 0 gives a and t = ONE gives b. */
+zl_fx zl_fx_lerp(zl_fx a, zl_fx b, zl_fx t);
+
+/* Integer part (floor) and rounding to nearest integer (halves away from
+ * zero). Results lie in [-32768, 32767] and [-32768, 32768]. */
+int32_t zl_fx_floor_int(zl_fx a);
+int32_t zl_fx_round_int(zl_fx a);
+
+/* Sine and cosine of a binary angle as Q16.16 in [-ONE, ONE].
+ * Maximum absolute error 2^-14 (measured in tests against double). */
+zl_fx zl_sin(zl_angle a);
+zl_fx zl_cos(zl_angle a);
+
+/* Angle of the vector (x, y) measured from +x toward +y, as a binary angle.
+ * atan2(0, 0) is 0. Maximum error 4 units (0.022 degrees). Any components
+ * are accepted, ZL_FX_MIN included. */
+zl_angle zl_atan2(zl_fx y, zl_fx x);
+
+/* Signed shortest difference b - a in [-32768, 32767] units: the difference
+ * modulo one turn read as int16, so a half turn gives -32768. */
+int32_t zl_angle_diff(zl_angle a, zl_angle b);
+/* Shortest-arc interpolation from a to b by Q16.16 fraction t in [0, ONE]:
+ * a + zl_angle_diff(a, b) * t, rounded to nearest, wrapping modulo one turn.
+ * Other t extrapolate along the same arc. */
+zl_angle zl_angle_lerp(zl_angle a, zl_angle b, zl_fx t);
+
+/* Vectors, passed and returned by value. Components saturate like the scalar
+ * operations; scale multiplies each component with zl_fx_mul. */
+zl_vec3 zl_vec3_make(zl_fx x, zl_fx y, zl_fx z);
+zl_vec3 zl_vec3_add(zl_vec3 a, zl_vec3 b);
+zl_vec3 zl_vec3_sub(zl_vec3 a, zl_vec3 b);
+zl_vec3 zl_vec3_scale(zl_vec3 v, zl_fx s);
+/* Dot product computed exactly in 64 bits and rounded once (nearest, halves
+ * away from zero); saturates. */
+zl_fx zl_vec3_dot(zl_vec3 a, zl_vec3 b);
+/* Cross product; each component is computed in 64 bits and rounded once
+ * (nearest, halves away from zero), then saturated. */
+zl_vec3 zl_vec3_cross(zl_vec3 a, zl_vec3 b);
+/* Euclidean length, floor of the exact value; saturates at ZL_FX_MAX. */
+zl_fx zl_vec3_length(zl_vec3 v);
+/* Unit vector along v (each component rounded to nearest; the result's
+ * length is within 2 raw units of ONE), as accurate for a vector a few raw
+ * units long as for a huge one. The zero vector has no direction and gives the zero vector. */
+zl_vec3 zl_vec3_normalize(zl_vec3 v);
+/* Component-wise zl_fx_lerp. */
+zl_vec3 zl_vec3_lerp(zl_vec3 a, zl_vec3 b, zl_fx t);
+/* 1 when every component is equal, else 0. */
+int zl_vec3_equal(zl_vec3 a, zl_vec3 b);
+
+#endif

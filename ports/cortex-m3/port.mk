@@ -1,0 +1,19 @@
+# Bare-metal Cortex-M3 on QEMU's mps2-an385 board: newlib with semihosting
+# (rdimon) for output and exit status, no heap (_sbrk is wrapped to fail),
+# SysTick clock, and the in-image loopback network as transport.
+CROSS := arm-none-eabi-
+EXE := .elf
+PORT_CFLAGS := -mcpu=cortex-m3 -mthumb -ffunction-sections -fdata-sections -DZL_PRINT_PORT_OUTPUT
+PORT_LDFLAGS := --specs=rdimon.specs -nostartfiles -Tports/cortex-m3/mps2-an385.ld \
+	-Wl,--gc-sections -Wl,--wrap=_sbrk
+PORT_LIBS := -lm
+PORT_SRC := ports/cortex-m3/zl_port_cortex_m3.c
+PORT_IMAGE_SRC := ports/cortex-m3/startup.c
+PORT_BENCH_SRC := ports/cortex-m3/zl_bench_timer_cortex_m3.c
+# The emulated board runs long loops about 100x slower than a host.
+TEST_CFLAGS := -DZL_TEST_SLOW -DZL_TEST_NO_HEAP -fsanitize=undefined -fsanitize-undefined-trap-on-error
+QEMU_M3 := qemu-system-arm -M mps2-an385 -nographic -monitor none \
+	-semihosting-config enable=on,target=native
+RUN := $(QEMU_M3) -kernel
+# Benchmarks count instructions: one instruction per virtual nanosecond.
+BENCH_RUN := $(QEMU_M3) -icount shift=0 -kernel

@@ -1,0 +1,31 @@
+/* zl_port.h - the Cortex-M3 (QEMU mps2-an385) port: SysTick clock,
+ * semihosting output, and datagrams over the in-image loopback network. */
+#ifndef ZL_PORT_H
+#define ZL_PORT_H
+
+#include "zl_loopnet.h"
+
+/* An endpoint on the image's loopback network (every zl_port of the image
+ * shares one network, so a server and its clients can run in one image). */
+typedef struct zl_port {
+    zl_loopnet_endpoint endpoint;
+} zl_port;
+
+/* Binds an endpoint of the in-image network to bind_addr (port 0 picks an
+ * ephemeral port) and fills *hal. Returns the codes of zl_loopnet_open. */
+int zl_port_open(zl_port *port, const zl_addr *bind_addr, zl_platform *hal);
+int zl_port_local_addr(const zl_port *port, zl_addr *out);
+void zl_port_close(zl_port *port);
+/* A HAL with only the clock and random source; send/receive return
+ * ZL_ERR_UNSUPPORTED. */
+void zl_port_clock_only(zl_platform *hal);
+
+/* Board support, called by startup.c. */
+void zl_port_clock_start(void);
+void zl_port_systick_handler(void);
+/* Writes bytes to the host console through semihosting. */
+void zl_port_write_output(const char *s, size_t n);
+/* SysTick counts since zl_port_clock_start (25 MHz: 40 ns each). */
+uint64_t zl_port_systick_count(void);
+
+#endif

@@ -1,0 +1,46 @@
+/* zl_port.h - the POSIX port (Linux, macOS, BSD; also armhf and s390x under
+ * qemu-user): a non-blocking UDP socket, the monotonic clock and the OS CSPRNG. */
+#ifndef ZL_PORT_H
+#define ZL_PORT_H
+
+#include "zl_platform.h"
+
+/* One UDP endpoint. Caller-owned (a static or a local that outlives every
+ * use of the zl_platform filled by zl_port_open); fields are private. A
+ * zero-initialised zl_port is closed. */
+typedef struct zl_port {
+    int fd;          /* the socket while is_open */
+    uint8_t family;  /* ZL_ADDR_IPV4 or ZL_ADDR_IPV6: the only family it sends to */
+    uint8_t is_open; /* 1 between a successful open and close */
+} zl_port;
+
+/* Opens a non-blocking UDP socket bound to bind_addr (port 0 picks an
+ * ephemeral port; an IPv6 socket is v6-only, so it neither sends to nor
+ * receives from IPv4 addresses) and fills *hal with functions whose ctx is
+ * `port`. Whatever port held before is overwritten: close it first. On
+ * failure port is left closed and *hal is not written. Returns ZL_OK,
+ * ZL_ERR_INVALID (family NONE or unknown), ZL_ERR_UNSUPPORTED (the host
+ * has no such family), ZL_ERR_ADDRESS (the address cannot be bound: in use,
+ * not on this host, or not permitted) or ZL_ERR_IO.
+ *
+ * The filled HAL behaves as zl_platform.h says, and also: send to the
+ * other family gives ZL_ERR_UNSUPPORTED; receive reports any datagram
+ * larger than min(cap, ZL_MAX_PACKET) as ZL_ERR_TRUNCATED (still setting
+ * *from) and ignores the "connection refused" an earlier send to a closed
+ * port may leave behind. Not thread-safe: one thread per zl_port. */
+int zl_port_open(zl_port *port, const zl_addr *bind_addr, zl_platform *hal);
+
+/* The address the socket is bound to, with the port the system picked.
+ * ZL_OK, ZL_ERR_INVALID when port is not open, ZL_ERR_IO on failure. */
+int zl_port_local_addr(const zl_port *port, zl_addr *out);
+
+/* Closes the socket. Safe on a closed or zero-initialised zl_port; the
+ * zl_platform filled by open must not be used afterwards. */
+void zl_port_close(zl_port *port);
+
+/* Fills *hal with the clock and random source only (ctx NULL), for code
+ * that needs time but no network, e.g. benchmarks and the link
+ * conditioner's tests. Its send and receive return ZL_ERR_UNSUPPORTED. */
+void zl_port_clock_only(zl_platform *hal);
+
+#endif

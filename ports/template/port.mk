@@ -1,0 +1,53 @@
+# The port template: how a port plugs into the Makefile. Copy the folder to
+# ports/<name>/, rename the files, set what your platform needs, then run
+# `make test PORT=<name>`. Every variable below may be left out; the
+# Makefile's default is shown in brackets. (`make test` with no PORT skips
+# this folder: the template compiles, but its stubs fail the HAL suite.)
+
+# Tool prefix for cross compilers: gcc, ar, nm become $(CROSS)gcc ... [empty:
+# the host compiler]. E.g. arm-none-eabi- or x86_64-w64-mingw32-.
+CROSS :=
+
+# Suffix of the programs built, e.g. .exe or .elf [empty].
+EXE :=
+
+# Command that runs a built program, prefixed to its path: an emulator or
+# wine, e.g. `qemu-arm` or `WINEDEBUG=-all wine` [empty: run it directly].
+RUN :=
+
+# Flags for every file: CPU selection, defines, e.g. -mcpu=cortex-m3 -mthumb.
+PORT_CFLAGS :=
+
+# Flags and libraries for linking, e.g. -static, a linker script; -lws2_32.
+# The tests use libm as a reference oracle, so -lm where it is separate.
+PORT_LDFLAGS :=
+PORT_LIBS := -lm
+
+# Folder holding this port's zl_port.h [ports/<name>]. A port that reuses
+# another's code (armhf reuses ports/posix) points here.
+# PORT_DIR := ports/posix
+
+# The port's implementation of zl_port.h, built into libzerolag.a.
+PORT_SRC := ports/template/zl_port_template.c
+
+# The conformance-suite glue of tests/zl_test_port.h, built into the tests.
+PORT_TEST_SRC := ports/template/zl_test_port_template.c
+
+# Startup code a bare-metal image needs in every program (vector table,
+# reset handler) [empty].
+PORT_IMAGE_SRC :=
+
+# The benchmark timer of bench/zl_bench.h (see ports/posix/
+# zl_bench_timer_posix.c), needed only for `make bench` [empty].
+PORT_BENCH_SRC :=
+
+# Command that runs the benchmark program [$(RUN)].
+# BENCH_RUN := $(RUN)
+
+# Flags for core/ only. On x86-64 use -mgeneral-regs-only so a float in core
+# fails to compile [empty].
+CORE_ONLY_CFLAGS :=
+
+# Flags for the test build only: sanitizers where the toolchain has them,
+# -DZL_TEST_SLOW on slow emulated targets (long loops run 1/100 as long).
+TEST_CFLAGS :=

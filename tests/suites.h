@@ -1,0 +1,15 @@
+/* suites.h - every test suite, one line each: X(name). The runner calls
+ * zl_suite_<name>() for each; a port that cannot run a suite leaves it out
+ * with ZL_TEST_NO_<NAME> (see the port's port.mk). */
+#ifndef ZL_SUITES_H
+#define ZL_SUITES_H
+
+#define ZL_SUITE_LIST(X) \
+    X(fixed)             \
+    X(ring)              \
+    X(bits)              \
+    X(addr)              \
+    X(loopnet)           \
+    X(hal)
+
+#endif

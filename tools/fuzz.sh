@@ -1,0 +1,84 @@
+#!/bin/sh
+# fuzz.sh [seconds] - builds every tests/fuzz/fuzz_<name>.c with libFuzzer and
+# runs each for the given time (default 60) on a copy of its seed corpus.
+#
+# Output goes to build/fuzz/<name>/: the binary, build.log, run.log, the
+# working corpus (seeds plus what the run found; the checked-in corpus under
+# tests/fuzz/corpus/<name>/ is never written) and any crash artifacts.
+# Prints executions and coverage per harness; exits non-zero if a harness
+# fails to build or finds a crash.
+set -u
+
+secs=${1:-60}
+case $secs in
+'' | *[!0-9]*) echo "usage: $0 [seconds]" >&2; exit 2 ;;
+esac
+
+cd "$(dirname "$0")/.." || exit 2
+CC=${CC:-clang}
+CFLAGS="-std=c99 -pedantic -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Werror \
+-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Icore -Iplatform"
+out=build/fuzz
+mkdir -p "$out"
+
+status=0
+found=0
+rows=""
+for src in tests/fuzz/fuzz_*.c; do
+    [ -f "$src" ] || continue
+    found=$((found + 1))
+    name=$(basename "$src" .c)
+    name=${name#fuzz_}
+    dir=$out/$name
+    rm -rf "$dir"
+    mkdir -p "$dir/corpus" "$dir/crashes"
+    if [ -d "tests/fuzz/corpus/$name" ]; then
+        cp -R "tests/fuzz/corpus/$name/." "$dir/corpus/"
+    fi
+    seeds=$(ls "$dir/corpus" | wc -l)
+
+    echo "=== $name: building"
+    # Every core file is linked: a harness names what it calls, the linker
+    # keeps only that, and new core files need no change here.
+    # shellcheck disable=SC2086
+    if ! $CC $CFLAGS "$src" core/*.c -o "$dir/fuzz_$name" >"$dir/build.log" 2>&1; then
+        cat "$dir/build.log"
+        rows="$rows$(printf '%-12s %12s %10s %7s %7s %6s  %s' "$name" - - - - "$seeds" "BUILD FAILED")
+"
+        status=1
+        continue
+    fi
+
+    echo "=== $name: fuzzing for ${secs}s ($seeds seeds)"
+    "$dir/fuzz_$name" -max_total_time="$secs" -timeout=10 -print_final_stats=1 \
+        -artifact_prefix="$dir/crashes/" "$dir/corpus" >"$dir/run.log" 2>&1
+    rc=$?
+
+    # Final stats come from -print_final_stats; cov and ft from the last
+    # status line ("#N DONE cov: C ft: F ..." or the last one before a crash).
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/run.log" | tail -n 1)
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$dir/run.log" | tail -n 1)
+    last=$(grep -E '^#[0-9]+.* cov: ' "$dir/run.log" | tail -n 1)
+    cov=$(echo "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
+    ft=$(echo "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
+    crashes=$(ls "$dir/crashes" | wc -l)
+    if [ $rc -eq 0 ] && [ "$crashes" -eq 0 ]; then
+        result=ok
+    else
+        result="CRASH (exit $rc), see $dir/run.log and $dir/crashes/"
+        grep -E 'ERROR|SUMMARY|Test unit written' "$dir/run.log" | head -n 10
+        status=1
+    fi
+    rows="$rows$(printf '%-12s %12s %10s %7s %7s %6s  %s' "$name" "${execs:-?}" "${rate:-?}" \
+        "${cov:-?}" "${ft:-?}" "$(ls "$dir/corpus" | wc -l)" "$result")
+"
+done
+
+if [ $found -eq 0 ]; then
+    echo "fuzz.sh: no tests/fuzz/fuzz_*.c harness found" >&2
+    exit 2
+fi
+echo
+printf '%-12s %12s %10s %7s %7s %6s  %s\n' harness executions exec/s cov ft corpus result
+printf '%s' "$rows"
+exit $status

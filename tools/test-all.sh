@@ -1,0 +1,38 @@
+#!/bin/sh
+# test-all.sh PORT... - runs `make test PORT=<p>` for each port, keeps each log
+# under build/<p>/test.log, then prints one table and the overall total.
+# A port whose run fails to build or start counts as one failure.
+total_pass=0
+total_fail=0
+rows=""
+for port in "$@"; do
+    mkdir -p "build/$port"
+    log="build/$port/test.log"
+    echo "=== $port"
+    if make --no-print-directory test PORT="$port" >"$log" 2>&1; then
+        state=ok
+    else
+        state=FAILED
+    fi
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+    if [ -n "$line" ]; then
+        pass=$(echo "$line" | awk '{print $1}')
+        fail=$(echo "$line" | awk '{print $3}')
+    else
+        pass=0
+        fail=1
+        tail -n 20 "$log"
+    fi
+    [ "$state" = FAILED ] && [ "$fail" -eq 0 ] && fail=1
+    [ "$state" = FAILED ] && grep -E 'FAIL|failed:|error' "$log" | head -n 20
+    total_pass=$((total_pass + pass))
+    total_fail=$((total_fail + fail))
+    rows="$rows$(printf '%-10s %8s %8s  %s' "$port" "$pass" "$fail" "$state")
+"
+done
+echo
+printf '%-10s %8s %8s  %s\n' port passed failed result
+printf '%s' "$rows"
+echo
+echo "total: $total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]
