@@ -52,7 +52,7 @@ LIB_SRC := $(CORE_SRC) $(PLATFORM_SRC) $(PORT_SRC)
 GAME_SRC := $(wildcard examples/fps/*.c)
 # Startup code a bare-metal port links into every program image.
 TEST_SRC := $(wildcard tests/*.c) $(PORT_TEST_SRC) $(PORT_IMAGE_SRC)
-BENCH_SRC := $(wildcard bench/*.c) tests/zl_print.c $(PORT_BENCH_SRC) $(PORT_IMAGE_SRC)
+BENCH_SRC := $(wildcard bench/*.c) tests/zl_print.c tests/zl_runner.c $(PORT_BENCH_SRC) $(PORT_IMAGE_SRC)
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o) $(GAME_SRC:%.c=$(BUILD)/obj/%.o)
