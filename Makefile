@@ -42,7 +42,7 @@ SIZE := $(CROSS)size
 BUILD := build/$(PORT)
 WARN := -std=c99 -pedantic -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Werror
 OPT ?= -O2 -g
-INC := -Icore -Iplatform -I$(PORT_DIR)
+INC := -Icore -Iplatform -I$(PORT_DIR) -Iports/common
 CFLAGS_ALL := $(WARN) $(OPT) $(PORT_CFLAGS) $(INC) -MMD -MP
 
 CORE_SRC := $(wildcard core/*.c)

@@ -159,7 +159,10 @@ zl_addr zl_loopnet_address(const zl_loopnet_endpoint *ep)
 void zl_loopnet_close(zl_loopnet_endpoint *ep)
 {
     zl_loopnet *net = ep->net;
-    zl_loopnet_slot *s = &net->slot[ep->index];
+    zl_loopnet_slot *s;
+    if (!net)
+        return; /* never opened, or closed already */
+    s = &net->slot[ep->index];
     while (s->head >= 0) {
         int16_t p = s->head;
         s->head = net->packet[p].next;
@@ -167,4 +170,5 @@ void zl_loopnet_close(zl_loopnet_endpoint *ep)
     }
     s->tail = -1;
     s->bound = 0;
+    ep->net = 0; /* a second close must not unbind the slot's next owner */
 }

@@ -61,7 +61,8 @@ int zl_loopnet_open(zl_loopnet *net, zl_loopnet_endpoint *ep, const zl_addr *bin
 /* The address an endpoint is bound to. */
 zl_addr zl_loopnet_address(const zl_loopnet_endpoint *ep);
 
-/* Unbinds; queued datagrams return to the pool. */
+/* Unbinds; queued datagrams return to the pool. Closing twice, or closing a
+ * zeroed endpoint, does nothing. */
 void zl_loopnet_close(zl_loopnet_endpoint *ep);
 
 #endif

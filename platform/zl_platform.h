@@ -21,8 +21,10 @@ typedef struct zl_platform {
 
     /* Takes one waiting datagram, never blocking. Returns its length (>= 0)
      * and sets *from; ZL_ERR_AGAIN when nothing is waiting; ZL_ERR_TRUNCATED
-     * when the datagram was larger than cap (it is consumed and dropped, and
-     * no byte past buf[cap - 1] is written); ZL_ERR_IO on failure. */
+     * when the datagram was larger than cap or than ZL_MAX_PACKET (it is
+     * consumed and dropped, *from is still set, and no byte past
+     * buf[cap - 1] is written); ZL_ERR_IO on failure. Errors that belong to
+     * an earlier send (an ICMP "port unreachable") are not reported. */
     int (*receive)(void *ctx, zl_addr *from, void *buf, size_t cap);
 
     /* Monotonic time in microseconds since an arbitrary origin. Never goes
@@ -33,5 +35,10 @@ typedef struct zl_platform {
      * one; secrets for connection cookies come from here). ZL_OK or ZL_ERR_IO. */
     int (*random)(void *ctx, void *out, size_t len);
 } zl_platform;
+
+/* Fills *hal with a clock and random source but no network: send and
+ * receive return ZL_ERR_UNSUPPORTED. Ports build zl_port_clock_only on it. */
+void zl_platform_clock_only(zl_platform *hal, void *ctx, uint64_t (*now_us)(void *ctx),
+                            int (*random)(void *ctx, void *out, size_t len));
 
 #endif

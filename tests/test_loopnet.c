@@ -94,7 +94,10 @@ static void test_bind_rules(void)
     }
     ZL_CHECK_EQ(zl_loopnet_open(&net, &ep[ZL_LOOPNET_ENDPOINTS], &any, &h), ZL_ERR_FULL);
     zl_loopnet_close(&ep[0]);
-    ZL_CHECK_EQ(zl_loopnet_open(&net, &ep[0], &fixed, &h), ZL_OK);
+    ZL_CHECK_EQ(zl_loopnet_open(&net, &ep[ZL_LOOPNET_ENDPOINTS], &fixed, &h), ZL_OK);
+    /* A second close of ep[0] must not unbind the slot's new owner. */
+    zl_loopnet_close(&ep[0]);
+    ZL_CHECK_EQ(zl_loopnet_open(&net, &ep[0], &fixed, &h), ZL_ERR_ADDRESS);
 }
 
 static void test_pool_exhaustion_and_close(void)

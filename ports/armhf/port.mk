@@ -3,7 +3,6 @@
 PORT_DIR := ports/posix
 CROSS := arm-linux-gnueabihf-
 PORT_SRC := ports/posix/zl_port_posix.c
-PORT_TEST_SRC := ports/posix/zl_test_port_posix.c
 PORT_LDFLAGS := -static
 PORT_LIBS := -lm
 TEST_CFLAGS := -fsanitize=undefined -fsanitize-undefined-trap-on-error

@@ -71,31 +71,9 @@ static int port_random(void *ctx, void *out, size_t len)
     return ZL_OK;
 }
 
-static int no_send(void *ctx, const zl_addr *to, const void *data, size_t len)
-{
-    (void)ctx;
-    (void)to;
-    (void)data;
-    (void)len;
-    return ZL_ERR_UNSUPPORTED;
-}
-
-static int no_receive(void *ctx, zl_addr *from, void *buf, size_t cap)
-{
-    (void)ctx;
-    (void)from;
-    (void)buf;
-    (void)cap;
-    return ZL_ERR_UNSUPPORTED;
-}
-
 void zl_port_clock_only(zl_platform *hal)
 {
-    hal->ctx = 0;
-    hal->send = no_send;
-    hal->receive = no_receive;
-    hal->now_us = port_now_us;
-    hal->random = port_random;
+    zl_platform_clock_only(hal, 0, port_now_us, port_random);
 }
 
 int zl_port_open(zl_port *port, const zl_addr *bind_addr, zl_platform *hal)

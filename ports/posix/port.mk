@@ -1,7 +1,6 @@
 # POSIX host port (Linux, macOS, BSD): BSD sockets, clock_gettime, getrandom
 # or /dev/urandom. Tests run natively under AddressSanitizer and UBSan.
 PORT_SRC := ports/posix/zl_port_posix.c
-PORT_TEST_SRC := ports/posix/zl_test_port_posix.c
 # Any float in core becomes a compile error on x86-64.
 ifeq ($(shell uname -m),x86_64)
 CORE_ONLY_CFLAGS := -mgeneral-regs-only

@@ -29,49 +29,8 @@
  * cannot hold the caller in a loop. */
 #define MAX_RETRIES 8
 
-/* One storage for every address family, so no pointer cast between
- * sockaddr types is needed. */
-typedef union sockaddr_any {
-    struct sockaddr sa;
-    struct sockaddr_in in4;
-    struct sockaddr_in6 in6;
-    struct sockaddr_storage storage;
-} sockaddr_any;
-
-/* Returns the length to pass to the socket call, or 0 for a family that
- * has no socket form. */
-static socklen_t to_sockaddr(const zl_addr *a, sockaddr_any *out)
-{
-    memset(out, 0, sizeof *out);
-    if (a->family == ZL_ADDR_IPV4) {
-        out->in4.sin_family = AF_INET;
-        out->in4.sin_port = htons(a->port);
-        memcpy(&out->in4.sin_addr, a->ip, 4);
-        return (socklen_t)sizeof out->in4;
-    }
-    if (a->family == ZL_ADDR_IPV6) {
-        out->in6.sin6_family = AF_INET6;
-        out->in6.sin6_port = htons(a->port);
-        memcpy(&out->in6.sin6_addr, a->ip, 16);
-        return (socklen_t)sizeof out->in6;
-    }
-    return 0;
-}
-
-/* The IPv6 scope id is dropped: zerolag keys peers by address and port. */
-static int from_sockaddr(const sockaddr_any *in, socklen_t len, zl_addr *out)
-{
-    if (in->sa.sa_family == AF_INET && len >= (socklen_t)sizeof in->in4) {
-        const uint8_t *b = (const uint8_t *)&in->in4.sin_addr;
-        *out = zl_addr_ipv4(b[0], b[1], b[2], b[3], ntohs(in->in4.sin_port));
-        return ZL_OK;
-    }
-    if (in->sa.sa_family == AF_INET6 && len >= (socklen_t)sizeof in->in6) {
-        *out = zl_addr_ipv6((const uint8_t *)&in->in6.sin6_addr, ntohs(in->in6.sin6_port));
-        return ZL_OK;
-    }
-    return ZL_ERR_IO;
-}
+#define ZL_SOCKLEN socklen_t
+#include "zl_sockaddr.h"
 
 static int would_block(int err)
 {
@@ -195,24 +154,6 @@ static int port_random(void *ctx, void *out, size_t len)
 #endif
 }
 
-static int no_send(void *ctx, const zl_addr *to, const void *data, size_t len)
-{
-    (void)ctx;
-    (void)to;
-    (void)data;
-    (void)len;
-    return ZL_ERR_UNSUPPORTED;
-}
-
-static int no_receive(void *ctx, zl_addr *from, void *buf, size_t cap)
-{
-    (void)ctx;
-    (void)from;
-    (void)buf;
-    (void)cap;
-    return ZL_ERR_UNSUPPORTED;
-}
-
 static int open_error(int err)
 {
     if (err == EAFNOSUPPORT || err == EPROTONOSUPPORT)
@@ -283,10 +224,5 @@ void zl_port_close(zl_port *port)
 
 void zl_port_clock_only(zl_platform *hal)
 {
-    ZL_ASSERT(hal != NULL);
-    hal->ctx = NULL;
-    hal->send = no_send;
-    hal->receive = no_receive;
-    hal->now_us = port_now_us;
-    hal->random = port_random;
+    zl_platform_clock_only(hal, 0, port_now_us, port_random);
 }

@@ -30,8 +30,11 @@ PORT_LIBS := -lm
 # The port's implementation of zl_port.h, built into libzerolag.a.
 PORT_SRC := ports/template/zl_port_template.c
 
-# The conformance-suite glue of tests/zl_test_port.h, built into the tests.
-PORT_TEST_SRC := ports/template/zl_test_port_template.c
+# The conformance-suite glue of tests/zl_test_port.h, built into the tests
+# [tests/port/zl_test_port_loopback.c: binds 127.0.0.1 and ::1, right for a
+# socket port and for the in-image network]. Supply your own only when the
+# platform's loopback has other addresses.
+# PORT_TEST_SRC := ports/<name>/zl_test_port_<name>.c
 
 # Startup code a bare-metal image needs in every program (vector table,
 # reset handler) [empty].

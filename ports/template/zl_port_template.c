@@ -1,6 +1,5 @@
-/* zl_port_template.c - the port template: the real shape of a port with
- * every platform call stubbed out. Each stub says what it must do and which
- * conformance test (tests/hal_conformance.c) checks it. */
+/* zl_port_template.c - the real shape of a port with every platform call
+ * stubbed; each STUB says what it must do and which conformance test checks it. */
 #include "zl_port.h"
 
 #include <string.h>
@@ -91,25 +90,6 @@ static int port_random(void *ctx, void *out, size_t len)
     return ZL_ERR_UNSUPPORTED;
 }
 
-/* Complete as they are: clock_only's send and receive. */
-static int no_send(void *ctx, const zl_addr *to, const void *data, size_t len)
-{
-    (void)ctx;
-    (void)to;
-    (void)data;
-    (void)len;
-    return ZL_ERR_UNSUPPORTED;
-}
-
-static int no_receive(void *ctx, zl_addr *from, void *buf, size_t cap)
-{
-    (void)ctx;
-    (void)from;
-    (void)buf;
-    (void)cap;
-    return ZL_ERR_UNSUPPORTED;
-}
-
 /* Complete as it is once transport_bind works.
  * Checked by: every datagram test, and test_bad_addresses (family NONE ->
  * ZL_ERR_INVALID). */
@@ -158,10 +138,5 @@ void zl_port_close(zl_port *port)
  * Checked by: test_clock_only_has_no_network. */
 void zl_port_clock_only(zl_platform *hal)
 {
-    ZL_ASSERT(hal != NULL);
-    hal->ctx = NULL;
-    hal->send = no_send;
-    hal->receive = no_receive;
-    hal->now_us = port_now_us;
-    hal->random = port_random;
+    zl_platform_clock_only(hal, 0, port_now_us, port_random);
 }

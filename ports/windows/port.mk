@@ -4,7 +4,6 @@ CROSS := x86_64-w64-mingw32-
 EXE := .exe
 RUN := WINEDEBUG=-all wine
 PORT_SRC := ports/windows/zl_port_windows.c
-PORT_TEST_SRC := ports/windows/zl_test_port_windows.c
 PORT_BENCH_SRC := ports/windows/zl_bench_timer_windows.c
 # The harness prints %lld; mingw's own printf family gets that right.
 PORT_CFLAGS := -D__USE_MINGW_ANSI_STDIO=1
