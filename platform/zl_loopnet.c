@@ -123,6 +123,8 @@ int zl_loopnet_open(zl_loopnet *net, zl_loopnet_endpoint *ep, const zl_addr *bin
 
     if (addr.family != ZL_ADDR_IPV4 && addr.family != ZL_ADDR_IPV6)
         return ZL_ERR_INVALID;
+    if (addr.port != 0 && find_bound(net, &addr) >= 0)
+        return ZL_ERR_ADDRESS;
     for (i = 0; i < ZL_LOOPNET_ENDPOINTS && free_slot < 0; i++)
         if (!net->slot[i].bound)
             free_slot = i;
@@ -135,8 +137,6 @@ int zl_loopnet_open(zl_loopnet *net, zl_loopnet_endpoint *ep, const zl_addr *bin
             net->next_port = (uint16_t)(net->next_port == 65535u ? FIRST_EPHEMERAL_PORT
                                                                   : net->next_port + 1u);
         } while (find_bound(net, &addr) >= 0);
-    } else if (find_bound(net, &addr) >= 0) {
-        return ZL_ERR_ADDRESS;
     }
     net->slot[free_slot].addr = addr;
     net->slot[free_slot].bound = 1;
