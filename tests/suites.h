@@ -10,6 +10,7 @@
     X(bits)              \
     X(addr)              \
     X(loopnet)           \
+    X(conditioner)       \
     X(hal)
 
 #endif

@@ -1,0 +1,869 @@
+/* test_conditioner.c - the link conditioner proves what it simulated: delay,
+ * jitter, loss, bursts, copies, reordering and throughput measured at the far end. */
+#include <math.h>
+#include <string.h>
+
+#include "zl_conditioner.h"
+#include "zl_loopnet.h"
+#include "zl_test.h"
+
+/* Statistical checks allow this many standard deviations: by the normal
+ * approximation a correct conditioner misses by more with probability about
+ * 10^-6, so a failure means the simulation is off, not an unlucky seed
+ * (1000 seeds each, full and shortened, all passed). */
+#define SIGMAS 5.0
+#define START_US 1000000u
+#define HEADER 12 /* sequence (4 bytes) and send time (8), little-endian */
+#define MAX_SEQ 65536u
+
+/* Stream lengths: ZL_TEST_ITERATIONS shortens them on slow ports, but not
+ * below 2000 datagrams, where every statistical check below still has the
+ * power to catch a wrong rate (the M3 runs 2000 in well under a second). */
+static uint32_t stream_len(uint32_t n)
+{
+    uint32_t k = ZL_TEST_ITERATIONS(n);
+    return k < 2000u ? 2000u : k;
+}
+
+static uint64_t fake_time;
+static uint64_t fake_now(void *ctx)
+{
+    (void)ctx;
+    return fake_time;
+}
+static int fake_random(void *ctx, void *out, size_t len)
+{
+    (void)ctx;
+    memset(out, 0x5A, len);
+    return ZL_OK;
+}
+
+/* A sends through cond_a to B, which receives through cond_b; both wrap
+ * endpoints of one in-memory network driven by the fake clock. */
+static zl_loopnet net;
+static zl_loopnet_endpoint ep_a, ep_b;
+static zl_platform raw_a, raw_b, hal_a, hal_b;
+static zl_conditioner cond_a, cond_b;
+static zl_addr addr_a, addr_b;
+
+static void setup(uint64_t seed)
+{
+    zl_platform clock;
+    memset(&clock, 0, sizeof clock);
+    clock.now_us = fake_now;
+    clock.random = fake_random;
+    fake_time = START_US;
+    zl_loopnet_init(&net, &clock);
+    addr_a = zl_addr_ipv4(10, 0, 0, 1, 1000);
+    addr_b = zl_addr_ipv4(10, 0, 0, 2, 2000);
+    zl_loopnet_open(&net, &ep_a, &addr_a, &raw_a);
+    zl_loopnet_open(&net, &ep_b, &addr_b, &raw_b);
+    zl_conditioner_init(&cond_a, &raw_a, seed, &hal_a);
+    zl_conditioner_init(&cond_b, &raw_b, seed ^ 0xB0B, &hal_b);
+}
+
+static void configure(zl_conditioner *c, zl_conditioner_dir dir, const zl_conditioner_settings *s)
+{
+    ZL_CHECK_EQ(zl_conditioner_configure(c, dir, s), ZL_OK);
+}
+
+/* The accounting identity of zl_conditioner_stats, for both directions. */
+static void check_accounting(const zl_conditioner *c)
+{
+    int dir;
+    for (dir = 0; dir < 2; dir++) {
+        const zl_conditioner_stats *s = zl_conditioner_get_stats(c, (zl_conditioner_dir)dir);
+        uint64_t in = (uint64_t)s->seen + s->duplicated;
+        uint64_t out = (uint64_t)s->delivered + s->queued + s->dropped_loss + s->dropped_burst +
+                       s->dropped_bandwidth + s->dropped_pool + s->dropped_refused;
+        ZL_CHECK_EQ(in, out);
+    }
+}
+
+/* Both conditioners accounted for and empty at the end of a test. */
+static void check_settled(void)
+{
+    int dir;
+    check_accounting(&cond_a);
+    check_accounting(&cond_b);
+    for (dir = 0; dir < 2; dir++) {
+        ZL_CHECK_EQ(zl_conditioner_get_stats(&cond_a, (zl_conditioner_dir)dir)->queued, 0);
+        ZL_CHECK_EQ(zl_conditioner_get_stats(&cond_b, (zl_conditioner_dir)dir)->queued, 0);
+        ZL_CHECK(zl_conditioner_next_due(&cond_a, (zl_conditioner_dir)dir) == UINT64_MAX);
+        ZL_CHECK(zl_conditioner_next_due(&cond_b, (zl_conditioner_dir)dir) == UINT64_MAX);
+    }
+}
+
+/* What B saw of a stream, measured from the payloads alone. */
+typedef struct run_log {
+    uint32_t send_again, send_failed;
+    uint32_t received, copies, copies_retimed, out_of_order, corrupt;
+    uint32_t high;
+    int any;
+    uint64_t last_arrival_us;
+    uint32_t loss_runs, loss_run_total; /* runs of missing sequences */
+    uint64_t delay_min, delay_max;
+    double delay_sum, delay_sumsq;
+    uint64_t window_lo, window_hi, window_bytes; /* bytes arriving in [lo, hi) */
+    uint32_t window_count;
+    uint64_t window_first_us, window_last_us;
+    uint64_t hash;
+    uint8_t seen[MAX_SEQ / 8];
+} run_log;
+static run_log lg;
+
+/* Called before each datagram of a stream is sent; NULL for none. */
+static void (*before_send)(uint32_t seq);
+
+static void reset_log(void)
+{
+    memset(&lg, 0, sizeof lg);
+    lg.delay_min = UINT64_MAX;
+    lg.hash = UINT64_C(0xCBF29CE484222325);
+    before_send = NULL;
+}
+
+static void put_u64(uint8_t *p, uint64_t v, int n)
+{
+    int i;
+    for (i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_u64(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    int i;
+    for (i = n - 1; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static void hash_u64(uint64_t v)
+{
+    int i;
+    for (i = 0; i < 8; i++) {
+        lg.hash ^= (uint8_t)(v >> (8 * i));
+        lg.hash *= UINT64_C(0x100000001B3); /* FNV-1a */
+    }
+}
+
+static uint8_t fill_byte(uint32_t seq, size_t i) { return (uint8_t)(seq * 7u + i); }
+
+static void send_one(uint32_t seq, size_t len)
+{
+    uint8_t buf[ZL_MAX_PACKET];
+    size_t i;
+    int r;
+    put_u64(buf, seq, 4);
+    put_u64(buf + 4, fake_time, 8);
+    for (i = HEADER; i < len; i++)
+        buf[i] = fill_byte(seq, i);
+    r = hal_a.send(hal_a.ctx, &addr_b, buf, len);
+    if (r == ZL_ERR_AGAIN)
+        lg.send_again++;
+    else if (r != ZL_OK)
+        lg.send_failed++;
+}
+
+static void record(const uint8_t *buf, int len)
+{
+    uint32_t seq = (uint32_t)get_u64(buf, 4);
+    uint64_t delay = fake_time - get_u64(buf + 4, 8);
+    int i;
+    for (i = HEADER; i < len; i++)
+        if (buf[i] != fill_byte(seq, (size_t)i))
+            lg.corrupt++;
+    if (!ZL_CHECK(seq < MAX_SEQ))
+        return;
+    lg.received++;
+    if (delay < lg.delay_min)
+        lg.delay_min = delay;
+    if (delay > lg.delay_max)
+        lg.delay_max = delay;
+    lg.delay_sum += (double)delay;
+    lg.delay_sumsq += (double)delay * (double)delay;
+    if (lg.seen[seq / 8] & (1u << (seq % 8))) {
+        lg.copies++;
+        /* Kept in order, a copy arrives right behind its original. */
+        if (fake_time != lg.last_arrival_us)
+            lg.copies_retimed++;
+    }
+    lg.seen[seq / 8] = (uint8_t)(lg.seen[seq / 8] | (1u << (seq % 8)));
+    if (lg.any && seq < lg.high) {
+        lg.out_of_order++;
+    } else {
+        uint32_t expected = lg.any ? lg.high + 1u : 0u;
+        if (seq > expected) {
+            lg.loss_runs++;
+            lg.loss_run_total += seq - expected;
+        }
+        if (!lg.any || seq > lg.high)
+            lg.high = seq;
+        lg.any = 1;
+    }
+    if (fake_time >= lg.window_lo && fake_time < lg.window_hi) {
+        if (lg.window_count++ == 0)
+            lg.window_first_us = fake_time;
+        lg.window_last_us = fake_time;
+        lg.window_bytes += (uint64_t)len;
+    }
+    hash_u64(seq);
+    hash_u64(fake_time);
+    hash_u64((uint64_t)len);
+    lg.last_arrival_us = fake_time;
+}
+
+static void drain_b(void)
+{
+    uint8_t buf[ZL_MAX_PACKET];
+    zl_addr from;
+    int n;
+    while ((n = hal_b.receive(hal_b.ctx, &from, buf, sizeof buf)) != ZL_ERR_AGAIN) {
+        if (!ZL_CHECK(n >= HEADER))
+            continue;
+        ZL_CHECK(zl_addr_equal(&from, &addr_a));
+        record(buf, n);
+    }
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* Sends count datagrams of len bytes from A every interval_us and runs the
+ * clock from event to event until nothing is left in flight. */
+static void run_stream(uint32_t count, uint64_t interval_us, size_t len)
+{
+    uint32_t sent = 0;
+    uint64_t next_send = fake_time;
+    for (;;) {
+        uint64_t next = UINT64_MAX;
+        while (sent < count && next_send <= fake_time) {
+            if (before_send)
+                before_send(sent);
+            send_one(sent++, len);
+            next_send += interval_us;
+        }
+        zl_conditioner_pump(&cond_a);
+        drain_b();
+        if (sent < count)
+            next = next_send;
+        next = min_u64(next, zl_conditioner_next_due(&cond_a, ZL_CONDITIONER_SEND));
+        next = min_u64(next, zl_conditioner_next_due(&cond_b, ZL_CONDITIONER_RECEIVE));
+        if (next == UINT64_MAX)
+            break;
+        if (!ZL_CHECK(next > fake_time)) /* an event in the past: no progress */
+            break;
+        fake_time = next;
+    }
+    if (lg.any && lg.high + 1u < count) { /* losses at the very end */
+        lg.loss_runs++;
+        lg.loss_run_total += count - 1u - lg.high;
+    }
+    ZL_CHECK_EQ(lg.corrupt, 0);
+    ZL_CHECK_EQ(lg.send_failed, 0);
+}
+
+/* |got - n p| within SIGMAS binomial standard deviations (+1 for rounding). */
+static int near_binomial(uint32_t got, uint32_t n, double p)
+{
+    double mean = n * p, sd = sqrt(n * p * (1.0 - p));
+    return fabs((double)got - mean) <= SIGMAS * sd + 1.0;
+}
+
+static void test_pass_through_when_disabled(void)
+{
+    zl_conditioner_settings zero;
+    const zl_conditioner_stats *sa, *sb;
+    uint8_t buf[ZL_MAX_PACKET], small[8], rnd[4];
+    uint8_t v6[16] = {0};
+    zl_addr from, six = zl_addr_ipv6(v6, 1);
+    int i, r;
+
+    setup(1);
+    memset(&zero, 0, sizeof zero);
+    for (i = 1; i <= 6; i++) {
+        if (i == 4) { /* enabled with every impairment at zero: the same */
+            zero.enabled = 1;
+            configure(&cond_a, ZL_CONDITIONER_SEND, &zero);
+            configure(&cond_b, ZL_CONDITIONER_RECEIVE, &zero);
+        }
+        memset(buf, i, (size_t)i * 100);
+        ZL_CHECK_EQ(hal_a.send(hal_a.ctx, &addr_b, buf, (size_t)i * 100), ZL_OK);
+        memset(buf, 0, sizeof buf);
+        r = hal_b.receive(hal_b.ctx, &from, buf, sizeof buf); /* no time passes */
+        ZL_CHECK_EQ(r, i * 100);
+        ZL_CHECK_EQ(buf[0], i);
+        ZL_CHECK_EQ(buf[i * 100 - 1], i);
+        ZL_CHECK(zl_addr_equal(&from, &addr_a));
+    }
+    ZL_CHECK_EQ(hal_b.receive(hal_b.ctx, &from, buf, sizeof buf), ZL_ERR_AGAIN);
+
+    /* Bad lengths are refused before entering; the inner send's verdict on
+     * an unreachable family comes back at once and is counted. */
+    ZL_CHECK_EQ(hal_a.send(hal_a.ctx, &addr_b, buf, 0), ZL_ERR_INVALID);
+    ZL_CHECK_EQ(hal_a.send(hal_a.ctx, &addr_b, buf, ZL_MAX_PACKET + 1), ZL_ERR_INVALID);
+    ZL_CHECK_EQ(hal_a.send(hal_a.ctx, &six, buf, 10), ZL_ERR_UNSUPPORTED);
+
+    /* A caller buffer too small: truncated, counted, nothing written past. */
+    memset(buf, 0xAB, 100);
+    ZL_CHECK_EQ(hal_a.send(hal_a.ctx, &addr_b, buf, 100), ZL_OK);
+    memset(small, 0, sizeof small);
+    ZL_CHECK_EQ(hal_b.receive(hal_b.ctx, &from, small, 4), ZL_ERR_TRUNCATED);
+    ZL_CHECK_EQ(small[4], 0);
+    ZL_CHECK_EQ(hal_b.receive(hal_b.ctx, &from, buf, sizeof buf), ZL_ERR_AGAIN);
+
+    sa = zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_SEND);
+    sb = zl_conditioner_get_stats(&cond_b, ZL_CONDITIONER_RECEIVE);
+    ZL_CHECK_EQ(sa->seen, 8);
+    ZL_CHECK_EQ(sa->delivered, 7);
+    ZL_CHECK_EQ(sa->dropped_refused, 1);
+    ZL_CHECK_EQ(sa->bytes_seen, 2100 + 10 + 100);
+    ZL_CHECK_EQ(sa->bytes_delivered, 2100 + 100);
+    ZL_CHECK_EQ(sa->delay_total_us, 0);
+    ZL_CHECK_EQ(sb->seen, 7);
+    ZL_CHECK_EQ(sb->delivered, 6);
+    ZL_CHECK_EQ(sb->dropped_refused, 1);
+    ZL_CHECK_EQ(sb->delay_total_us, 0);
+
+    /* The clock and the random source pass straight through. */
+    fake_time = 987654321u;
+    ZL_CHECK_EQ(hal_a.now_us(hal_a.ctx), 987654321u);
+    ZL_CHECK_EQ(hal_a.random(hal_a.ctx, rnd, sizeof rnd), ZL_OK);
+    ZL_CHECK_EQ(rnd[3], 0x5A);
+    check_settled();
+}
+
+static void test_latency_exact_each_direction(void)
+{
+    zl_conditioner_settings out, in;
+    uint8_t buf[ZL_MAX_PACKET];
+    zl_addr from;
+    uint64_t t0;
+
+    setup(2);
+    memset(&out, 0, sizeof out);
+    memset(&in, 0, sizeof in);
+    out.enabled = in.enabled = 1;
+    out.latency_us = 30000;
+    in.latency_us = 20000;
+    configure(&cond_a, ZL_CONDITIONER_SEND, &out);
+    configure(&cond_b, ZL_CONDITIONER_RECEIVE, &in);
+
+    t0 = fake_time;
+    memset(buf, 1, 20);
+    ZL_CHECK_EQ(hal_a.send(hal_a.ctx, &addr_b, buf, 20), ZL_OK);
+    ZL_CHECK(zl_conditioner_next_due(&cond_a, ZL_CONDITIONER_SEND) == t0 + 30000);
+    fake_time = t0 + 29999;
+    ZL_CHECK_EQ(zl_conditioner_pump(&cond_a), 0);
+    ZL_CHECK_EQ(hal_b.receive(hal_b.ctx, &from, buf, sizeof buf), ZL_ERR_AGAIN);
+    fake_time = t0 + 30000;
+    ZL_CHECK_EQ(zl_conditioner_pump(&cond_a), 1);
+    ZL_CHECK_EQ(hal_b.receive(hal_b.ctx, &from, buf, sizeof buf), ZL_ERR_AGAIN); /* pulled */
+    ZL_CHECK(zl_conditioner_next_due(&cond_b, ZL_CONDITIONER_RECEIVE) == t0 + 50000);
+    fake_time = t0 + 49999;
+    ZL_CHECK_EQ(hal_b.receive(hal_b.ctx, &from, buf, sizeof buf), ZL_ERR_AGAIN);
+    fake_time = t0 + 50000;
+    ZL_CHECK_EQ(hal_b.receive(hal_b.ctx, &from, buf, sizeof buf), 20);
+
+    /* The other two directions are untouched: B -> A is immediate. */
+    ZL_CHECK_EQ(hal_b.send(hal_b.ctx, &addr_a, buf, 20), ZL_OK);
+    ZL_CHECK_EQ(hal_a.receive(hal_a.ctx, &from, buf, sizeof buf), 20);
+
+    /* A stream: every datagram takes exactly 50 ms end to end. */
+    reset_log();
+    run_stream(500, 3000, 64);
+    ZL_CHECK_EQ(lg.received, 500);
+    ZL_CHECK_EQ(lg.delay_min, 50000);
+    ZL_CHECK_EQ(lg.delay_max, 50000);
+    ZL_CHECK_EQ(zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_SEND)->delay_total_us,
+                30000ull * 501);
+    ZL_CHECK_EQ(zl_conditioner_get_stats(&cond_b, ZL_CONDITIONER_RECEIVE)->delay_total_us,
+                20000ull * 501);
+    ZL_CHECK_EQ(zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_RECEIVE)->delay_total_us, 0);
+    check_settled();
+}
+
+static void test_jitter_bounds_and_spread(void)
+{
+    const uint32_t n = stream_len(4000);
+    const double jitter = 20000.0, span = 2.0 * jitter;
+    zl_conditioner_settings s;
+    double mean, sd, want_sd;
+
+    setup(3);
+    memset(&s, 0, sizeof s);
+    s.enabled = 1;
+    s.latency_us = 50000;
+    s.jitter_us = 20000;
+    configure(&cond_a, ZL_CONDITIONER_SEND, &s);
+    reset_log();
+    /* 50 ms apart, more than the 40 ms spread, so keeping order never
+     * holds a datagram back and the raw jitter is what B measures. */
+    run_stream(n, 50000, 32);
+    ZL_CHECK_EQ(lg.received, n);
+    ZL_CHECK_EQ(lg.out_of_order, 0);
+    mean = lg.delay_sum / n;
+    sd = sqrt(lg.delay_sumsq / n - mean * mean);
+    /* Uniform on the 2J + 1 integers around the latency: variance J(J+1)/3.
+     * The sample mean has sd sigma / sqrt(n); the sample sd about
+     * sigma * sqrt(0.8 / n) / 2 (fourth moment of a uniform, 9 sigma^4 / 5). */
+    want_sd = sqrt(jitter * (jitter + 1.0) / 3.0);
+    zl_test_note("delay mean %.0f us, sd %.0f us (uniform: %.0f), range %u..%u", mean, sd,
+                 want_sd, (unsigned)lg.delay_min, (unsigned)lg.delay_max);
+    ZL_CHECK(lg.delay_min >= 30000 && lg.delay_max <= 70000);
+    ZL_CHECK(fabs(mean - 50000.0) <= SIGMAS * want_sd / sqrt((double)n));
+    ZL_CHECK(fabs(sd - want_sd) <= SIGMAS * want_sd * sqrt(0.8 / n) / 2.0);
+    /* Both ends of the range are reached: no draw falls in the outer 10/n
+     * of the span with probability (1 - 10/n)^n < e^-10. */
+    ZL_CHECK((double)lg.delay_min <= 30000.0 + span * 10.0 / n);
+    ZL_CHECK((double)lg.delay_max >= 70000.0 - span * 10.0 / n);
+    check_settled();
+}
+
+static void cut_latency_at_20(uint32_t seq)
+{
+    zl_conditioner_settings s;
+    if (seq != 20)
+        return;
+    memset(&s, 0, sizeof s);
+    s.enabled = 1;
+    configure(&cond_a, ZL_CONDITIONER_SEND, &s);
+}
+
+static void test_order_kept_with_jitter(void)
+{
+    const uint32_t n = stream_len(5000);
+    zl_conditioner_settings s;
+
+    setup(4);
+    memset(&s, 0, sizeof s);
+    s.enabled = 1;
+    s.latency_us = 50000;
+    s.jitter_us = 20000;
+    configure(&cond_a, ZL_CONDITIONER_SEND, &s);
+    reset_log();
+    run_stream(n, 2000, 32);
+    zl_test_note("delay %u..%u us, in order", (unsigned)lg.delay_min, (unsigned)lg.delay_max);
+    ZL_CHECK_EQ(lg.received, n);
+    ZL_CHECK_EQ(lg.out_of_order, 0);
+    ZL_CHECK_EQ(zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_SEND)->reordered, 0);
+    /* Holding a datagram for its predecessor never pushes it past the
+     * latest due time already promised, so the bound stays 70 ms; and the
+     * jitter really was there (without it every delay is 50 ms; a delay
+     * over 60 ms is drawn with chance 1/4 per datagram). */
+    ZL_CHECK(lg.delay_max <= 70000);
+    ZL_CHECK(lg.delay_max > 60000);
+
+    /* Cutting a 200 ms latency to zero mid-stream: the later datagrams wait
+     * behind the earlier ones instead of overtaking them. */
+    s.jitter_us = 0;
+    s.latency_us = 200000;
+    configure(&cond_a, ZL_CONDITIONER_SEND, &s);
+    reset_log();
+    before_send = cut_latency_at_20;
+    run_stream(40, 1000, 32);
+    ZL_CHECK_EQ(lg.received, 40);
+    ZL_CHECK_EQ(lg.out_of_order, 0);
+    ZL_CHECK_EQ(lg.delay_min, 180000); /* sent 20 ms after datagram 19, due with it */
+    ZL_CHECK_EQ(lg.delay_max, 200000);
+    check_settled();
+}
+
+static void test_reorder_rate(void)
+{
+    const uint32_t n = stream_len(20000);
+    zl_conditioner_settings s;
+    const zl_conditioner_stats *st;
+
+    setup(5);
+    memset(&s, 0, sizeof s);
+    s.enabled = 1;
+    s.latency_us = 20000;
+    s.reorder_ppm = 100000;
+    s.reorder_delay_us = 10000;
+    configure(&cond_a, ZL_CONDITIONER_SEND, &s);
+    reset_log();
+    /* 1 ms apart, a held datagram (30 ms) is passed by any of the next 9
+     * that is not held itself: overtaken with probability 1 - 0.1^9. */
+    run_stream(n, 1000, 16);
+    st = zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_SEND);
+    zl_test_note("%u of %u overtaken (%.2f %%)", (unsigned)lg.out_of_order, (unsigned)n,
+                 100.0 * lg.out_of_order / n);
+    ZL_CHECK_EQ(lg.received, n);
+    ZL_CHECK_EQ(st->reordered, lg.out_of_order);
+    ZL_CHECK(near_binomial(lg.out_of_order, n, 0.1));
+    ZL_CHECK_EQ(lg.delay_min, 20000);
+    ZL_CHECK_EQ(lg.delay_max, 30000);
+    check_settled();
+
+    /* Held back 5 ms but sent 10 ms apart: held, yet never overtaken, and
+     * the counter reports what happened, not what was attempted. */
+    setup(15);
+    s.reorder_delay_us = 5000;
+    configure(&cond_a, ZL_CONDITIONER_SEND, &s);
+    reset_log();
+    run_stream(stream_len(2000), 10000, 16);
+    ZL_CHECK_EQ(lg.delay_max, 25000);
+    ZL_CHECK_EQ(lg.out_of_order, 0);
+    ZL_CHECK_EQ(zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_SEND)->reordered, 0);
+    check_settled();
+}
+
+static void test_uniform_loss_each_direction(void)
+{
+    const uint32_t n = stream_len(20000);
+    zl_conditioner_settings out, in;
+    const zl_conditioner_stats *sa, *sb;
+    uint32_t lost_a, lost_b;
+
+    setup(6);
+    memset(&out, 0, sizeof out);
+    memset(&in, 0, sizeof in);
+    out.enabled = in.enabled = 1;
+    out.loss_ppm = 100000; /* 10 % */
+    in.loss_ppm = 50000;   /* 5 % of what is left */
+    configure(&cond_a, ZL_CONDITIONER_SEND, &out);
+    configure(&cond_b, ZL_CONDITIONER_RECEIVE, &in);
+    reset_log();
+    run_stream(n, 1000, 24);
+    /* The network between the two conditioners counts what A let through. */
+    lost_a = n - net.sent;
+    lost_b = net.sent - lg.received;
+    sa = zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_SEND);
+    sb = zl_conditioner_get_stats(&cond_b, ZL_CONDITIONER_RECEIVE);
+    zl_test_note("lost %.2f %% sending (10), %.2f %% receiving (5)", 100.0 * lost_a / n,
+                 100.0 * lost_b / net.sent);
+    ZL_CHECK_EQ(sa->dropped_loss, lost_a);
+    ZL_CHECK_EQ(sb->dropped_loss, lost_b);
+    ZL_CHECK_EQ(sb->seen, net.sent);
+    ZL_CHECK(near_binomial(lost_a, n, 0.10));
+    ZL_CHECK(near_binomial(lost_b, net.sent, 0.05));
+    ZL_CHECK_EQ(lg.out_of_order, 0);
+    check_settled();
+}
+
+/* Gilbert-Elliott loss of n datagrams measured against the model: a two-state
+ * Markov chain with switch chances a (good -> bad) and b (bad -> good) spends
+ * pi = a / (a + b) of the time bad, so the loss is pi hb + (1 - pi) hg. Its
+ * states are correlated with lag factor L = 1 - a - b, which widens the
+ * variance of the mean loss to
+ *   (E[h (1 - h)] + Var[h] (1 + L) / (1 - L)) / n,  Var[h] = pi (1 - pi) (hb - hg)^2. */
+static void check_burst_model(double a, double b, double hg, double hb, uint32_t n,
+                              uint32_t lost)
+{
+    double pi = a / (a + b), lag = 1.0 - a - b;
+    double want = pi * hb + (1.0 - pi) * hg;
+    double var = pi * hb * (1.0 - hb) + (1.0 - pi) * hg * (1.0 - hg) +
+                 pi * (1.0 - pi) * (hb - hg) * (hb - hg) * (1.0 + lag) / (1.0 - lag);
+    double got = (double)lost / n;
+    zl_test_note("loss %.2f %% (model %.2f %%)", 100.0 * got, 100.0 * want);
+    ZL_CHECK(fabs(got - want) <= SIGMAS * sqrt(var / n));
+}
+
+static void test_burst_loss(void)
+{
+    const uint32_t n = stream_len(40000);
+    zl_conditioner_settings s;
+    const zl_conditioner_stats *st;
+    double mean_run, exit_p = 0.25;
+
+    /* Every datagram lost in the bad state, none in the good one: a loss run
+     * is a bad spell, geometric with mean 1 / exit = 4 and variance
+     * (1 - exit) / exit^2 = 12. */
+    setup(7);
+    memset(&s, 0, sizeof s);
+    s.enabled = 1;
+    s.burst_enter_ppm = 10000;
+    s.burst_exit_ppm = 250000;
+    s.burst_loss_bad_ppm = ZL_CONDITIONER_PPM;
+    configure(&cond_a, ZL_CONDITIONER_SEND, &s);
+    reset_log();
+    run_stream(n, 1000, 16);
+    st = zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_SEND);
+    ZL_CHECK_EQ(st->dropped_burst, n - lg.received);
+    ZL_CHECK_EQ(lg.loss_run_total, n - lg.received);
+    ZL_CHECK(lg.loss_runs > 0);
+    mean_run = lg.loss_runs ? (double)lg.loss_run_total / lg.loss_runs : 0.0;
+    zl_test_note("%u bursts, mean length %.2f (model 4)", (unsigned)lg.loss_runs, mean_run);
+    ZL_CHECK(fabs(mean_run - 1.0 / exit_p) <=
+             SIGMAS * sqrt((1.0 - exit_p) / (exit_p * exit_p) / (lg.loss_runs ? lg.loss_runs : 1)));
+    check_burst_model(0.01, 0.25, 0.0, 1.0, n, n - lg.received);
+    check_settled();
+
+    /* Partial loss in both states. */
+    setup(8);
+    s.burst_enter_ppm = 20000;
+    s.burst_exit_ppm = 100000;
+    s.burst_loss_good_ppm = 10000;
+    s.burst_loss_bad_ppm = 500000;
+    configure(&cond_a, ZL_CONDITIONER_SEND, &s);
+    reset_log();
+    run_stream(n, 1000, 16);
+    ZL_CHECK_EQ(zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_SEND)->dropped_burst,
+                n - lg.received);
+    check_burst_model(0.02, 0.10, 0.01, 0.5, n, n - lg.received);
+    check_settled();
+}
+
+static void test_duplicates_all_delivered(void)
+{
+    const uint32_t n = stream_len(20000);
+    zl_conditioner_settings s;
+    const zl_conditioner_stats *st;
+
+    setup(9);
+    memset(&s, 0, sizeof s);
+    s.enabled = 1;
+    s.latency_us = 10000;
+    s.jitter_us = 5000;
+    s.duplicate_ppm = 50000;
+    configure(&cond_a, ZL_CONDITIONER_SEND, &s);
+    reset_log();
+    run_stream(n, 2000, 40);
+    st = zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_SEND);
+    zl_test_note("%u copies of %u (%.2f %%), %u arrived later than their original",
+                 (unsigned)lg.copies, (unsigned)n, 100.0 * lg.copies / n,
+                 (unsigned)lg.copies_retimed);
+    ZL_CHECK_EQ(st->duplicated, lg.copies);
+    ZL_CHECK_EQ(lg.received, n + lg.copies);
+    ZL_CHECK(near_binomial(lg.copies, n, 0.05));
+    ZL_CHECK(lg.copies_retimed > 0); /* each copy has its own delay */
+    ZL_CHECK_EQ(lg.out_of_order, 0);
+    check_settled();
+}
+
+static void test_bandwidth_cap(void)
+{
+    const uint32_t cap = 12345, per_packet_us = 100u * 1000000u / 12345u; /* 8100 */
+    zl_conditioner_settings s;
+    const zl_conditioner_stats *st;
+
+    setup(10);
+    memset(&s, 0, sizeof s);
+    s.enabled = 1;
+    s.bandwidth_bytes_per_s = cap;
+    s.bandwidth_queue_us = 50000;
+    configure(&cond_a, ZL_CONDITIONER_SEND, &s);
+
+    /* Below the cap (10000 B/s) nothing waits: each 100-byte datagram takes
+     * its serialisation time, floor(100 * 10^6 / 12345) us, and none drops. */
+    reset_log();
+    run_stream(200, 10000, 100);
+    ZL_CHECK_EQ(lg.received, 200);
+    ZL_CHECK_EQ(lg.delay_min, per_packet_us);
+    ZL_CHECK_EQ(lg.delay_max, per_packet_us);
+
+    /* Offered 20000 B/s for 3 s: a saturated link delivers cap bytes in any
+     * second, give or take the one datagram that straddles each edge. */
+    setup(10);
+    configure(&cond_a, ZL_CONDITIONER_SEND, &s);
+    reset_log();
+    lg.window_lo = START_US + 1000000u;
+    lg.window_hi = START_US + 2000000u;
+    run_stream(600, 5000, 100);
+    st = zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_SEND);
+    zl_test_note("%u B in one second (cap %u B/s), %u of 600 dropped, delay up to %u us",
+                 (unsigned)lg.window_bytes, (unsigned)cap, (unsigned)st->dropped_bandwidth,
+                 (unsigned)lg.delay_max);
+    ZL_CHECK(lg.window_bytes + 100 >= cap && lg.window_bytes <= cap + 100);
+    /* Back to back, datagrams leave exactly 100 * 10^6 / 12345 us apart:
+     * the fractions carry over instead of being rounded away each time. */
+    ZL_CHECK(lg.window_count > 100);
+    ZL_CHECK(fabs((double)(lg.window_last_us - lg.window_first_us) -
+                  (lg.window_count - 1) * (100.0 * 1e6 / cap)) <= 1.0);
+    ZL_CHECK_EQ(st->dropped_bandwidth, 600 - lg.received);
+    /* About 1 - 12345/20000 = 38 % of the offered load cannot fit. */
+    ZL_CHECK(st->dropped_bandwidth > 200 && st->dropped_bandwidth < 260);
+    ZL_CHECK(lg.delay_max <= 50000 + per_packet_us + 1);
+    ZL_CHECK(lg.delay_max > 50000 - per_packet_us); /* the queue really filled */
+    ZL_CHECK_EQ(lg.out_of_order, 0);
+    check_settled();
+}
+
+static void test_pool_exhaustion_counted(void)
+{
+    const uint32_t n = ZL_CONDITIONER_PACKETS + 10;
+    zl_conditioner_settings slow;
+    const zl_conditioner_stats *st;
+    uint8_t buf[ZL_MAX_PACKET];
+    zl_addr from;
+    uint32_t i, got;
+
+    memset(&slow, 0, sizeof slow);
+    slow.enabled = 1;
+    slow.latency_us = 1000000;
+
+    /* Sending: 1 s of delay at 1 ms spacing needs more than the pool. */
+    setup(11);
+    configure(&cond_a, ZL_CONDITIONER_SEND, &slow);
+    reset_log();
+    run_stream(n, 1000, 16);
+    st = zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_SEND);
+    ZL_CHECK_EQ(lg.send_again, 10);
+    ZL_CHECK_EQ(st->dropped_pool, 10);
+    ZL_CHECK_EQ(lg.received, ZL_CONDITIONER_PACKETS);
+    check_settled();
+
+    /* Receiving: the same on B's side. */
+    setup(12);
+    configure(&cond_b, ZL_CONDITIONER_RECEIVE, &slow);
+    reset_log();
+    run_stream(n, 1000, 16);
+    ZL_CHECK_EQ(lg.send_again, 0);
+    ZL_CHECK_EQ(zl_conditioner_get_stats(&cond_b, ZL_CONDITIONER_RECEIVE)->dropped_pool, 10);
+    ZL_CHECK_EQ(lg.received, ZL_CONDITIONER_PACKETS);
+    check_settled();
+
+    /* One pool serves both directions: A holds 200 outgoing, so only the
+     * rest of the pool is left for what B sends back. */
+    setup(13);
+    configure(&cond_a, ZL_CONDITIONER_SEND, &slow);
+    configure(&cond_a, ZL_CONDITIONER_RECEIVE, &slow);
+    memset(buf, 3, 16);
+    for (i = 0; i < 200; i++)
+        ZL_CHECK_EQ(hal_a.send(hal_a.ctx, &addr_b, buf, 16), ZL_OK);
+    for (i = 0; i < 60; i++)
+        ZL_CHECK_EQ(hal_b.send(hal_b.ctx, &addr_a, buf, 16), ZL_OK);
+    ZL_CHECK_EQ(hal_a.receive(hal_a.ctx, &from, buf, sizeof buf), ZL_ERR_AGAIN);
+    st = zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_RECEIVE);
+    ZL_CHECK_EQ(st->queued, ZL_CONDITIONER_PACKETS - 200);
+    ZL_CHECK_EQ(st->dropped_pool, 60 - (ZL_CONDITIONER_PACKETS - 200));
+    check_accounting(&cond_a);
+    /* A second later everything held is released and the pool is whole. */
+    fake_time += 1000000;
+    got = 0;
+    while (hal_a.receive(hal_a.ctx, &from, buf, sizeof buf) == 16)
+        got++;
+    ZL_CHECK_EQ(got, ZL_CONDITIONER_PACKETS - 200);
+    /* A's 200 reach the network (only 64 fit in it; the rest are refused
+     * there and counted, not lost). */
+    st = zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_SEND);
+    ZL_CHECK_EQ(st->delivered + st->dropped_refused, 200);
+    ZL_CHECK_EQ(st->delivered, ZL_LOOPNET_PACKETS);
+    while (hal_b.receive(hal_b.ctx, &from, buf, sizeof buf) == 16)
+        ;
+    for (i = 0; i < ZL_CONDITIONER_PACKETS; i++)
+        ZL_CHECK_EQ(hal_a.send(hal_a.ctx, &addr_b, buf, 16), ZL_OK);
+    ZL_CHECK_EQ(hal_a.send(hal_a.ctx, &addr_b, buf, 16), ZL_ERR_AGAIN);
+    check_accounting(&cond_a);
+    check_accounting(&cond_b);
+}
+
+/* Every impairment on, both conditioners; returns the hash of B's log. */
+static uint64_t run_everything(uint64_t seed, zl_conditioner_stats *out_stats)
+{
+    zl_conditioner_settings s;
+    setup(seed);
+    memset(&s, 0, sizeof s);
+    s.enabled = 1;
+    s.latency_us = 40000;
+    s.jitter_us = 15000;
+    s.loss_ppm = 30000;
+    s.burst_enter_ppm = 10000;
+    s.burst_exit_ppm = 300000;
+    s.burst_loss_bad_ppm = 800000;
+    s.duplicate_ppm = 30000;
+    s.reorder_ppm = 50000;
+    s.reorder_delay_us = 8000;
+    s.bandwidth_bytes_per_s = 30000; /* 40 B every 1 ms offers 40000 B/s */
+    s.bandwidth_queue_us = 20000;
+    configure(&cond_a, ZL_CONDITIONER_SEND, &s);
+    memset(&s, 0, sizeof s);
+    s.enabled = 1;
+    s.latency_us = 10000;
+    s.jitter_us = 5000;
+    s.loss_ppm = 20000;
+    s.duplicate_ppm = 20000;
+    s.reorder_ppm = 20000;
+    s.reorder_delay_us = 3000;
+    configure(&cond_b, ZL_CONDITIONER_RECEIVE, &s);
+    reset_log();
+    run_stream(3000, 1000, 40);
+    *out_stats = *zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_SEND);
+    check_settled();
+    return lg.hash;
+}
+
+static void test_same_seed_same_log(void)
+{
+    zl_conditioner_stats first, again, other;
+    uint64_t h1 = run_everything(42, &first);
+    uint32_t received = lg.received;
+    uint64_t h2 = run_everything(42, &again);
+    uint64_t h3 = run_everything(43, &other);
+    zl_test_note("%u delivered, hash %x%08x", (unsigned)received, (unsigned)(h1 >> 32),
+                 (unsigned)h1);
+    ZL_CHECK(h1 == h2);
+    ZL_CHECK(memcmp(&first, &again, sizeof first) == 0);
+    ZL_CHECK(h1 != h3);
+    /* The scenario exercised every impairment. */
+    ZL_CHECK(first.dropped_loss > 0 && first.dropped_burst > 0 && first.dropped_bandwidth > 0);
+    ZL_CHECK(first.duplicated > 0 && first.reordered > 0);
+    ZL_CHECK(received > 1000);
+}
+
+static void test_settings_checked(void)
+{
+    zl_conditioner_settings s, bad;
+    uint8_t byte = 1;
+
+    setup(14);
+    memset(&s, 0, sizeof s);
+    s.enabled = 1;
+    s.latency_us = 5000;
+    configure(&cond_a, ZL_CONDITIONER_SEND, &s);
+    bad = s;
+    bad.latency_us = 0;
+    bad.loss_ppm = ZL_CONDITIONER_PPM + 1;
+    ZL_CHECK_EQ(zl_conditioner_configure(&cond_a, ZL_CONDITIONER_SEND, &bad), ZL_ERR_INVALID);
+    bad.loss_ppm = 0;
+    bad.jitter_us = ZL_CONDITIONER_MAX_US + 1u;
+    ZL_CHECK_EQ(zl_conditioner_configure(&cond_a, ZL_CONDITIONER_SEND, &bad), ZL_ERR_INVALID);
+    bad.jitter_us = 0;
+    bad.reorder_ppm = 2000000;
+    ZL_CHECK_EQ(zl_conditioner_configure(&cond_a, ZL_CONDITIONER_SEND, &bad), ZL_ERR_INVALID);
+    /* Refused settings changed nothing: the 5 ms latency still holds. */
+    ZL_CHECK_EQ(hal_a.send(hal_a.ctx, &addr_b, &byte, 1), ZL_OK);
+    ZL_CHECK(zl_conditioner_next_due(&cond_a, ZL_CONDITIONER_SEND) == fake_time + 5000);
+
+    /* The extremes are valid: certain loss drops everything. */
+    s.loss_ppm = ZL_CONDITIONER_PPM;
+    s.jitter_us = ZL_CONDITIONER_MAX_US;
+    configure(&cond_a, ZL_CONDITIONER_SEND, &s);
+    ZL_CHECK_EQ(hal_a.send(hal_a.ctx, &addr_b, &byte, 1), ZL_OK);
+    ZL_CHECK_EQ(zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_SEND)->dropped_loss, 1);
+    fake_time += 5000;
+    ZL_CHECK_EQ(zl_conditioner_pump(&cond_a), 1);
+
+    /* New settings restart the burst model good: a lane stuck bad (no way
+     * out) loses everything until it is configured again. */
+    memset(&s, 0, sizeof s);
+    s.enabled = 1;
+    s.burst_enter_ppm = ZL_CONDITIONER_PPM;
+    s.burst_loss_bad_ppm = ZL_CONDITIONER_PPM;
+    configure(&cond_a, ZL_CONDITIONER_SEND, &s);
+    ZL_CHECK_EQ(hal_a.send(hal_a.ctx, &addr_b, &byte, 1), ZL_OK); /* enters bad */
+    ZL_CHECK_EQ(hal_a.send(hal_a.ctx, &addr_b, &byte, 1), ZL_OK); /* lost */
+    ZL_CHECK_EQ(zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_SEND)->dropped_burst, 1);
+    s.burst_enter_ppm = 0;
+    configure(&cond_a, ZL_CONDITIONER_SEND, &s);
+    ZL_CHECK_EQ(hal_a.send(hal_a.ctx, &addr_b, &byte, 1), ZL_OK);
+    ZL_CHECK_EQ(zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_SEND)->dropped_burst, 1);
+    check_accounting(&cond_a);
+}
+
+void zl_suite_conditioner(void)
+{
+    ZL_RUN(test_pass_through_when_disabled);
+    ZL_RUN(test_latency_exact_each_direction);
+    ZL_RUN(test_jitter_bounds_and_spread);
+    ZL_RUN(test_order_kept_with_jitter);
+    ZL_RUN(test_reorder_rate);
+    ZL_RUN(test_uniform_loss_each_direction);
+    ZL_RUN(test_burst_loss);
+    ZL_RUN(test_duplicates_all_delivered);
+    ZL_RUN(test_bandwidth_cap);
+    ZL_RUN(test_pool_exhaustion_counted);
+    ZL_RUN(test_same_seed_same_log);
+    ZL_RUN(test_settings_checked);
+}
