@@ -4,6 +4,7 @@
 #define ZL_BENCHES_H
 
 #define ZL_BENCH_LIST(X) \
-    X(fixed)
+    X(fixed)             \
+    X(move)
 
 #endif

@@ -11,6 +11,11 @@
     X(addr)              \
     X(loopnet)           \
     X(conditioner)       \
+    X(schema)            \
+    X(usercmd)           \
+    X(ray)               \
+    X(fps)               \
+    X(golden)            \
     X(hal)
 
 #endif

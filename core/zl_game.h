@@ -1,0 +1,130 @@
+/* zl_game.h - the interface through which the core drives a game's rules
+ * (movement, weapons, server entities), plus the event sink they report to. */
+#ifndef ZL_GAME_H
+#define ZL_GAME_H
+
+#include "zl_ray.h"
+#include "zl_usercmd.h"
+
+/* Something that happened, for sounds, effects and server-side rules: a
+ * footstep, a shot, a hit. Meaning of every field but `source` is the
+ * game's (see its header, e.g. examples/fps/fps.h). */
+typedef struct zl_event {
+    uint16_t type;   /* game-defined event code */
+    uint16_t param;  /* game-defined detail: weapon, damage... */
+    int32_t source;  /* entity whose code emitted it: stamped by the sink */
+    int32_t target;  /* entity it concerns, or -1 */
+    zl_vec3 origin;  /* where, in world units */
+    zl_vec3 dir;     /* a unit direction, or zero */
+} zl_event;
+
+/* A fixed-capacity sink over caller-owned storage. Events beyond capacity
+ * are dropped and counted in `dropped`, never lost silently: size it for
+ * the most one call can emit (the game documents that number). */
+typedef struct zl_events {
+    zl_event *items;   /* capacity slots, owned by the caller */
+    uint32_t capacity;
+    uint32_t count;    /* events held */
+    uint32_t dropped;  /* events refused since the last clear */
+    int32_t source;    /* stamped into each pushed event: set it to the
+                          entity whose code is about to run */
+} zl_events;
+
+static inline void zl_events_init(zl_events *e, zl_event *storage, uint32_t capacity)
+{
+    ZL_ASSERT(e && (storage || capacity == 0));
+    e->items = storage;
+    e->capacity = capacity;
+    e->count = 0;
+    e->dropped = 0;
+    e->source = -1;
+}
+
+/* Empties the sink and resets the dropped counter; keeps `source`. */
+static inline void zl_events_clear(zl_events *e)
+{
+    e->count = 0;
+    e->dropped = 0;
+}
+
+/* Appends a copy of *ev with source = e->source. ZL_OK, or ZL_ERR_FULL
+ * (counted in dropped). A NULL sink takes nothing and returns ZL_OK: the
+ * caller asked for no events. */
+static inline int zl_events_push(zl_events *e, const zl_event *ev)
+{
+    if (!e)
+        return ZL_OK;
+    if (e->count >= e->capacity) {
+        e->dropped++;
+        return ZL_ERR_FULL;
+    }
+    e->items[e->count] = *ev;
+    e->items[e->count].source = e->source;
+    e->count++;
+    return ZL_OK;
+}
+
+/* One box a shot can hit, tagged with its owner. */
+typedef struct zl_hitbox {
+    zl_box box;
+    int32_t entity; /* owner: player slot or entity number */
+    int32_t part;   /* game-defined body part (the FPS: 0 body, 1 head) */
+} zl_hitbox;
+
+/* Result of a trace: the nearest thing hit. */
+#define ZL_TRACE_WORLD (-1)
+typedef struct zl_trace {
+    zl_hit hit;
+    int32_t entity; /* hitbox owner, or ZL_TRACE_WORLD */
+    int32_t part;   /* hitbox part; -1 for the world */
+} zl_trace;
+
+/* A game, as the core sees it. Player and entity states are plain structs
+ * described by the two schemas; arrays of players are `count` states of
+ * player_schema->size bytes, indexed by player slot. Every function must
+ * be deterministic, integer-only and free of hidden mutable state except
+ * what ctx documents, so server and clients compute bit-identical results.
+ * All callbacks are required. */
+typedef struct zl_game {
+    void *ctx; /* the game's own state (static world, server entities) */
+    const zl_schema *player_schema;
+    const zl_schema *entity_schema;
+
+    /* Runs one user command: to = f(from, cmd), a pure function, so it can
+     * be replayed any number of times (client prediction). from and to may
+     * be the same state. The result must be quantised
+     * (zl_schema_quantize) so a state received from the server predicts
+     * exactly as the server ran it. Events (footsteps, shots) are pushed
+     * only when first_prediction is non-zero, so each is emitted once;
+     * events may be NULL. A cmd failing zl_usercmd_validate is the
+     * caller's error. */
+    void (*run_command)(void *ctx, const void *from, const zl_usercmd *cmd, void *to,
+                        int first_prediction, zl_events *events);
+
+    /* Server only: carries out the server side of one event pushed by
+     * run_command (a shot's trace and damage, spawning a projectile).
+     * players are the live states (damage lands there); targets, when not
+     * NULL, are the states shots are tested against instead: lag
+     * compensation passes the players as the shooter saw them. Results
+     * (hits, deaths) go to events. Events it does not handle are ignored. */
+    void (*resolve_event)(void *ctx, const zl_event *ev, void *players, int count,
+                          const void *targets, zl_events *events);
+
+    /* Server only: advances the server entities (projectiles) and the
+     * server's own rules (respawn) by msec milliseconds (1..250). May
+     * change players (damage, respawn). */
+    void (*tick_entities)(void *ctx, void *players, int count, uint32_t msec, zl_events *events);
+
+    /* Writes the hitboxes of one player state (owner `entity`) into out,
+     * at most max of them; returns how many (0 for a dead player). */
+    int (*hitboxes)(void *ctx, const void *player, int32_t entity, zl_hitbox *out, int max);
+
+    /* Traces the segment start -> end against the static world and the
+     * given hitboxes (count may be 0); fills *out with the nearest hit.
+     * Returns 1 (hit), 0 (nothing in the way), or ZL_ERR_INVALID when the
+     * segment leaves the supported range (see ZL_RAY_LIMIT). */
+    int (*trace)(void *ctx, const zl_vec3 *start, const zl_vec3 *end, const zl_hitbox *boxes,
+                 int count, zl_trace *out);
+} zl_game;
+
+#endif

@@ -1,0 +1,134 @@
+/* zl_ray.c - the slab method with every slab crossing kept as an exact
+ * fraction, so touching, grazing and entering are decided without rounding. */
+#include "zl_ray.h"
+
+/* A crossing time num / den with den > 0. Within the supported range both
+ * are below 2^30 in magnitude, so cross products stay below 2^60. */
+typedef struct frac {
+    int64_t num, den;
+} frac;
+
+static int frac_less(frac a, frac b)
+{
+    return a.num * b.den < b.num * a.den;
+}
+
+/* n / d rounded to nearest, halves away from zero (d > 0). Monotone in n:
+ * a rounded point never crosses a face that lies on the raw-unit grid,
+ * which is what keeps movers out of the boxes they touch. */
+static int64_t div_round(int64_t n, int64_t d)
+{
+    int64_t q = n / d;
+    int64_t r = n % d; /* C99: truncation, so r has the sign of n */
+    if (r < 0)
+        r = -r;
+    if (2 * r >= d)
+        q += n < 0 ? -1 : 1;
+    return q;
+}
+
+static int in_range(const zl_vec3 *v)
+{
+    return v->x > -ZL_RAY_LIMIT && v->x < ZL_RAY_LIMIT && v->y > -ZL_RAY_LIMIT &&
+           v->y < ZL_RAY_LIMIT && v->z > -ZL_RAY_LIMIT && v->z < ZL_RAY_LIMIT;
+}
+
+/* 1 when the segment's bounding box and the open box share no interior:
+ * then nothing can hit, and the exact test is not needed. Pure int32
+ * compares, so most boxes of a scene are rejected cheaply. */
+static int apart(const zl_vec3 *s, const zl_vec3 *e, const zl_box *b)
+{
+    return (s->x <= b->min.x && e->x <= b->min.x) || (s->x >= b->max.x && e->x >= b->max.x) ||
+           (s->y <= b->min.y && e->y <= b->min.y) || (s->y >= b->max.y && e->y >= b->max.y) ||
+           (s->z <= b->min.z && e->z <= b->min.z) || (s->z >= b->max.z && e->z >= b->max.z);
+}
+
+static zl_fx component(const zl_vec3 *v, int axis)
+{
+    return axis == 0 ? v->x : axis == 1 ? v->y : v->z;
+}
+
+static void fill_hit(const zl_vec3 *start, const zl_vec3 *end, frac t, int axis, int normal,
+                     zl_hit *hit)
+{
+    int64_t dx = (int64_t)end->x - start->x;
+    int64_t dy = (int64_t)end->y - start->y;
+    int64_t dz = (int64_t)end->z - start->z;
+    uint32_t length = zl_isqrt64((uint64_t)(dx * dx + dy * dy + dz * dz));
+    hit->t_num = (int32_t)t.num;
+    hit->t_den = (int32_t)t.den;
+    hit->fraction = (zl_fx)div_round(t.num * 65536, t.den);
+    hit->point.x = (zl_fx)(start->x + div_round(dx * t.num, t.den));
+    hit->point.y = (zl_fx)(start->y + div_round(dy * t.num, t.den));
+    hit->point.z = (zl_fx)(start->z + div_round(dz * t.num, t.den));
+    hit->distance = (zl_fx)div_round((int64_t)length * t.num, t.den);
+    hit->axis = (int8_t)axis;
+    hit->normal = (int8_t)normal;
+}
+
+int zl_ray_box(const zl_vec3 *start, const zl_vec3 *end, const zl_box *box, zl_hit *hit)
+{
+    frac enter = {0, 1}, leave = {1, 1}; /* leave starts at the segment's end */
+    int has_enter = 0, axis = -1, normal = 0, i;
+    ZL_ASSERT(start && end && box && hit);
+    if (!in_range(start) || !in_range(end) || !in_range(&box->min) || !in_range(&box->max))
+        return ZL_ERR_INVALID;
+    if (apart(start, end, box))
+        return 0;
+
+    for (i = 0; i < 3; i++) {
+        int64_t s = component(start, i), d = (int64_t)component(end, i) - s;
+        int64_t lo = component(&box->min, i), hi = component(&box->max, i);
+        frac en, ex;
+        if (d == 0) {
+            /* Parallel to this slab: inside it for the whole segment, or
+             * never (on the face counts as outside: the box is open). */
+            if (s <= lo || s >= hi)
+                return 0;
+            continue;
+        }
+        en.den = ex.den = d > 0 ? d : -d;
+        en.num = d > 0 ? lo - s : s - hi;
+        ex.num = d > 0 ? hi - s : s - lo;
+        /* Strictly later entries win, so an exact corner reports the
+         * lowest axis: the same answer on every platform. */
+        if (!has_enter || frac_less(enter, en)) {
+            enter = en;
+            axis = i;
+            normal = d > 0 ? -1 : 1;
+            has_enter = 1;
+        }
+        if (frac_less(ex, leave))
+            leave = ex;
+    }
+
+    /* Inside every open slab at once for some t in [0, 1]: the latest entry
+     * comes strictly before the earliest exit, which is after the start. */
+    if (has_enter && !frac_less(enter, leave))
+        return 0;
+    if (leave.num <= 0)
+        return 0;
+    if (!has_enter || enter.num < 0) {
+        enter.num = 0;
+        enter.den = 1;
+        axis = -1;
+        normal = 0;
+    }
+    fill_hit(start, end, enter, axis, normal, hit);
+    return 1;
+}
+
+int zl_hit_nearer(const zl_hit *a, const zl_hit *b)
+{
+    frac fa, fb;
+    fa.num = a->t_num;
+    fa.den = a->t_den;
+    fb.num = b->t_num;
+    fb.den = b->t_den;
+    return frac_less(fa, fb);
+}
+
+zl_fx zl_hit_scale(const zl_hit *hit, zl_fx v)
+{
+    return (zl_fx)div_round((int64_t)v * hit->t_num, hit->t_den);
+}

@@ -1,0 +1,54 @@
+/* zl_ray.h - a segment against an axis-aligned box, exact in fixed point:
+ * the shot test of lag compensation and the sweep of collide-and-slide. */
+#ifndef ZL_RAY_H
+#define ZL_RAY_H
+
+#include "zl_fixed.h"
+
+/* Every coordinate given to zl_ray_box must lie strictly inside
+ * (-ZL_RAY_LIMIT, ZL_RAY_LIMIT): +/-8192 units. Then differences stay below
+ * 2^30 raw units and every product below 2^61, so no step overflows int64
+ * and the segment length fits a zl_fx. */
+#define ZL_RAY_LIMIT ZL_FX_INT(8192)
+
+/* An axis-aligned box; min <= max on each axis (an inverted box is empty). */
+typedef struct zl_box {
+    zl_vec3 min, max;
+} zl_box;
+
+/* Where a segment start -> end meets a box. */
+typedef struct zl_hit {
+    /* The exact fraction of the segment, t = t_num / t_den with
+     * 0 <= t_num <= t_den and 0 < t_den < 2^30: compare hits with
+     * zl_hit_nearer, never by the rounded fields below. */
+    int32_t t_num, t_den;
+    zl_fx fraction;   /* t as Q16.16, rounded to nearest */
+    zl_vec3 point;    /* start + (end - start) * t, each axis rounded to
+                         nearest (halves away from zero); exactly on the
+                         entered face along `axis` */
+    zl_fx distance;   /* |end - start| * t, within 1 raw unit */
+    int8_t axis;      /* 0, 1, 2: the axis of the face entered; -1 when
+                         the segment starts inside the box */
+    int8_t normal;    /* +1 or -1: that face's outward direction along
+                         axis (the side the segment came from); 0 inside */
+} zl_hit;
+
+/* Tests the segment start -> end against the box. The box is open: only
+ * points strictly inside count, so a segment that merely touches it (runs
+ * along a face, through an edge or a corner, or ends on a face) misses.
+ * The hit is the first point of the segment on the box's boundary after
+ * which it is inside: t = 0 when it starts on a face moving inward, or
+ * when it starts inside (axis -1). A zero-length segment hits when its
+ * point is inside. Returns 1 (hit, *hit filled), 0 (miss, *hit untouched),
+ * or ZL_ERR_INVALID when a coordinate is outside the supported range. */
+int zl_ray_box(const zl_vec3 *start, const zl_vec3 *end, const zl_box *box, zl_hit *hit);
+
+/* 1 when a lies strictly before b along the same segment, else 0. Exact:
+ * use it to keep the nearest of several hits (ties keep the first). */
+int zl_hit_nearer(const zl_hit *a, const zl_hit *b);
+
+/* v * t for the hit's exact t, rounded to nearest (halves away from zero):
+ * the time or distance used up to the hit. |v| must be below 2^31. */
+zl_fx zl_hit_scale(const zl_hit *hit, zl_fx v);
+
+#endif

@@ -1,0 +1,159 @@
+/* zl_schema.h - field tables that describe a game's state structs once, and
+ * the operations built on them: copy, compare, hash, quantise, interpolate,
+ * delta-code. */
+#ifndef ZL_SCHEMA_H
+#define ZL_SCHEMA_H
+
+#include "zl_bits.h"
+
+/* What a field holds. The kind fixes how its value is read, quantised for
+ * the wire and interpolated. */
+enum {
+    /* A zl_fx (4 bytes). Wire: clamped to [min, max] and rounded to a step
+     * of 2^-bits units (bits = fraction bits kept, 0..16; halves round up).
+     * min and max are raw Q16.16 values and must be multiples of the step. */
+    ZL_FIELD_KIND_FX = 0,
+    /* A zl_angle (2 bytes). Wire: the top `bits` bits (1..16), rounded to
+     * the nearest step (wrapping round a turn). */
+    ZL_FIELD_KIND_ANGLE = 1,
+    /* An integer of 1, 2 or 4 bytes in [min, max]: signed storage when
+     * min < 0, unsigned otherwise; the range must fit the storage. Wire:
+     * clamped to [min, max], zl_bits_required(max - min) bits. */
+    ZL_FIELD_KIND_INT = 2,
+    /* Unsigned bits of 1, 2 or 4 bytes; the low `bits` bits are kept. */
+    ZL_FIELD_KIND_FLAGS = 3
+};
+
+/* The `mode` of a field: one interpolation rule, optionally or-ed with
+ * ZL_LOCAL and/or ZL_DELTA. */
+enum {
+    /* a + (b - a) * t, then clamped to [min, max]. FX and INT only. */
+    ZL_INTERP_LINEAR = 0,
+    /* Shortest arc between two angles (zl_angle_lerp). ANGLE only. */
+    ZL_INTERP_ARC = 1,
+    /* The earlier sample's value until t reaches ONE: a discrete value
+     * holds from the moment it was sampled, so it switches at the later
+     * sample. Any kind; the only rule allowed for FLAGS. */
+    ZL_INTERP_STEP = 2,
+    ZL_INTERP_MASK = 3,
+    /* Client-only: never sent and never quantised. Prediction keeps its own
+     * intermediate results here (Bernier); fields the protocol carries by
+     * other means are marked so too. Selected only by ZL_SCHEMA_ALL. */
+    ZL_LOCAL = 4,
+    /* A changed value is sent as a signed difference from the baseline
+     * (zl_bitwriter_delta), not in full: for counters and slow values. */
+    ZL_DELTA = 8
+};
+
+/* One field of a state struct. Build it with the ZL_FIELD_* macros. */
+typedef struct zl_field {
+    const char *name; /* the member's name, for diagnostics */
+    int32_t min, max; /* FX: raw Q16.16 bounds; INT: value bounds; else 0 */
+    uint16_t offset;  /* offsetof() the member */
+    uint8_t size;     /* storage bytes: 1, 2 or 4 */
+    uint8_t kind;     /* ZL_FIELD_KIND_* */
+    uint8_t interp;   /* ZL_INTERP_LINEAR, _ARC or _STEP */
+    uint8_t flags;    /* ZL_LOCAL, ZL_DELTA */
+    uint8_t bits;     /* FX: fraction bits; ANGLE, FLAGS: bits kept; INT: 0 */
+} zl_field;
+
+/* A state layout: a table of fields over a struct of `size` bytes. Fields
+ * may be listed in any order; the order is the wire order (put the fields
+ * that change most often first: the delta stops at the last changed one). */
+typedef struct zl_schema {
+    const char *name;
+    const zl_field *fields;
+    uint16_t count;
+    uint16_t size;
+} zl_schema;
+
+/* Field declarations, one readable line each:
+ *   static const zl_field fields[] = {
+ *       ZL_FIELD_FX(my_state, pos.x, -4096, 4095, 5, ZL_INTERP_LINEAR),
+ *       ZL_FIELD_ANGLE(my_state, yaw, 16, ZL_INTERP_ARC),
+ *       ZL_FIELD_INT(my_state, health, 0, 100, ZL_INTERP_STEP),
+ *       ZL_FIELD_FLAGS(my_state, flags, 8, ZL_INTERP_STEP),
+ *   };
+ *   const zl_schema my_schema = ZL_SCHEMA(my_state, fields);
+ * `member` may name a nested member or array element (pos.x, ammo[2]).
+ * FX bounds are whole units; `mode` is a ZL_INTERP_* value | ZL_LOCAL |
+ * ZL_DELTA. zl_schema_validate() checks a table. */
+#define ZL_FIELD_(type, member, kind, mode, bits, min, max)                                  \
+    {                                                                                         \
+        #member, (int32_t)(min), (int32_t)(max), (uint16_t)offsetof(type, member),           \
+            (uint8_t)sizeof(((type *)0)->member), (uint8_t)(kind),                           \
+            (uint8_t)((mode) & ZL_INTERP_MASK), (uint8_t)((mode) & ~ZL_INTERP_MASK),          \
+            (uint8_t)(bits)                                                                   \
+    }
+#define ZL_FIELD_FX(type, member, min_units, max_units, frac_bits, mode) \
+    ZL_FIELD_(type, member, ZL_FIELD_KIND_FX, mode, frac_bits, ZL_FX_INT(min_units), ZL_FX_INT(max_units))
+#define ZL_FIELD_ANGLE(type, member, bits, mode) \
+    ZL_FIELD_(type, member, ZL_FIELD_KIND_ANGLE, mode, bits, 0, 0)
+#define ZL_FIELD_INT(type, member, min, max, mode) \
+    ZL_FIELD_(type, member, ZL_FIELD_KIND_INT, mode, 0, min, max)
+#define ZL_FIELD_FLAGS(type, member, bits, mode) \
+    ZL_FIELD_(type, member, ZL_FIELD_KIND_FLAGS, mode, bits, 0, 0)
+
+#define ZL_SCHEMA(type, field_array) \
+    { #type, (field_array), (uint16_t)ZL_COUNTOF(field_array), (uint16_t)sizeof(type) }
+
+/* Which fields an operation touches: every field, or only those that travel
+ * on the wire (ZL_LOCAL fields left out). */
+enum { ZL_SCHEMA_ALL = 0, ZL_SCHEMA_WIRE = 1 };
+
+/* Starting value of zl_schema_hash (the FNV-1a 32-bit offset basis). */
+#define ZL_SCHEMA_HASH_INIT 2166136261u
+
+/* ZL_OK when every field is well formed (size, bounds, bits, rule allowed
+ * for its kind, inside the struct), else ZL_ERR_INVALID. Call it once on
+ * each table (tests, game start-up): the other functions trust the table. */
+int zl_schema_validate(const zl_schema *s);
+
+/* Copies the selected fields from src to dst (states of this schema; they
+ * may be the same). Padding and unselected fields of dst are untouched. */
+void zl_schema_copy(const zl_schema *s, void *dst, const void *src, int which);
+
+/* Index of the first selected field whose stored bits differ between a and
+ * b, or s->count when none does (prediction counts mispredictions with it). */
+int zl_schema_first_diff(const zl_schema *s, const void *a, const void *b, int which);
+/* 1 when every selected field is bit-identical, else 0. */
+int zl_schema_equal(const zl_schema *s, const void *a, const void *b, int which);
+
+/* FNV-1a over each selected field's stored value, little-endian at its
+ * storage width: independent of padding, host byte order and compiler.
+ * Chain states by passing the previous result as `hash`. */
+uint32_t zl_schema_hash(const zl_schema *s, const void *state, int which, uint32_t hash);
+
+/* Rounds every wire field to exactly what a receiver reconstructs from it
+ * (clamped to its range, rounded to its step). Idempotent. Simulation code
+ * calls it at the end of every step so server and predicting client start
+ * the next step from bit-identical states. ZL_LOCAL fields are untouched. */
+void zl_schema_quantize(const zl_schema *s, void *state);
+
+/* out = a..b at Q16.16 fraction t, field by field by its rule (see
+ * ZL_INTERP_*); t outside [0, ONE] extrapolates LINEAR fields (clamped to
+ * their range) and is clamped to [0, ONE] for ARC. out may alias a or b.
+ * Every field is interpolated, ZL_LOCAL ones included. */
+void zl_schema_interpolate(const zl_schema *s, void *out, const void *a, const void *b, zl_fx t);
+
+/* Writes the wire fields of `state` as a delta against `base` (NULL means
+ * the all-zero state). Layout: one bit "anything changed"; if set, the
+ * index of the last changed field, then for each wire field before it a
+ * changed bit and, when set, its value (full code, or a difference for
+ * ZL_DELTA fields), and the last field's value. An unchanged state costs
+ * 1 bit. Fields are compared after quantisation, so what is compared is
+ * what a receiver would see. Returns the number of bits written, or the
+ * writer's sticky error (ZL_ERR_OVERFLOW) once the stream is full. */
+int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
+                          const void *state);
+
+/* Reads a delta written by zl_schema_write_delta against the same base
+ * (NULL = all-zero state) into out: every wire field of out becomes exactly
+ * the writer's quantised value; ZL_LOCAL fields of out are left untouched.
+ * out may alias base. Returns ZL_OK, or the reader's sticky error:
+ * ZL_ERR_OVERFLOW when the stream ends early, ZL_ERR_MALFORMED for a field
+ * index or value outside the schema. On error out is partly written and
+ * must be discarded. */
+int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, void *out);
+
+#endif

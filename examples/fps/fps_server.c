@@ -1,0 +1,189 @@
+/* fps_server.c - the rules only the server runs: shot traces and damage,
+ * rockets and their blasts, death and respawn. */
+#include "fps.h"
+
+#include <string.h>
+
+#define HITSCAN_RANGE ZL_FX_INT(4096)
+#define ROCKET_SPEED ZL_FX_INT(1000)
+#define ROCKET_LIFETIME_MS 5000
+#define SPLASH_RADIUS ZL_FX_INT(160)
+
+/* Server events name their own source (the attacker), not the sink's. */
+static void emit(zl_events *events, int32_t source, uint16_t type, uint16_t param,
+                 int32_t target, zl_vec3 where)
+{
+    int32_t saved;
+    if (!events)
+        return;
+    saved = events->source;
+    events->source = source;
+    fps_emit(events, type, param, target, where, zl_vec3_make(0, 0, 0));
+    events->source = saved;
+}
+
+static void hurt(fps_player *players, int victim, int attacker, int amount, zl_vec3 where,
+                 zl_events *events)
+{
+    fps_player *p = &players[victim];
+    if ((p->flags & FPS_PF_DEAD) || amount <= 0)
+        return;
+    emit(events, attacker, FPS_EV_HIT, (uint16_t)amount, victim, where);
+    if (amount < p->health) {
+        p->health = (uint8_t)(p->health - amount);
+        return;
+    }
+    p->health = 0;
+    p->flags = (uint8_t)((p->flags | FPS_PF_DEAD) & ~FPS_PF_RELOADING);
+    p->respawn_time = FPS_RESPAWN_MS;
+    emit(events, attacker, FPS_EV_KILL, 0, victim, p->origin);
+}
+
+/* Hitboxes of every player but `skip`, taken from `states`: the live
+ * players, or the rewound ones lag compensation hands in. */
+static int gather_hitboxes(const fps_player *states, int count, int skip, zl_hitbox *out)
+{
+    int i, n = 0;
+    for (i = 0; i < count; i++)
+        if (i != skip)
+            n += fps_player_hitboxes(&states[i], i, out + n, 2);
+    return n;
+}
+
+static void resolve_fire(const zl_event *ev, fps_player *players, int count,
+                         const fps_player *targets, zl_events *events)
+{
+    zl_hitbox boxes[2 * FPS_MAX_PLAYERS];
+    zl_vec3 end = zl_vec3_add(ev->origin, zl_vec3_scale(ev->dir, HITSCAN_RANGE));
+    zl_trace tr;
+    int n = gather_hitboxes(targets ? targets : players, count, ev->source, boxes);
+    int amount;
+    if (fps_trace(&ev->origin, &end, boxes, n, &tr) != 1)
+        return;
+    if (tr.entity == ZL_TRACE_WORLD) {
+        emit(events, ev->source, FPS_EV_HIT, 0, -1, tr.hit.point);
+        return;
+    }
+    amount = fps_weapon_damage(ev->param);
+    if (tr.part == FPS_PART_HEAD)
+        amount *= FPS_HEAD_MULTIPLIER;
+    hurt(players, tr.entity, ev->source, amount, tr.hit.point, events);
+}
+
+static void launch(fps_game *g, const zl_event *ev)
+{
+    size_t i;
+    for (i = 0; i < FPS_MAX_ENTITIES; i++) {
+        fps_entity *e = &g->entities[i];
+        if (e->type != FPS_ENTITY_NONE)
+            continue;
+        e->type = FPS_ENTITY_ROCKET;
+        e->owner = (uint8_t)ev->source;
+        e->age = 0;
+        e->origin = ev->origin;
+        e->velocity = zl_vec3_scale(ev->dir, ROCKET_SPEED);
+        zl_schema_quantize(&fps_entity_schema, e);
+        return;
+    }
+    g->entities_refused++;
+}
+
+void fps_resolve_event(fps_game *g, const zl_event *ev, fps_player *players, int count,
+                       const fps_player *targets, zl_events *events)
+{
+    ZL_ASSERT(g && ev && players && count >= 0 && count <= FPS_MAX_PLAYERS);
+    if (ev->type != FPS_EV_FIRE && ev->type != FPS_EV_LAUNCH)
+        return;
+    /* Shots come from our own run_command, but a bad one is dropped, not
+     * trusted: the shooter must be a live player and the weapon real. */
+    if (ev->source < 0 || ev->source >= count || ev->param >= FPS_WEAPON_COUNT ||
+        (players[ev->source].flags & FPS_PF_DEAD))
+        return;
+    if (ev->type == FPS_EV_FIRE)
+        resolve_fire(ev, players, count, targets, events);
+    else
+        launch(g, ev);
+}
+
+/* Splash falls off linearly from full damage at the blast to nothing at
+ * SPLASH_RADIUS, measured to the nearest point of each player's hull (so
+ * a rocket at someone's feet hurts as much as one in their chest). No
+ * line-of-sight test: crates do not shield from blasts. */
+static void explode(const fps_entity *e, zl_vec3 where, fps_player *players, int count,
+                    zl_events *events)
+{
+    int i;
+    emit(events, e->owner, FPS_EV_EXPLODE, 0, -1, where);
+    for (i = 0; i < count; i++) {
+        zl_box hull = fps_player_hull(&players[i]);
+        zl_vec3 lo = zl_vec3_add(players[i].origin, hull.min);
+        zl_vec3 hi = zl_vec3_add(players[i].origin, hull.max);
+        zl_vec3 nearest;
+        zl_fx dist;
+        nearest.x = where.x < lo.x ? lo.x : where.x > hi.x ? hi.x : where.x;
+        nearest.y = where.y < lo.y ? lo.y : where.y > hi.y ? hi.y : where.y;
+        nearest.z = where.z < lo.z ? lo.z : where.z > hi.z ? hi.z : where.z;
+        dist = zl_vec3_length(zl_vec3_sub(where, nearest));
+        if (dist < SPLASH_RADIUS)
+            hurt(players, i, e->owner,
+                 (int)((int64_t)fps_weapon_damage(FPS_WEAPON_LAUNCHER) * (SPLASH_RADIUS - dist) /
+                       SPLASH_RADIUS),
+                 where, events);
+    }
+}
+
+/* Rockets fly in the present (no lag compensation, as in Half-Life) and
+ * pass through their owner. */
+static void fly(fps_entity *e, fps_player *players, int count, uint32_t msec, zl_events *events)
+{
+    zl_hitbox boxes[2 * FPS_MAX_PLAYERS];
+    zl_vec3 end = zl_vec3_add(e->origin, zl_vec3_scale(e->velocity, fps_msec_to_seconds(msec)));
+    zl_trace tr;
+    int n = gather_hitboxes(players, count, e->owner, boxes);
+    int rc = fps_trace(&e->origin, &end, boxes, n, &tr);
+    e->age = (uint16_t)(e->age + msec > 65535u ? 65535u : e->age + msec);
+    if (rc == 1)
+        explode(e, tr.hit.point, players, count, events);
+    if (rc != 0 || e->age >= ROCKET_LIFETIME_MS) {
+        memset(e, 0, sizeof *e); /* burst, fizzled, or left the range */
+        return;
+    }
+    e->origin = end;
+    zl_schema_quantize(&fps_entity_schema, e);
+}
+
+void fps_player_spawn(fps_game *g, fps_player *p)
+{
+    uint8_t teleport = (uint8_t)(p->teleport + 1u);
+    int w;
+    memset(p, 0, sizeof *p);
+    fps_world_spawn_point(g->spawn_next++, &p->origin, &p->yaw);
+    p->health = FPS_HEALTH_MAX;
+    p->weapon = FPS_WEAPON_RIFLE;
+    for (w = 0; w < FPS_WEAPON_COUNT; w++)
+        p->clip[w] = (uint8_t)fps_weapon_clip_size(w);
+    p->teleport = teleport;
+    zl_schema_quantize(&fps_player_schema, p);
+}
+
+void fps_tick_entities(fps_game *g, fps_player *players, int count, uint32_t msec,
+                       zl_events *events)
+{
+    size_t i;
+    int k;
+    ZL_ASSERT(g && players && count >= 0 && count <= FPS_MAX_PLAYERS);
+    for (i = 0; i < FPS_MAX_ENTITIES; i++)
+        if (g->entities[i].type == FPS_ENTITY_ROCKET)
+            fly(&g->entities[i], players, count, msec, events);
+    for (k = 0; k < count; k++) {
+        fps_player *p = &players[k];
+        if (!(p->flags & FPS_PF_DEAD))
+            continue;
+        if (p->respawn_time > msec) {
+            p->respawn_time = (uint16_t)(p->respawn_time - msec);
+            continue;
+        }
+        fps_player_spawn(g, p);
+        emit(events, k, FPS_EV_RESPAWN, 0, k, p->origin);
+    }
+}

@@ -1,0 +1,517 @@
+/* test_schema.c - field tables: validation, copy, compare, hash (against FNV
+ * test vectors), quantisation, interpolation and delta coding on hostile input. */
+#include <string.h>
+
+#include "zl_schema.h"
+#include "zl_test.h"
+
+/* A state using every kind, width, signedness and mode. */
+typedef struct tstate {
+    zl_vec3 pos;
+    zl_angle yaw, pitch;
+    uint8_t health;
+    int8_t lean;
+    int16_t score;
+    uint16_t flags;
+    uint32_t tick;
+    int32_t big;
+    uint32_t mask;
+    uint16_t local;
+    zl_fx speed;
+} tstate;
+
+static const zl_field tfields[] = {
+    ZL_FIELD_FX(tstate, pos.x, -4096, 4095, 5, ZL_INTERP_LINEAR),
+    ZL_FIELD_FX(tstate, pos.y, -4096, 4095, 5, ZL_INTERP_LINEAR),
+    ZL_FIELD_FX(tstate, pos.z, -4096, 4095, 5, ZL_INTERP_LINEAR | ZL_DELTA),
+    ZL_FIELD_ANGLE(tstate, yaw, 16, ZL_INTERP_ARC),
+    ZL_FIELD_ANGLE(tstate, pitch, 8, ZL_INTERP_ARC),
+    ZL_FIELD_INT(tstate, health, 0, 200, ZL_INTERP_STEP),
+    ZL_FIELD_INT(tstate, lean, -100, 100, ZL_INTERP_LINEAR),
+    ZL_FIELD_INT(tstate, score, -1000, 30000, ZL_INTERP_STEP | ZL_DELTA),
+    ZL_FIELD_FLAGS(tstate, flags, 12, ZL_INTERP_STEP),
+    ZL_FIELD_INT(tstate, tick, 0, INT32_MAX, ZL_INTERP_LINEAR | ZL_DELTA),
+    ZL_FIELD_INT(tstate, big, INT32_MIN, INT32_MAX, ZL_INTERP_STEP | ZL_DELTA),
+    ZL_FIELD_FLAGS(tstate, mask, 32, ZL_INTERP_STEP),
+    ZL_FIELD_INT(tstate, local, 0, 1000, ZL_INTERP_STEP | ZL_LOCAL),
+    ZL_FIELD_FX(tstate, speed, -16, 16, 16, ZL_INTERP_LINEAR),
+};
+static const zl_schema tschema = ZL_SCHEMA(tstate, tfields);
+enum { F_POSX, F_POSY, F_POSZ, F_YAW, F_PITCH, F_HEALTH, F_LEAN, F_SCORE, F_FLAGS,
+       F_TICK, F_BIG, F_MASK, F_LOCAL, F_SPEED, F_COUNT };
+
+/* Reference FNV-1a over bytes, the oracle for the hash. */
+static uint32_t fnv(const uint8_t *p, size_t n, uint32_t h)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 16777619u;
+    }
+    return h;
+}
+
+/* Any bit pattern, in range or not: the schema must cope with both. */
+static void random_state(zl_test_rng *rng, tstate *s)
+{
+    memset(s, 0xA5, sizeof *s); /* padding holds junk */
+    s->pos.x = (zl_fx)zl_test_rng_u32(rng);
+    s->pos.y = zl_test_rng_range(rng, ZL_FX_INT(-100), ZL_FX_INT(100));
+    s->pos.z = zl_test_rng_range(rng, ZL_FX_INT(-4096), ZL_FX_INT(4095));
+    s->yaw = (zl_angle)zl_test_rng_u32(rng);
+    s->pitch = (zl_angle)zl_test_rng_u32(rng);
+    s->health = (uint8_t)zl_test_rng_u32(rng);
+    s->lean = (int8_t)zl_test_rng_range(rng, -128, 127);
+    s->score = (int16_t)zl_test_rng_range(rng, -32768, 32767);
+    s->flags = (uint16_t)zl_test_rng_u32(rng);
+    s->tick = zl_test_rng_u32(rng);
+    s->big = (int32_t)zl_test_rng_range(rng, INT32_MIN, INT32_MAX);
+    s->mask = zl_test_rng_u32(rng);
+    s->local = (uint16_t)zl_test_rng_u32(rng);
+    s->speed = (zl_fx)zl_test_rng_u32(rng);
+}
+
+/* A nearby state: a few fields move a little, like one tick of a game. */
+static void nudge(zl_test_rng *rng, tstate *s)
+{
+    switch (zl_test_rng_range(rng, 0, 5)) {
+    case 0: s->pos.x += zl_test_rng_range(rng, -5000, 5000); break;
+    case 1: s->pos.z += zl_test_rng_range(rng, -5000, 5000); break;
+    case 2: s->tick += (uint32_t)zl_test_rng_range(rng, 0, 3); break;
+    case 3: s->score = (int16_t)(s->score + zl_test_rng_range(rng, -3, 3)); break;
+    case 4: s->big = (int32_t)((uint32_t)s->big + 1u); break;
+    default: s->yaw = (zl_angle)(s->yaw + zl_test_rng_range(rng, -300, 300)); break;
+    }
+}
+
+static void test_validate(void)
+{
+    zl_field bad[1];
+    zl_schema s = {"bad", bad, 1, (uint16_t)sizeof(tstate)};
+    ZL_CHECK_EQ(zl_schema_validate(&tschema), ZL_OK);
+    ZL_CHECK_EQ(tschema.count, F_COUNT);
+    ZL_CHECK_EQ(tschema.fields[F_POSY].offset, offsetof(tstate, pos.y));
+    ZL_CHECK_EQ(tschema.fields[F_SCORE].size, 2);
+    ZL_CHECK_EQ(tschema.fields[F_SCORE].flags, ZL_DELTA);
+    ZL_CHECK_EQ(tschema.fields[F_SCORE].interp, ZL_INTERP_STEP);
+    ZL_CHECK(strcmp(tschema.fields[F_POSY].name, "pos.y") == 0);
+
+    /* Each of these breaks exactly one rule. */
+    bad[0] = tfields[F_POSX];
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_OK);
+    bad[0].min += 1; /* not on the 1/32 grid */
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    bad[0] = tfields[F_POSX];
+    bad[0].bits = 17;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    bad[0] = tfields[F_POSX];
+    bad[0].interp = ZL_INTERP_ARC;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    bad[0] = tfields[F_POSX];
+    bad[0].offset = (uint16_t)(sizeof(tstate) - 2);
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    bad[0] = tfields[F_YAW];
+    bad[0].bits = 0;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    bad[0] = tfields[F_YAW];
+    bad[0].interp = ZL_INTERP_LINEAR;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    bad[0] = tfields[F_HEALTH];
+    bad[0].max = 256; /* does not fit one unsigned byte */
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    bad[0] = tfields[F_LEAN];
+    bad[0].min = -129; /* does not fit one signed byte */
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    bad[0] = tfields[F_HEALTH];
+    bad[0].size = 3;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    bad[0] = tfields[F_FLAGS];
+    bad[0].bits = 17;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    bad[0] = tfields[F_FLAGS];
+    bad[0].interp = ZL_INTERP_LINEAR;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    bad[0] = tfields[F_HEALTH];
+    bad[0].flags = 0x40;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    s.count = 0;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+}
+
+static void test_copy_and_compare(void)
+{
+    zl_test_rng rng;
+    tstate a, b;
+    zl_test_rng_seed(&rng, 11);
+    random_state(&rng, &a);
+    random_state(&rng, &b);
+    b.local = (uint16_t)(a.local + 1u);
+
+    zl_schema_copy(&tschema, &b, &a, ZL_SCHEMA_WIRE);
+    ZL_CHECK_EQ(zl_schema_first_diff(&tschema, &a, &b, ZL_SCHEMA_WIRE), F_COUNT);
+    ZL_CHECK(zl_schema_equal(&tschema, &a, &b, ZL_SCHEMA_WIRE));
+    ZL_CHECK_EQ(zl_schema_first_diff(&tschema, &a, &b, ZL_SCHEMA_ALL), F_LOCAL);
+    ZL_CHECK(!zl_schema_equal(&tschema, &a, &b, ZL_SCHEMA_ALL));
+    ZL_CHECK_EQ(b.local, (uint16_t)(a.local + 1u)); /* local kept */
+
+    zl_schema_copy(&tschema, &b, &a, ZL_SCHEMA_ALL);
+    ZL_CHECK(zl_schema_equal(&tschema, &a, &b, ZL_SCHEMA_ALL));
+    b.mask ^= 0x80000000u;
+    b.speed += 1;
+    ZL_CHECK_EQ(zl_schema_first_diff(&tschema, &a, &b, ZL_SCHEMA_ALL), F_MASK);
+    b.mask = a.mask;
+    ZL_CHECK_EQ(zl_schema_first_diff(&tschema, &a, &b, ZL_SCHEMA_WIRE), F_SPEED);
+}
+
+typedef struct bytes6 {
+    uint8_t c[6];
+} bytes6;
+static const zl_field bytes6_fields[] = {
+    ZL_FIELD_FLAGS(bytes6, c[0], 8, ZL_INTERP_STEP), ZL_FIELD_FLAGS(bytes6, c[1], 8, ZL_INTERP_STEP),
+    ZL_FIELD_FLAGS(bytes6, c[2], 8, ZL_INTERP_STEP), ZL_FIELD_FLAGS(bytes6, c[3], 8, ZL_INTERP_STEP),
+    ZL_FIELD_FLAGS(bytes6, c[4], 8, ZL_INTERP_STEP), ZL_FIELD_FLAGS(bytes6, c[5], 8, ZL_INTERP_STEP),
+};
+static const zl_schema bytes6_schema = ZL_SCHEMA(bytes6, bytes6_fields);
+
+typedef struct word {
+    uint32_t w;
+    uint16_t h;
+} word;
+static const zl_field word_fields[] = {
+    ZL_FIELD_FLAGS(word, w, 32, ZL_INTERP_STEP),
+    ZL_FIELD_INT(word, h, 0, 65535, ZL_INTERP_STEP),
+};
+static const zl_schema word_schema = ZL_SCHEMA(word, word_fields);
+
+static void test_hash(void)
+{
+    bytes6 six;
+    word wd;
+    tstate a, b;
+    zl_test_rng rng;
+    static const uint8_t abcdef[6] = {'a', 'b', 'c', 'd', 'e', 'f'};
+
+    /* Published FNV-1a 32 test vectors: "a" and "foobar". */
+    memcpy(six.c, "foobar", 6);
+    ZL_CHECK_EQ(zl_schema_hash(&bytes6_schema, &six, ZL_SCHEMA_ALL, ZL_SCHEMA_HASH_INIT), 0xBF9CF968u);
+    ZL_CHECK_EQ(fnv((const uint8_t *)"a", 1, ZL_SCHEMA_HASH_INIT), 0xE40C292Cu);
+    ZL_CHECK_EQ(fnv((const uint8_t *)"foobar", 6, ZL_SCHEMA_HASH_INIT), 0xBF9CF968u);
+
+    /* Wider fields hash as little-endian bytes whatever the host order. */
+    wd.w = 0x64636261u; /* "abcd" */
+    wd.h = 0x6665;      /* "ef" */
+    ZL_CHECK_EQ(zl_schema_hash(&word_schema, &wd, ZL_SCHEMA_ALL, ZL_SCHEMA_HASH_INIT),
+                fnv(abcdef, 6, ZL_SCHEMA_HASH_INIT));
+
+    /* Padding never matters; every field does; local only with ALL. */
+    zl_test_rng_seed(&rng, 12);
+    random_state(&rng, &a);
+    memset(&b, 0x5A, sizeof b);
+    zl_schema_copy(&tschema, &b, &a, ZL_SCHEMA_ALL);
+    ZL_CHECK_EQ(zl_schema_hash(&tschema, &a, ZL_SCHEMA_ALL, 1u), zl_schema_hash(&tschema, &b, ZL_SCHEMA_ALL, 1u));
+    b.local ^= 1u;
+    ZL_CHECK(zl_schema_hash(&tschema, &a, ZL_SCHEMA_ALL, 1u) != zl_schema_hash(&tschema, &b, ZL_SCHEMA_ALL, 1u));
+    ZL_CHECK_EQ(zl_schema_hash(&tschema, &a, ZL_SCHEMA_WIRE, 1u), zl_schema_hash(&tschema, &b, ZL_SCHEMA_WIRE, 1u));
+    b.local = a.local;
+    b.lean = (int8_t)(b.lean ^ 64);
+    ZL_CHECK(zl_schema_hash(&tschema, &a, ZL_SCHEMA_WIRE, 1u) != zl_schema_hash(&tschema, &b, ZL_SCHEMA_WIRE, 1u));
+}
+
+/* Independent reference for the FX wire rounding: clamp, then the nearest
+ * multiple of the step by floor division (halves up). */
+static int32_t ref_fx(int32_t v, int32_t min, int32_t max, int64_t step)
+{
+    int64_t c = v < min ? min : v > max ? max : v;
+    int64_t k = (c - min + step / 2) / step;
+    return (int32_t)(min + k * step);
+}
+
+static void test_quantize(void)
+{
+    zl_test_rng rng;
+    tstate s;
+    int i;
+    memset(&s, 0, sizeof s);
+    /* Hand-worked cases: a 1/32 step is 2048 raw units; halves go up. */
+    s.pos.x = 1023;
+    s.pos.y = 1024;
+    s.pos.z = -1025;
+    s.yaw = 1234;
+    s.pitch = 65535 - 127; /* nearer a full turn than 65280: wraps to 0 */
+    s.health = 250;        /* above 200 */
+    s.lean = -128;         /* below -100 */
+    s.score = -2000;
+    s.flags = 0xFFFF; /* 12 bits kept */
+    s.local = 9999;   /* never quantised */
+    s.speed = ZL_FX_INT(-20);
+    zl_schema_quantize(&tschema, &s);
+    ZL_CHECK_EQ(s.pos.x, 0);
+    ZL_CHECK_EQ(s.pos.y, 2048);
+    ZL_CHECK_EQ(s.pos.z, -2048);
+    ZL_CHECK_EQ(s.yaw, 1234);
+    ZL_CHECK_EQ(s.pitch, 0);
+    ZL_CHECK_EQ(s.health, 200);
+    ZL_CHECK_EQ(s.lean, -100);
+    ZL_CHECK_EQ(s.score, -1000);
+    ZL_CHECK_EQ(s.flags, 0x0FFF);
+    ZL_CHECK_EQ(s.local, 9999);
+    ZL_CHECK_EQ(s.speed, ZL_FX_INT(-16));
+    s.pitch = 128 + 256;
+    zl_schema_quantize(&tschema, &s);
+    ZL_CHECK_EQ(s.pitch, 512);
+
+    zl_test_rng_seed(&rng, 13);
+    for (i = 0; i < ZL_TEST_ITERATIONS(20000); i++) {
+        tstate q, q2;
+        random_state(&rng, &s);
+        q = s;
+        zl_schema_quantize(&tschema, &q);
+        ZL_CHECK_EQ(q.pos.x, ref_fx(s.pos.x, ZL_FX_INT(-4096), ZL_FX_INT(4095), 2048));
+        ZL_CHECK_EQ(q.pos.y, ref_fx(s.pos.y, ZL_FX_INT(-4096), ZL_FX_INT(4095), 2048));
+        ZL_CHECK(q.yaw == s.yaw && q.speed == ref_fx(s.speed, ZL_FX_INT(-16), ZL_FX_INT(16), 1));
+        ZL_CHECK((q.pitch & 0xFF) == 0 && zl_angle_diff(s.pitch, q.pitch) >= -127 &&
+                 zl_angle_diff(s.pitch, q.pitch) <= 128);
+        ZL_CHECK(q.tick <= (uint32_t)INT32_MAX && q.big == s.big && q.mask == s.mask);
+        q2 = q;
+        zl_schema_quantize(&tschema, &q2);
+        ZL_CHECK(zl_schema_equal(&tschema, &q, &q2, ZL_SCHEMA_ALL));
+        if (!zl_schema_equal(&tschema, &q, &q2, ZL_SCHEMA_ALL))
+            break;
+    }
+}
+
+static void test_interpolate(void)
+{
+    tstate a, b, out;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    a.pos.x = ZL_FX_INT(10);
+    b.pos.x = ZL_FX_INT(20);
+    a.pos.y = ZL_FX_INT(4000);
+    b.pos.y = ZL_FX_INT(4090);
+    a.yaw = 65000;
+    b.yaw = 1000; /* shortest arc crosses zero: 1536 units */
+    a.health = 10;
+    b.health = 90;
+    a.lean = -100;
+    b.lean = 100;
+    a.tick = 100;
+    b.tick = 101;
+    a.local = 1;
+    b.local = 2;
+
+    zl_schema_interpolate(&tschema, &out, &a, &b, ZL_FX_HALF);
+    ZL_CHECK_EQ(out.pos.x, ZL_FX_INT(15));
+    ZL_CHECK_EQ(out.yaw, (zl_angle)(65000 + 768));
+    ZL_CHECK_EQ(out.health, 10); /* step: still the earlier sample */
+    ZL_CHECK_EQ(out.lean, 0);
+    ZL_CHECK_EQ(out.tick, 101); /* 100.5 rounds half away from zero */
+    ZL_CHECK_EQ(out.local, 1);
+
+    zl_schema_interpolate(&tschema, &out, &a, &b, ZL_FX_ONE - 1);
+    ZL_CHECK_EQ(out.health, 10);
+    zl_schema_interpolate(&tschema, &out, &a, &b, ZL_FX_ONE);
+    ZL_CHECK(zl_schema_equal(&tschema, &out, &b, ZL_SCHEMA_ALL));
+    zl_schema_interpolate(&tschema, &out, &a, &b, 0);
+    ZL_CHECK(zl_schema_equal(&tschema, &out, &a, ZL_SCHEMA_ALL));
+
+    /* Extrapolation: linear fields continue but stay in range; arcs clamp. */
+    zl_schema_interpolate(&tschema, &out, &a, &b, 2 * ZL_FX_ONE);
+    ZL_CHECK_EQ(out.pos.x, ZL_FX_INT(30));
+    ZL_CHECK_EQ(out.pos.y, ZL_FX_INT(4095));
+    ZL_CHECK_EQ(out.lean, 100);
+    ZL_CHECK_EQ(out.yaw, 1000);
+    ZL_CHECK_EQ(out.health, 90);
+
+    /* out may alias an input. */
+    out = a;
+    zl_schema_interpolate(&tschema, &out, &out, &b, ZL_FX_HALF);
+    ZL_CHECK_EQ(out.pos.x, ZL_FX_INT(15));
+}
+
+/* Writes state against base and reads it back; returns the bits used. */
+static int round_trip(const tstate *base, const tstate *state, tstate *out)
+{
+    uint8_t buf[128];
+    zl_bitwriter w;
+    zl_bitreader r;
+    int bits, bytes;
+    zl_bitwriter_init(&w, buf, sizeof buf);
+    bits = zl_schema_write_delta(&tschema, &w, base, state);
+    bytes = zl_bitwriter_finish(&w);
+    ZL_CHECK(bits > 0 && bytes > 0);
+    zl_bitreader_init(&r, buf, (size_t)(bytes > 0 ? bytes : 0));
+    ZL_CHECK_EQ(zl_schema_read_delta(&tschema, &r, base, out), ZL_OK);
+    ZL_CHECK(zl_bitreader_bits_left(&r) < 8);
+    return bits;
+}
+
+static void test_delta_round_trip(void)
+{
+    zl_test_rng rng;
+    tstate base, state, out, want;
+    int i, bits;
+    long total_bits = 0;
+    zl_test_rng_seed(&rng, 14);
+    random_state(&rng, &base);
+    zl_schema_quantize(&tschema, &base);
+    for (i = 0; i < ZL_TEST_ITERATIONS(20000); i++) {
+        const tstate *b = (i % 7 == 0) ? NULL : &base;
+        state = base;
+        if (i % 3 == 0)
+            random_state(&rng, &state);
+        else
+            nudge(&rng, &state);
+        want = state;
+        zl_schema_quantize(&tschema, &want);
+        memset(&out, 0x33, sizeof out);
+        bits = round_trip(b, &state, &out);
+        total_bits += bits;
+        ZL_CHECK(zl_schema_equal(&tschema, &out, &want, ZL_SCHEMA_WIRE));
+        ZL_CHECK_EQ(out.local, 0x3333); /* local fields are the reader's own */
+        if (!zl_schema_equal(&tschema, &out, &want, ZL_SCHEMA_WIRE))
+            return;
+        base = want;
+    }
+    zl_test_note("mean delta %ld bits over %d states", total_bits / (i > 0 ? i : 1), i);
+}
+
+static void test_delta_sizes(void)
+{
+    tstate base, state, out;
+    memset(&base, 0, sizeof base);
+    zl_schema_quantize(&tschema, &base);
+    state = base;
+    state.local = 77; /* local fields never cost anything */
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1);
+    ZL_CHECK_EQ(round_trip(NULL, &base, &out), 1);
+
+    /* One plain field: flag, 4-bit index, a changed bit for each earlier
+     * field, then its value (16 bits for yaw, 12 for flags). */
+    state.yaw = 5;
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 16);
+    state = base;
+    state.flags = 1;
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 8 + 12);
+    /* Delta fields: a step of one costs 5 bits (zl_bitwriter_delta). */
+    state = base;
+    state.tick = 1;
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 9 + 5);
+    ZL_CHECK_EQ(out.tick, 1);
+    /* Across the full int32 range the difference wraps: MAX -> MIN is +1. */
+    base.big = INT32_MAX;
+    state = base;
+    state.big = INT32_MIN;
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 10 + 5);
+    ZL_CHECK_EQ(out.big, INT32_MIN);
+    ZL_CHECK_EQ(round_trip(&state, &base, &out), 1 + 4 + 10 + 5);
+    ZL_CHECK_EQ(out.big, INT32_MAX);
+    base.big = 0;
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 10 + 39);
+    ZL_CHECK_EQ(out.big, INT32_MIN);
+    /* Reading in place over the baseline. */
+    state = base;
+    state.score = 123;
+    out = base;
+    round_trip(&out, &state, &out);
+    ZL_CHECK_EQ(out.score, 123);
+}
+
+/* Hand-built streams that break the schema's rules. */
+static int read_crafted(uint32_t last, int value_bits, uint32_t value)
+{
+    uint8_t buf[16];
+    zl_bitwriter w;
+    zl_bitreader r;
+    tstate out;
+    int i, bytes;
+    zl_bitwriter_init(&w, buf, sizeof buf);
+    zl_bitwriter_bool(&w, 1);
+    zl_bitwriter_bits(&w, last, 4);
+    for (i = 0; i < (int)last; i++)
+        if (!(tfields[i].flags & ZL_LOCAL))
+            zl_bitwriter_bool(&w, 0);
+    zl_bitwriter_bits(&w, value, (unsigned)value_bits);
+    bytes = zl_bitwriter_finish(&w);
+    zl_bitreader_init(&r, buf, (size_t)bytes);
+    return zl_schema_read_delta(&tschema, &r, NULL, &out);
+}
+
+static void test_delta_hostile(void)
+{
+    zl_test_rng rng;
+    uint8_t buf[64];
+    tstate out, base, check;
+    int i, n, rc, ok = 0, bad = 0;
+
+    ZL_CHECK_EQ(read_crafted(F_HEALTH, 8, 200), ZL_OK);
+    ZL_CHECK_EQ(read_crafted(F_HEALTH, 8, 201), ZL_ERR_MALFORMED);      /* above max */
+    ZL_CHECK_EQ(read_crafted(F_POSX, 18, 262112), ZL_OK);               /* 4095 units */
+    ZL_CHECK_EQ(read_crafted(F_POSX, 18, 262113), ZL_ERR_MALFORMED);    /* past 4095 */
+    ZL_CHECK_EQ(read_crafted(F_LOCAL, 0, 0), ZL_ERR_MALFORMED);         /* not sent */
+    ZL_CHECK_EQ(read_crafted(F_COUNT, 0, 0), ZL_ERR_MALFORMED);         /* no field */
+    ZL_CHECK_EQ(read_crafted(F_HEALTH, 3, 1), ZL_ERR_OVERFLOW);         /* cut short */
+
+    /* Every truncation of a valid delta fails cleanly. */
+    memset(&base, 0, sizeof base);
+    zl_test_rng_seed(&rng, 15);
+    random_state(&rng, &out);
+    {
+        zl_bitwriter w;
+        zl_bitreader r;
+        zl_bitwriter_init(&w, buf, sizeof buf);
+        zl_schema_write_delta(&tschema, &w, &base, &out);
+        n = zl_bitwriter_finish(&w);
+        for (i = 0; i < n; i++) {
+            zl_bitreader_init(&r, buf, (size_t)i);
+            ZL_CHECK_EQ(zl_schema_read_delta(&tschema, &r, &base, &check), ZL_ERR_OVERFLOW);
+        }
+    }
+
+    /* Random bytes: never a crash, and whatever is accepted is in range. */
+    for (i = 0; i < ZL_TEST_ITERATIONS(20000); i++) {
+        zl_bitreader r;
+        size_t len = (size_t)zl_test_rng_range(&rng, 0, (int32_t)sizeof buf);
+        size_t k;
+        for (k = 0; k < len; k++)
+            buf[k] = (uint8_t)zl_test_rng_u32(&rng);
+        zl_bitreader_init(&r, buf, len);
+        rc = zl_schema_read_delta(&tschema, &r, &base, &out);
+        if (rc == ZL_OK) {
+            ok++;
+            check = out;
+            zl_schema_quantize(&tschema, &check);
+            ZL_CHECK(zl_schema_equal(&tschema, &check, &out, ZL_SCHEMA_WIRE));
+        } else {
+            bad++;
+            ZL_CHECK(rc == ZL_ERR_OVERFLOW || rc == ZL_ERR_MALFORMED);
+        }
+    }
+    ZL_CHECK(ok > 0 && bad > 0);
+    zl_test_note("random streams: %d accepted, %d rejected", ok, bad);
+}
+
+static void test_writer_overflow(void)
+{
+    uint8_t buf[2];
+    zl_bitwriter w;
+    tstate s;
+    memset(&s, 0, sizeof s);
+    s.mask = 0xFFFFFFFFu;
+    zl_bitwriter_init(&w, buf, sizeof buf);
+    ZL_CHECK_EQ(zl_schema_write_delta(&tschema, &w, NULL, &s), ZL_ERR_OVERFLOW);
+    ZL_CHECK_EQ(zl_schema_write_delta(&tschema, &w, NULL, &s), ZL_ERR_OVERFLOW);
+}
+
+void zl_suite_schema(void)
+{
+    ZL_RUN(test_validate);
+    ZL_RUN(test_copy_and_compare);
+    ZL_RUN(test_hash);
+    ZL_RUN(test_quantize);
+    ZL_RUN(test_interpolate);
+    ZL_RUN(test_delta_round_trip);
+    ZL_RUN(test_delta_sizes);
+    ZL_RUN(test_delta_hostile);
+    ZL_RUN(test_writer_overflow);
+}
