@@ -25,19 +25,6 @@ static uint32_t stream_len(uint32_t n)
     return k < 2000u ? 2000u : k;
 }
 
-static uint64_t fake_time;
-static uint64_t fake_now(void *ctx)
-{
-    (void)ctx;
-    return fake_time;
-}
-static int fake_random(void *ctx, void *out, size_t len)
-{
-    (void)ctx;
-    memset(out, 0x5A, len);
-    return ZL_OK;
-}
-
 /* A sends through cond_a to B, which receives through cond_b; both wrap
  * endpoints of one in-memory network driven by the fake clock. */
 static zl_loopnet net;
@@ -49,10 +36,8 @@ static zl_addr addr_a, addr_b;
 static void setup(uint64_t seed)
 {
     zl_platform clock;
-    memset(&clock, 0, sizeof clock);
-    clock.now_us = fake_now;
-    clock.random = fake_random;
-    fake_time = START_US;
+    zl_test_fake_platform(&clock);
+    zl_test_time_us = START_US;
     zl_loopnet_init(&net, &clock);
     addr_a = zl_addr_ipv4(10, 0, 0, 1, 1000);
     addr_b = zl_addr_ipv4(10, 0, 0, 2, 2000);
@@ -156,7 +141,7 @@ static void send_one(uint32_t seq, size_t len)
     size_t i;
     int r;
     put_u64(buf, seq, 4);
-    put_u64(buf + 4, fake_time, 8);
+    put_u64(buf + 4, zl_test_time_us, 8);
     for (i = HEADER; i < len; i++)
         buf[i] = fill_byte(seq, i);
     r = hal_a.send(hal_a.ctx, &addr_b, buf, len);
@@ -169,7 +154,7 @@ static void send_one(uint32_t seq, size_t len)
 static void record(const uint8_t *buf, int len)
 {
     uint32_t seq = (uint32_t)get_u64(buf, 4);
-    uint64_t delay = fake_time - get_u64(buf + 4, 8);
+    uint64_t delay = zl_test_time_us - get_u64(buf + 4, 8);
     int i;
     for (i = HEADER; i < len; i++)
         if (buf[i] != fill_byte(seq, (size_t)i))
@@ -186,7 +171,7 @@ static void record(const uint8_t *buf, int len)
     if (lg.seen[seq / 8] & (1u << (seq % 8))) {
         lg.copies++;
         /* Kept in order, a copy arrives right behind its original. */
-        if (fake_time != lg.last_arrival_us)
+        if (zl_test_time_us != lg.last_arrival_us)
             lg.copies_retimed++;
     }
     lg.seen[seq / 8] = (uint8_t)(lg.seen[seq / 8] | (1u << (seq % 8)));
@@ -202,16 +187,16 @@ static void record(const uint8_t *buf, int len)
             lg.high = seq;
         lg.any = 1;
     }
-    if (fake_time >= lg.window_lo && fake_time < lg.window_hi) {
+    if (zl_test_time_us >= lg.window_lo && zl_test_time_us < lg.window_hi) {
         if (lg.window_count++ == 0)
-            lg.window_first_us = fake_time;
-        lg.window_last_us = fake_time;
+            lg.window_first_us = zl_test_time_us;
+        lg.window_last_us = zl_test_time_us;
         lg.window_bytes += (uint64_t)len;
     }
     hash_u64(seq);
-    hash_u64(fake_time);
+    hash_u64(zl_test_time_us);
     hash_u64((uint64_t)len);
-    lg.last_arrival_us = fake_time;
+    lg.last_arrival_us = zl_test_time_us;
 }
 
 static void drain_b(void)
@@ -234,10 +219,10 @@ static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 static void run_stream(uint32_t count, uint64_t interval_us, size_t len)
 {
     uint32_t sent = 0;
-    uint64_t next_send = fake_time;
+    uint64_t next_send = zl_test_time_us;
     for (;;) {
         uint64_t next = UINT64_MAX;
-        while (sent < count && next_send <= fake_time) {
+        while (sent < count && next_send <= zl_test_time_us) {
             if (before_send)
                 before_send(sent);
             send_one(sent++, len);
@@ -251,9 +236,9 @@ static void run_stream(uint32_t count, uint64_t interval_us, size_t len)
         next = min_u64(next, zl_conditioner_next_due(&cond_b, ZL_CONDITIONER_RECEIVE));
         if (next == UINT64_MAX)
             break;
-        if (!ZL_CHECK(next > fake_time)) /* an event in the past: no progress */
+        if (!ZL_CHECK(next > zl_test_time_us)) /* an event in the past: no progress */
             break;
-        fake_time = next;
+        zl_test_time_us = next;
     }
     if (lg.any && lg.high + 1u < count) { /* losses at the very end */
         lg.loss_runs++;
@@ -326,7 +311,7 @@ static void test_pass_through_when_disabled(void)
     ZL_CHECK_EQ(sb->delay_total_us, 0);
 
     /* The clock and the random source pass straight through. */
-    fake_time = 987654321u;
+    zl_test_time_us = 987654321u;
     ZL_CHECK_EQ(hal_a.now_us(hal_a.ctx), 987654321u);
     ZL_CHECK_EQ(hal_a.random(hal_a.ctx, rnd, sizeof rnd), ZL_OK);
     ZL_CHECK_EQ(rnd[3], 0x5A);
@@ -349,20 +334,20 @@ static void test_latency_exact_each_direction(void)
     configure(&cond_a, ZL_CONDITIONER_SEND, &out);
     configure(&cond_b, ZL_CONDITIONER_RECEIVE, &in);
 
-    t0 = fake_time;
+    t0 = zl_test_time_us;
     memset(buf, 1, 20);
     ZL_CHECK_EQ(hal_a.send(hal_a.ctx, &addr_b, buf, 20), ZL_OK);
     ZL_CHECK(zl_conditioner_next_due(&cond_a, ZL_CONDITIONER_SEND) == t0 + 30000);
-    fake_time = t0 + 29999;
+    zl_test_time_us = t0 + 29999;
     ZL_CHECK_EQ(zl_conditioner_pump(&cond_a), 0);
     ZL_CHECK_EQ(hal_b.receive(hal_b.ctx, &from, buf, sizeof buf), ZL_ERR_AGAIN);
-    fake_time = t0 + 30000;
+    zl_test_time_us = t0 + 30000;
     ZL_CHECK_EQ(zl_conditioner_pump(&cond_a), 1);
     ZL_CHECK_EQ(hal_b.receive(hal_b.ctx, &from, buf, sizeof buf), ZL_ERR_AGAIN); /* pulled */
     ZL_CHECK(zl_conditioner_next_due(&cond_b, ZL_CONDITIONER_RECEIVE) == t0 + 50000);
-    fake_time = t0 + 49999;
+    zl_test_time_us = t0 + 49999;
     ZL_CHECK_EQ(hal_b.receive(hal_b.ctx, &from, buf, sizeof buf), ZL_ERR_AGAIN);
-    fake_time = t0 + 50000;
+    zl_test_time_us = t0 + 50000;
     ZL_CHECK_EQ(hal_b.receive(hal_b.ctx, &from, buf, sizeof buf), 20);
 
     /* The other two directions are untouched: B -> A is immediate. */
@@ -730,7 +715,7 @@ static void test_pool_exhaustion_counted(void)
     ZL_CHECK_EQ(st->dropped_pool, 60 - (ZL_CONDITIONER_PACKETS - 200));
     check_accounting(&cond_a);
     /* A second later everything held is released and the pool is whole. */
-    fake_time += 1000000;
+    zl_test_time_us += 1000000;
     got = 0;
     while (hal_a.receive(hal_a.ctx, &from, buf, sizeof buf) == 16)
         got++;
@@ -824,7 +809,7 @@ static void test_settings_checked(void)
     ZL_CHECK_EQ(zl_conditioner_configure(&cond_a, ZL_CONDITIONER_SEND, &bad), ZL_ERR_INVALID);
     /* Refused settings changed nothing: the 5 ms latency still holds. */
     ZL_CHECK_EQ(hal_a.send(hal_a.ctx, &addr_b, &byte, 1), ZL_OK);
-    ZL_CHECK(zl_conditioner_next_due(&cond_a, ZL_CONDITIONER_SEND) == fake_time + 5000);
+    ZL_CHECK(zl_conditioner_next_due(&cond_a, ZL_CONDITIONER_SEND) == zl_test_time_us + 5000);
 
     /* The extremes are valid: certain loss drops everything. */
     s.loss_ppm = ZL_CONDITIONER_PPM;
@@ -832,7 +817,7 @@ static void test_settings_checked(void)
     configure(&cond_a, ZL_CONDITIONER_SEND, &s);
     ZL_CHECK_EQ(hal_a.send(hal_a.ctx, &addr_b, &byte, 1), ZL_OK);
     ZL_CHECK_EQ(zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_SEND)->dropped_loss, 1);
-    fake_time += 5000;
+    zl_test_time_us += 5000;
     ZL_CHECK_EQ(zl_conditioner_pump(&cond_a), 1);
 
     /* New settings restart the burst model good: a lane stuck bad (no way

@@ -5,27 +5,12 @@
 #include "zl_loopnet.h"
 #include "zl_test.h"
 
-static uint64_t fake_time;
-static uint64_t fake_now(void *ctx)
-{
-    (void)ctx;
-    return fake_time;
-}
-static int fake_random(void *ctx, void *out, size_t len)
-{
-    (void)ctx;
-    memset(out, 0x5A, len);
-    return ZL_OK;
-}
-
 static zl_loopnet net;
 
 static void setup(void)
 {
     zl_platform clock;
-    memset(&clock, 0, sizeof clock);
-    clock.now_us = fake_now;
-    clock.random = fake_random;
+    zl_test_fake_platform(&clock);
     zl_loopnet_init(&net, &clock);
 }
 
@@ -51,7 +36,7 @@ static void test_round_trip_in_order(void)
     }
     ZL_CHECK_EQ(hb.receive(hb.ctx, &from, buf, sizeof buf), ZL_ERR_AGAIN);
     ZL_CHECK_EQ(net.sent, 5);
-    fake_time = 1234;
+    zl_test_time_us = 1234;
     ZL_CHECK_EQ(hb.now_us(hb.ctx), 1234);
 }
 

@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "zl_print.h"
 
@@ -90,6 +91,23 @@ int32_t zl_test_rng_range(zl_test_rng *rng, int32_t lo, int32_t hi)
         return (int32_t)zl_test_rng_u32(rng);
     return (int32_t)((uint32_t)lo + zl_test_rng_u32(rng) % span);
 }
+
+uint64_t zl_test_time_us;
+
+static uint64_t fake_now(void *ctx)
+{
+    (void)ctx;
+    return zl_test_time_us;
+}
+
+static int fake_random(void *ctx, void *out, size_t len)
+{
+    (void)ctx;
+    memset(out, 0x5A, len);
+    return ZL_OK;
+}
+
+void zl_test_fake_platform(zl_platform *hal) { zl_platform_clock_only(hal, 0, fake_now, fake_random); }
 
 #ifdef ZL_TEST_NO_HEAP
 static uint8_t exact_arena[4096];

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zl_platform.h"
+
 /* A test is a void function; it passes when none of its checks fail. */
 typedef void (*zl_test_fn)(void);
 
@@ -31,6 +33,12 @@ void zl_test_rng_seed(zl_test_rng *rng, uint64_t seed);
 uint32_t zl_test_rng_u32(zl_test_rng *rng);
 /* Uniform integer in [lo, hi] (inclusive). */
 int32_t zl_test_rng_range(zl_test_rng *rng, int32_t lo, int32_t hi);
+
+/* A clock-only HAL for deterministic scenarios: now_us returns
+ * zl_test_time_us, which the test moves by hand, and random fills a fixed
+ * pattern (0x5A bytes). */
+extern uint64_t zl_test_time_us;
+void zl_test_fake_platform(zl_platform *hal);
 
 /* A buffer of exactly n bytes (n <= 4096) for tests of readers that must
  * not look past the end: heap-allocated on hosts, so AddressSanitizer traps
