@@ -11,6 +11,8 @@
     X(addr)              \
     X(loopnet)           \
     X(conditioner)       \
+    X(packet)            \
+    X(link)              \
     X(schema)            \
     X(usercmd)           \
     X(ray)               \

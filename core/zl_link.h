@@ -1,0 +1,124 @@
+/* zl_link.h - one connection's packet bookkeeping: sequence numbers, acks,
+ * refusal of replayed packets, round-trip time, loss both ways, bandwidth. */
+#ifndef ZL_LINK_H
+#define ZL_LINK_H
+
+#include "zl_packet.h"
+#include "zl_ring.h"
+
+/* Every packet acknowledges the newest sequence received and the 31 before
+ * it (zl_packet.h, ack_bits). A sent packet still unacknowledged once the
+ * peer's ack has moved this far past it is counted lost: the peer can no
+ * longer acknowledge it, except through an older ack arriving late. */
+#define ZL_LINK_ACK_WINDOW 32
+/* A received sequence is accepted once if it is less than this many behind
+ * the newest received; older ones are refused because it is no longer known
+ * whether they arrived before. A sequence that leaves this window without
+ * having arrived is counted lost. */
+#define ZL_LINK_RECEIVE_WINDOW 64
+/* Bandwidth is the bytes of the last four completed quarter seconds. */
+#define ZL_LINK_RATE_BUCKETS 4
+#define ZL_LINK_RATE_BUCKET_US 250000u
+/* Round-trip samples are clamped to this (16.8 s) so the averages cannot
+ * overflow when a clock misbehaves. */
+#define ZL_LINK_MAX_RTT_US (1u << 24)
+
+ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_LINK_SENT_CAPACITY) && ZL_LINK_SENT_CAPACITY >= 64 &&
+                     ZL_LINK_SENT_CAPACITY <= 32768,
+                 zl_link_sent_capacity);
+ZL_STATIC_ASSERT(ZL_LINK_LOSS_SHIFT >= 1 && ZL_LINK_LOSS_SHIFT <= 12, zl_link_loss_shift);
+
+/* Sequences of our packets that one received header acknowledged for the
+ * first time, oldest first. The layers above learn here which of their
+ * messages (snapshots, commands) the peer has. */
+typedef struct zl_link_acks {
+    uint32_t count;
+    uint16_t sequence[ZL_LINK_ACK_WINDOW];
+} zl_link_acks;
+
+/* A snapshot of a link's measurements (zl_link_get_stats). Counters are
+ * totals since zl_link_init and wrap at 2^32. */
+typedef struct zl_link_stats {
+    uint32_t rtt_us;          /* smoothed round trip (1/8 per sample, like
+                                 TCP's SRTT); 0 before the first sample */
+    uint32_t jitter_us;       /* mean deviation of the round trip (1/4 per
+                                 sample, like TCP's RTTVAR) */
+    uint32_t loss_out_q16;    /* share of our packets never acknowledged,
+                                 65536 = all; smoothed per packet */
+    uint32_t loss_in_q16;     /* share of the peer's packets that never
+                                 arrived, 65536 = all; smoothed per packet */
+    uint32_t bytes_out_per_s; /* packet bytes (UDP payload) sent ... */
+    uint32_t bytes_in_per_s;  /* ... and accepted, over the last second */
+    uint32_t packets_sent;
+    uint32_t packets_received; /* accepted; drops are counted apart */
+    uint32_t packets_acked;    /* ours, each counted once */
+    uint32_t packets_lost_out; /* ours, judged lost as described above */
+    uint32_t packets_lost_in;  /* the peer's, judged lost */
+    uint32_t dropped[ZL_PACKET_DROP_COUNT]; /* by reason; [NONE] stays 0 */
+} zl_link_stats;
+
+/* Private: one sent packet. */
+typedef struct zl_link_sent {
+    uint32_t send_us; /* low 32 bits of the send time */
+    uint8_t acked;
+} zl_link_sent;
+
+ZL_SEQBUF_TYPE(zl_link_sent_buffer, zl_link_sent, ZL_LINK_SENT_CAPACITY);
+
+/* One connection's link. Caller-owned (static or inside a connection);
+ * every field is private: use the functions. */
+typedef struct zl_link {
+    uint16_t next_sequence;
+    uint16_t unjudged;      /* oldest sent sequence not yet judged lost or not */
+    zl_link_sent_buffer sent;
+    uint16_t received_newest;
+    uint8_t received_span;  /* window positions since the oldest packet
+                               received: 0..64; the rest predate the link */
+    uint64_t received_mask; /* bit i: sequence received_newest - i arrived */
+    uint8_t have_rtt;
+    uint32_t srtt8;         /* smoothed round trip x 8, in us */
+    uint32_t rttvar4;       /* mean deviation x 4, in us */
+    uint64_t rate_start_us; /* start of the quarter second being counted */
+    uint32_t rate_in_now, rate_out_now;
+    uint32_t rate_in[ZL_LINK_RATE_BUCKETS], rate_out[ZL_LINK_RATE_BUCKETS];
+    uint8_t rate_slot;      /* the bucket the next completed quarter fills */
+    zl_link_stats stats;    /* counters and loss; the rest is derived */
+} zl_link;
+
+/* Starts a fresh link at time now_us (microseconds, the HAL's clock): no
+ * packet sent or received, the first sequence is 0. Every later now_us
+ * must not be earlier than the previous one. */
+void zl_link_init(zl_link *l, uint64_t now_us);
+
+/* The sequence the next zl_link_send will give its packet, so a caller can
+ * remember what it put into which packet. */
+uint16_t zl_link_next_sequence(const zl_link *l);
+
+/* Finishes and records an outgoing packet. packet (caller-owned) holds
+ * payload_bytes of payload at packet + ZL_PACKET_HEADER_SIZE; this writes
+ * the header (type, the next sequence, our acks) and seals it with
+ * protocol_id. Returns the datagram length to send, or ZL_ERR_OVERFLOW when
+ * payload_bytes exceeds ZL_PACKET_MAX_PAYLOAD (nothing is written or
+ * recorded). type >= ZL_PACKET_TYPE_COUNT is a programmer error. */
+int zl_link_send(zl_link *l, uint8_t type, void *packet, size_t payload_bytes,
+                 uint32_t protocol_id, uint64_t now_us);
+
+/* Takes a datagram of len bytes that arrived for this connection (read
+ * only; hostile bytes are fine). Returns ZL_PACKET_HEADER_SIZE, the offset
+ * of the payload, with *h the header and acks (may be NULL) the newly
+ * acknowledged sequences. Otherwise the datagram is dropped and counted in
+ * stats.dropped, *h is zeroed, acks->count is 0 and the result is
+ * ZL_ERR_TRUNCATED (oversized), ZL_ERR_MALFORMED (short, failed CRC,
+ * reserved bits) or ZL_ERR_DUPLICATE (a sequence already received, or older
+ * than ZL_LINK_RECEIVE_WINDOW). Acks naming sequences we never sent are
+ * ignored. Replays older than half the sequence space (32768 packets) look
+ * new and cannot be told apart; the CRC is not a MAC, so this refuses
+ * accidental and blind replays, not a forger. */
+int zl_link_receive(zl_link *l, const void *packet, size_t len, uint32_t protocol_id,
+                    uint64_t now_us, zl_packet_header *h, zl_link_acks *acks);
+
+/* Fills *out with the link's measurements at now_us (which ends any
+ * quarter seconds of bandwidth that have passed). */
+void zl_link_get_stats(zl_link *l, uint64_t now_us, zl_link_stats *out);
+
+#endif
