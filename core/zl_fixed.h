@@ -64,7 +64,8 @@ int32_t zl_fx_floor_int(zl_fx a);
 int32_t zl_fx_round_int(zl_fx a);
 
 /* Sine and cosine of a binary angle as Q16.16 in [-ONE, ONE].
- * Maximum absolute error 2^-14 (measured in tests against double). */
+ * Maximum absolute error 2^-14, measured in tests against a floating-point
+ * reference. */
 zl_fx zl_sin(zl_angle a);
 zl_fx zl_cos(zl_angle a);
 

@@ -1,24 +1,10 @@
 /* fuzz_bits.c - libFuzzer harness for the bit reader: the input's first bytes
  * are a small program of reads, the rest is the hostile buffer they read. */
-#include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "zl_fuzz.h"
+
 #include "zl_bits.h"
-
-/* A broken invariant crashes, so libFuzzer keeps the input. */
-#define REQUIRE(cond) ((cond) ? (void)0 : abort())
-
-/* Core asserts only on programmer errors; here one would be a harness bug. */
-void zl_assert_failed(const char *expr, const char *file, int line)
-{
-    (void)expr;
-    (void)file;
-    (void)line;
-    abort();
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The program: bytes handed out in order, 0 once used up. */
 typedef struct program {

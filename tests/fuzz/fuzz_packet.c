@@ -1,25 +1,11 @@
 /* fuzz_packet.c - libFuzzer harness for the packet parser and the link's
  * handling of received datagrams: hostile bytes in, invariants checked. */
-#include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "zl_fuzz.h"
 
 #include "zl_crc32.h"
 #include "zl_link.h"
-
-/* A broken invariant crashes, so libFuzzer keeps the input. */
-#define REQUIRE(cond) ((cond) ? (void)0 : abort())
-
-/* Core asserts only on programmer errors; here one would be a harness bug. */
-void zl_assert_failed(const char *expr, const char *file, int line)
-{
-    (void)expr;
-    (void)file;
-    (void)line;
-    abort();
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define PROTOCOL_ID 0x5A4C0001u
 
