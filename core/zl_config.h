@@ -38,4 +38,50 @@
 #define ZL_LINK_LOSS_SHIFT 7
 #endif
 
+/* ---- Game states (every module that stores player or entity states) ---- */
+
+/* Largest player or entity state struct, in bytes (a schema's size). Every
+ * stored copy (prediction ring, interpolation history, snapshots, rewind
+ * history) reserves this much, so keep it tight for small targets. */
+#ifndef ZL_STATE_MAX
+#define ZL_STATE_MAX 64
+#endif
+
+/* ---- Client-side prediction (core/zl_predict.h) ---- */
+
+/* Commands kept with their predicted results (a power of two). Prediction
+ * stops, and says so, when this many are unacknowledged: 128 is 1 s at
+ * 128 commands/s. */
+#ifndef ZL_PREDICT_COMMANDS
+#define ZL_PREDICT_COMMANDS 128
+#endif
+
+/* ---- Entity interpolation (core/zl_interp.h) ---- */
+
+/* Received samples kept per entity (a power of two). Must cover interp +
+ * extrapolation at the snapshot rate: 32 is 0.5 s at 64 snapshots/s. */
+#ifndef ZL_INTERP_SAMPLES
+#define ZL_INTERP_SAMPLES 32
+#endif
+
+/* ---- Server capacities ---- */
+
+/* Player slots on a server; entity numbers 0 .. ZL_MAX_CLIENTS - 1 are the
+ * players. */
+#ifndef ZL_MAX_CLIENTS
+#define ZL_MAX_CLIENTS 64
+#endif
+/* Entity numbers a snapshot can carry, players included. */
+#ifndef ZL_MAX_ENTITIES
+#define ZL_MAX_ENTITIES 256
+#endif
+
+/* ---- Lag compensation (core/zl_lagcomp.h) ---- */
+
+/* Server ticks of player history kept for rewinding (a power of two); it
+ * bounds sv_maxunlag: 128 is 1 s at 128 Hz. */
+#ifndef ZL_LAGCOMP_TICKS
+#define ZL_LAGCOMP_TICKS 128
+#endif
+
 #endif

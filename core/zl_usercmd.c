@@ -15,6 +15,8 @@ static const zl_field usercmd_fields[] = {
     ZL_FIELD_INT(zl_usercmd, side, -ZL_USERCMD_MOVE_MAX, ZL_USERCMD_MOVE_MAX, ZL_INTERP_STEP),
     ZL_FIELD_INT(zl_usercmd, up, -ZL_USERCMD_MOVE_MAX, ZL_USERCMD_MOVE_MAX, ZL_INTERP_STEP),
     ZL_FIELD_INT(zl_usercmd, weapon, 0, 255, ZL_INTERP_STEP),
+    /* Steady while the snapshot rate is: late in the wire order. */
+    ZL_FIELD_INT(zl_usercmd, render_span, 0, 255, ZL_INTERP_STEP),
     ZL_FIELD_INT(zl_usercmd, msec, 1, ZL_USERCMD_MSEC_MAX, ZL_INTERP_STEP),
     /* All 32 bits, for hashing and comparing commands; never sent. */
     ZL_FIELD_FLAGS(zl_usercmd, sequence, 32, ZL_INTERP_STEP | ZL_LOCAL),

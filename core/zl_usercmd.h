@@ -16,11 +16,16 @@ typedef struct zl_usercmd {
      * protocol carries the first number of a run (as 16 bits, widened
      * against the last one received). */
     uint32_t sequence;
-    /* Lag compensation: the client drew other entities at server tick
-     * render_tick plus render_frac / 65536 of a tick (a Q16 fraction).
-     * render_tick must stay below 2^31. */
+    /* Lag compensation: what the client drew when it sampled this
+     * command. Other entities were interpolated between the samples of
+     * server ticks render_tick and render_tick + render_span at the Q16
+     * fraction render_frac / 65536 (zl_schema_interpolate with that t), so
+     * the server can rebuild the same boxes bit for bit. render_span 0:
+     * the client drew the sample of render_tick itself. render_tick must
+     * stay below 2^31. */
     uint32_t render_tick;
     uint16_t render_frac;
+    uint8_t render_span;
     uint16_t msec; /* duration in milliseconds, 1..ZL_USERCMD_MSEC_MAX */
     zl_angle yaw, pitch; /* view angles; the game gives them meaning */
     uint16_t buttons;    /* game-defined button bits */

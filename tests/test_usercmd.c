@@ -93,7 +93,7 @@ static void test_sizes(void)
     c = prev;
     c.sequence++;
     c.msec = 8;
-    ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 4 + 10 + 8);
+    ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 4 + 11 + 8);
     ZL_CHECK_EQ(out.msec, 8);
     /* The first command of a run, against nothing: sequence left to the
      * caller (0), every field exact. */
