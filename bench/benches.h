@@ -5,6 +5,10 @@
 
 #define ZL_BENCH_LIST(X) \
     X(fixed)             \
-    X(move)
+    X(move)              \
+    X(predict)           \
+    X(interp)            \
+    X(snapshot)          \
+    X(lagcomp)
 
 #endif

@@ -79,6 +79,17 @@ typedef struct zl_trace {
     int32_t part;   /* hitbox part; -1 for the world */
 } zl_trace;
 
+/* What a shot hits, as the core decides it for the game. */
+typedef struct zl_shot_tracer {
+    void *ctx;
+    /* The nearest hit of the segment start -> end against the world and
+     * every player's hitboxes except the shooter's (a player slot, or -1),
+     * as the shooter saw the players. Same results and return values as
+     * zl_game.trace; out->entity is a player slot or ZL_TRACE_WORLD. */
+    int (*trace)(void *ctx, const zl_vec3 *start, const zl_vec3 *end, int32_t shooter,
+                 zl_trace *out);
+} zl_shot_tracer;
+
 /* A game, as the core sees it. Player and entity states are plain structs
  * described by the two schemas; arrays of players are `count` states of
  * player_schema->size bytes, indexed by player slot. Every function must
@@ -103,12 +114,13 @@ typedef struct zl_game {
 
     /* Server only: carries out the server side of one event pushed by
      * run_command (a shot's trace and damage, spawning a projectile).
-     * players are the live states (damage lands there); targets, when not
-     * NULL, are the states shots are tested against instead: lag
-     * compensation passes the players as the shooter saw them. Results
-     * (hits, deaths) go to events. Events it does not handle are ignored. */
+     * players are the live states (damage lands there). Hitscan shots ask
+     * tracer what they hit (lag compensation supplies one that sees the
+     * players as the shooter drew them); NULL traces against the live
+     * players. Projectiles are never rewound. Results (hits, deaths) go to
+     * events. Events it does not handle are ignored. */
     void (*resolve_event)(void *ctx, const zl_event *ev, void *players, int count,
-                          const void *targets, zl_events *events);
+                          const zl_shot_tracer *tracer, zl_events *events);
 
     /* Server only: advances the server entities (projectiles) and the
      * server's own rules (respawn) by msec milliseconds (1..250). May
@@ -125,6 +137,24 @@ typedef struct zl_game {
      * segment leaves the supported range (see ZL_RAY_LIMIT). */
     int (*trace)(void *ctx, const zl_vec3 *start, const zl_vec3 *end, const zl_hitbox *boxes,
                  int count, zl_trace *out);
+
+    /* Server only: a client took player slot `slot`; write its first state
+     * into player (zeroed before the call). */
+    void (*player_join)(void *ctx, void *player, int slot);
+
+    /* Server only: the server entities (projectiles), numbered 0 ..
+     * max_entities - 1; snapshots carry entity i as number
+     * ZL_MAX_CLIENTS + i. Copies entity i's state into out and returns 1,
+     * or returns 0 when that number is free. */
+    int (*entity_state)(void *ctx, int index, void *out);
+    int max_entities;
+
+    /* Indices in player_schema and entity_schema of the origin's x field
+     * (y and z follow it) and of a counter the game bumps when it moves
+     * the thing instantly (respawn); -1 when there is none. Smoothing,
+     * interpolation and rewind snap on them instead of sliding. */
+    int player_origin_field, player_teleport_field;
+    int entity_origin_field, entity_teleport_field;
 } zl_game;
 
 #endif

@@ -187,6 +187,16 @@ int zl_schema_validate(const zl_schema *s)
     return ZL_OK;
 }
 
+int zl_schema_find(const zl_schema *s, const char *name)
+{
+    int i;
+    ZL_ASSERT(s && name);
+    for (i = 0; i < s->count; i++)
+        if (strcmp(s->fields[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
 void zl_schema_copy(const zl_schema *s, void *dst, const void *src, int which)
 {
     uint16_t i;

@@ -109,6 +109,10 @@ enum { ZL_SCHEMA_ALL = 0, ZL_SCHEMA_WIRE = 1 };
  * each table (tests, game start-up): the other functions trust the table. */
 int zl_schema_validate(const zl_schema *s);
 
+/* Index of the field called `name` (as written in its ZL_FIELD_* line,
+ * e.g. "origin.x"), or -1 when the schema has none. */
+int zl_schema_find(const zl_schema *s, const char *name);
+
 /* Copies the selected fields from src to dst (states of this schema; they
  * may be the same). Padding and unselected fields of dst are untouched. */
 void zl_schema_copy(const zl_schema *s, void *dst, const void *src, int which);

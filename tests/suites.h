@@ -18,6 +18,14 @@
     X(ray)               \
     X(fps)               \
     X(golden)            \
+    X(interp)            \
+    X(predict)           \
+    X(lagcomp)           \
+    X(snapshot)          \
+    X(handshake)         \
+    X(cmdstream)         \
+    X(clock)             \
+    X(match)             \
     X(hal)
 
 #endif

@@ -607,14 +607,36 @@ static int count_type(const arena *a, uint16_t type)
     return n;
 }
 
-/* Player k runs c; its shots are resolved against `targets` (or live). */
-static void arena_command(arena *a, int k, const zl_usercmd *c, const fps_player *targets)
+/* Player k runs c; its shots ask `tracer` (NULL: the live players). */
+static void arena_command(arena *a, int k, const zl_usercmd *c, const zl_shot_tracer *tracer)
 {
     uint32_t first = a->events.count, i;
     a->events.source = k;
     fps_run_command(&a->players[k], c, &a->players[k], 1, &a->events);
     for (i = first; i < a->events.count; i++)
-        fps_resolve_event(&a->game, &a->store[i], a->players, 4, targets, &a->events);
+        fps_resolve_event(&a->game, &a->store[i], a->players, 4, tracer, &a->events);
+}
+
+/* A stand-in for lag compensation: traces against 4 given states and
+ * remembers what it was asked. */
+typedef struct fixed_tracer {
+    const fps_player *states;
+    int32_t shooter;
+    int calls;
+} fixed_tracer;
+
+static int fixed_trace(void *ctx, const zl_vec3 *start, const zl_vec3 *end, int32_t shooter,
+                       zl_trace *out)
+{
+    fixed_tracer *f = (fixed_tracer *)ctx;
+    zl_hitbox boxes[8];
+    int i, n = 0;
+    f->shooter = shooter;
+    f->calls++;
+    for (i = 0; i < 4; i++)
+        if (i != shooter)
+            n += fps_player_hitboxes(&f->states[i], i, boxes + n, 2);
+    return fps_trace(start, end, boxes, n, out);
 }
 
 static void test_hitscan_damage_kill_respawn(void)
@@ -672,6 +694,8 @@ static void test_cover_and_lag_compensation_hook(void)
 {
     arena a;
     fps_player rewound[4];
+    fixed_tracer ft = {NULL, -1, 0};
+    zl_shot_tracer tracer;
     zl_usercmd shoot = make_cmd(0, 0, FPS_BUTTON_ATTACK, 0);
     arena_init(&a);
     /* Behind the 80-unit crate, a standing target is covered. */
@@ -684,8 +708,8 @@ static void test_cover_and_lag_compensation_hook(void)
     ZL_CHECK_EQ(count_type(&a, FPS_EV_HIT), 1);
     ZL_CHECK_EQ(a.store[1].target, -1);
     ZL_CHECK_EQ(a.store[1].origin.x, FX(256));
-    /* Shots test the states handed in, damage lands on the live ones: the
-     * target is now at y=0 but was at y=100 when the shooter fired. */
+    /* Shots ask the tracer, damage lands on the live players: the target
+     * is now at y=0 but was at y=100 when the shooter fired. */
     arena_init(&a);
     a.players[0] = player_at(-300, 100, 0);
     a.players[1] = player_at(0, 0, 0);
@@ -693,10 +717,34 @@ static void test_cover_and_lag_compensation_hook(void)
     a.players[3] = player_at(-900, -900, 0);
     memcpy(rewound, a.players, sizeof rewound);
     rewound[1].origin.y = FX(100);
-    arena_command(&a, 0, &shoot, rewound);
+    ft.states = rewound;
+    tracer.ctx = &ft;
+    tracer.trace = fixed_trace;
+    arena_command(&a, 0, &shoot, &tracer);
+    ZL_CHECK_EQ(ft.calls, 1);
+    ZL_CHECK_EQ(ft.shooter, 0);
     ZL_CHECK_EQ(a.players[1].health, 25);
     ZL_CHECK_EQ(rewound[1].health, 100);
-    arena_command(&a, 0, &shoot, NULL); /* within the fire interval: no shot */
+    arena_command(&a, 0, &shoot, &tracer); /* within the fire interval: no shot */
+    ZL_CHECK_EQ(ft.calls, 1);
+    ZL_CHECK_EQ(a.players[1].health, 25);
+    /* Against the live players the same shot misses: the target moved. */
+    a.players[0].weapon_time = 0;
+    zl_events_clear(&a.events);
+    arena_command(&a, 0, &shoot, NULL);
+    ZL_CHECK_EQ(a.players[1].health, 25);
+    ZL_CHECK_EQ(count_type(&a, FPS_EV_FIRE), 1);
+    /* A tracer naming a slot the server did not hand in hurts nobody. */
+    rewound[1].origin.y = FX(900);
+    rewound[3] = player_at(0, 100, 0);
+    a.players[0].weapon_time = 0;
+    zl_events_clear(&a.events);
+    a.events.source = 0;
+    fps_run_command(&a.players[0], &shoot, &a.players[0], 1, &a.events);
+    ZL_CHECK_EQ(count_type(&a, FPS_EV_FIRE), 1);
+    fps_resolve_event(&a.game, &a.store[0], a.players, 3, &tracer, &a.events);
+    ZL_CHECK_EQ(ft.calls, 2);
+    ZL_CHECK_EQ(count_type(&a, FPS_EV_HIT), 0);
     ZL_CHECK_EQ(a.players[1].health, 25);
 }
 

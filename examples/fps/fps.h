@@ -11,7 +11,8 @@
  * horizontally and -64..544 vertically. Every product in movement then
  * stays far inside int32/int64, and every shot inside ZL_RAY_LIMIT. */
 
-#define FPS_MAX_PLAYERS 16
+/* One player per server slot. */
+#define FPS_MAX_PLAYERS ZL_MAX_CLIENTS
 #define FPS_MAX_ENTITIES 32
 /* The most events one run_command pushes (footstep, jump, and a weapon
  * action with its follow-up: empty click + reload). */
@@ -178,11 +179,15 @@ zl_vec3 fps_player_eye(const fps_player *p);
 /* Places p at the next spawn point with full health and ammo and bumps its
  * teleport counter. */
 void fps_player_spawn(fps_game *g, fps_player *p);
+/* How far a hitscan shot reaches: it is traced from the eye to eye +
+ * dir * FPS_HITSCAN_RANGE. */
+#define FPS_HITSCAN_RANGE ZL_FX_INT(4096)
+
 /* The server side of a FIRE (trace, damage) or LAUNCH (spawn a rocket)
- * event; see zl_game.resolve_event. targets: NULL or count states shots
- * are tested against (lag compensation). */
+ * event; see zl_game.resolve_event. FIRE asks tracer what the shot hits
+ * (NULL: the live players); a hit on a slot outside players is dropped. */
 void fps_resolve_event(fps_game *g, const zl_event *ev, fps_player *players, int count,
-                       const fps_player *targets, zl_events *events);
+                       const zl_shot_tracer *tracer, zl_events *events);
 /* Flies rockets (hit, burst, splash damage) and respawns the dead. */
 void fps_tick_entities(fps_game *g, fps_player *players, int count, uint32_t msec,
                        zl_events *events);

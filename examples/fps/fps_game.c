@@ -142,10 +142,9 @@ static void run_command_cb(void *ctx, const void *from, const zl_usercmd *cmd, v
 }
 
 static void resolve_event_cb(void *ctx, const zl_event *ev, void *players, int count,
-                             const void *targets, zl_events *events)
+                             const zl_shot_tracer *tracer, zl_events *events)
 {
-    fps_resolve_event((fps_game *)ctx, ev, (fps_player *)players, count,
-                      (const fps_player *)targets, events);
+    fps_resolve_event((fps_game *)ctx, ev, (fps_player *)players, count, tracer, events);
 }
 
 static void tick_entities_cb(void *ctx, void *players, int count, uint32_t msec,
@@ -167,6 +166,21 @@ static int trace_cb(void *ctx, const zl_vec3 *start, const zl_vec3 *end, const z
     return fps_trace(start, end, boxes, count, out);
 }
 
+static void player_join_cb(void *ctx, void *player, int slot)
+{
+    (void)slot;
+    fps_player_spawn((fps_game *)ctx, (fps_player *)player);
+}
+
+static int entity_state_cb(void *ctx, int index, void *out)
+{
+    const fps_entity *e = &((const fps_game *)ctx)->entities[index];
+    if (e->type == FPS_ENTITY_NONE)
+        return 0;
+    *(fps_entity *)out = *e;
+    return 1;
+}
+
 zl_game fps_game_interface(fps_game *g)
 {
     zl_game game;
@@ -178,5 +192,12 @@ zl_game fps_game_interface(fps_game *g)
     game.tick_entities = tick_entities_cb;
     game.hitboxes = hitboxes_cb;
     game.trace = trace_cb;
+    game.player_join = player_join_cb;
+    game.entity_state = entity_state_cb;
+    game.max_entities = FPS_MAX_ENTITIES;
+    game.player_origin_field = zl_schema_find(&fps_player_schema, "origin.x");
+    game.player_teleport_field = zl_schema_find(&fps_player_schema, "teleport");
+    game.entity_origin_field = zl_schema_find(&fps_entity_schema, "origin.x");
+    game.entity_teleport_field = -1;
     return game;
 }

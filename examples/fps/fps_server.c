@@ -4,7 +4,6 @@
 
 #include <string.h>
 
-#define HITSCAN_RANGE ZL_FX_INT(4096)
 #define ROCKET_SPEED ZL_FX_INT(1000)
 #define ROCKET_LIFETIME_MS 5000
 #define SPLASH_RADIUS ZL_FX_INT(160)
@@ -39,31 +38,37 @@ static void hurt(fps_player *players, int victim, int attacker, int amount, zl_v
     emit(events, attacker, FPS_EV_KILL, 0, victim, p->origin);
 }
 
-/* Hitboxes of every player but `skip`, taken from `states`: the live
- * players, or the rewound ones lag compensation hands in. */
-static int gather_hitboxes(const fps_player *states, int count, int skip, zl_hitbox *out)
+/* Traces against the world and the live players but `skip` (the shooter,
+ * or a rocket's owner it passes through). */
+static int trace_live(const fps_player *players, int count, const zl_vec3 *start,
+                      const zl_vec3 *end, int32_t skip, zl_trace *out)
 {
+    zl_hitbox boxes[2 * FPS_MAX_PLAYERS];
     int i, n = 0;
     for (i = 0; i < count; i++)
         if (i != skip)
-            n += fps_player_hitboxes(&states[i], i, out + n, 2);
-    return n;
+            n += fps_player_hitboxes(&players[i], i, boxes + n, 2);
+    return fps_trace(start, end, boxes, n, out);
 }
 
 static void resolve_fire(const zl_event *ev, fps_player *players, int count,
-                         const fps_player *targets, zl_events *events)
+                         const zl_shot_tracer *tracer, zl_events *events)
 {
-    zl_hitbox boxes[2 * FPS_MAX_PLAYERS];
-    zl_vec3 end = zl_vec3_add(ev->origin, zl_vec3_scale(ev->dir, HITSCAN_RANGE));
+    zl_vec3 end = zl_vec3_add(ev->origin, zl_vec3_scale(ev->dir, FPS_HITSCAN_RANGE));
     zl_trace tr;
-    int n = gather_hitboxes(targets ? targets : players, count, ev->source, boxes);
-    int amount;
-    if (fps_trace(&ev->origin, &end, boxes, n, &tr) != 1)
+    int amount, rc;
+    rc = tracer ? tracer->trace(tracer->ctx, &ev->origin, &end, ev->source, &tr)
+                : trace_live(players, count, &ev->origin, &end, ev->source, &tr);
+    if (rc != 1)
         return;
     if (tr.entity == ZL_TRACE_WORLD) {
         emit(events, ev->source, FPS_EV_HIT, 0, -1, tr.hit.point);
         return;
     }
+    /* A tracer may know more players than were handed in; damage can only
+     * land on those that were. */
+    if (tr.entity < 0 || tr.entity >= count)
+        return;
     amount = fps_weapon_damage(ev->param);
     if (tr.part == FPS_PART_HEAD)
         amount *= FPS_HEAD_MULTIPLIER;
@@ -89,7 +94,7 @@ static void launch(fps_game *g, const zl_event *ev)
 }
 
 void fps_resolve_event(fps_game *g, const zl_event *ev, fps_player *players, int count,
-                       const fps_player *targets, zl_events *events)
+                       const zl_shot_tracer *tracer, zl_events *events)
 {
     ZL_ASSERT(g && ev && players && count >= 0 && count <= FPS_MAX_PLAYERS);
     if (ev->type != FPS_EV_FIRE && ev->type != FPS_EV_LAUNCH)
@@ -100,7 +105,7 @@ void fps_resolve_event(fps_game *g, const zl_event *ev, fps_player *players, int
         (players[ev->source].flags & FPS_PF_DEAD))
         return;
     if (ev->type == FPS_EV_FIRE)
-        resolve_fire(ev, players, count, targets, events);
+        resolve_fire(ev, players, count, tracer, events);
     else
         launch(g, ev);
 }
@@ -136,11 +141,9 @@ static void explode(const fps_entity *e, zl_vec3 where, fps_player *players, int
  * pass through their owner. */
 static void fly(fps_entity *e, fps_player *players, int count, uint32_t msec, zl_events *events)
 {
-    zl_hitbox boxes[2 * FPS_MAX_PLAYERS];
     zl_vec3 end = zl_vec3_add(e->origin, zl_vec3_scale(e->velocity, fps_msec_to_seconds(msec)));
     zl_trace tr;
-    int n = gather_hitboxes(players, count, e->owner, boxes);
-    int rc = fps_trace(&e->origin, &end, boxes, n, &tr);
+    int rc = trace_live(players, count, &e->origin, &end, e->owner, &tr);
     e->age = (uint16_t)(e->age + msec > 65535u ? 65535u : e->age + msec);
     if (rc == 1)
         explode(e, tr.hit.point, players, count, events);

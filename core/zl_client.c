@@ -1,0 +1,463 @@
+/* zl_client.c - the client's side of the protocol: the handshake, snapshots
+ * into prediction and interpolation, and commands back at cmdrate. */
+#include <string.h>
+
+#include "zl_client.h"
+#include "zl_server.h"
+
+/* The snapshot timeline: one sample per snapshot, holding only its tick.
+ * It never teleports or misses a snapshot, so the pair it picks is the one
+ * every entity updated by every snapshot (all players) is drawn from: the
+ * pair commands report for lag compensation. */
+typedef struct timeline_sample {
+    uint32_t tick;
+} timeline_sample;
+static const zl_field timeline_fields[] = {
+    ZL_FIELD_INT(timeline_sample, tick, 0, INT32_MAX, ZL_INTERP_STEP),
+};
+static const zl_schema timeline_schema = ZL_SCHEMA(timeline_sample, timeline_fields);
+
+void zl_client_config_default(zl_client_config *c)
+{
+    ZL_ASSERT(c);
+    memset(c, 0, sizeof *c);
+    zl_client_settings_default(&c->settings);
+    c->timeout_us = 5000000u;
+    c->resend_us = 100000u;
+    c->cmd_backup = 16;
+    c->extrapolate_us = 250000u;
+    zl_predict_settings_default(&c->predict);
+}
+
+void zl_client_init(zl_client *c, const zl_client_config *config, const zl_game *game,
+                    const zl_platform *net, uint64_t nonce)
+{
+    int i;
+    ZL_ASSERT(c && config && game && net && net->send);
+    ZL_ASSERT(config->cmd_backup >= 1 && config->cmd_backup <= ZL_CMDSTREAM_MAX_PER_PACKET);
+    memset(c, 0, sizeof *c);
+    c->config = *config;
+    c->game = *game;
+    c->net = *net;
+    c->nonce = nonce;
+    c->link_id = zl_connection_id(nonce);
+    c->config.predict.origin_field = game->player_origin_field;
+    c->config.predict.teleport_field = game->player_teleport_field;
+    zl_interp_config_init(&c->interp_config[0], game->player_schema);
+    c->interp_config[0].origin_field = game->player_origin_field;
+    c->interp_config[0].teleport_field = game->player_teleport_field;
+    zl_interp_config_init(&c->interp_config[1], game->entity_schema);
+    c->interp_config[1].origin_field = game->entity_origin_field;
+    c->interp_config[1].teleport_field = game->entity_teleport_field;
+    c->layout.player_schema = game->player_schema;
+    c->layout.entity_schema = game->entity_schema;
+    c->layout.players = ZL_MAX_CLIENTS;
+    zl_interp_config_init(&c->timeline_config, &timeline_schema);
+    zl_interp_reset(&c->timeline);
+    zl_clock_init(&c->clock, NULL);
+    zl_snapshot_receiver_init(&c->rx);
+    for (i = 0; i < ZL_MAX_ENTITIES; i++)
+        zl_interp_reset(&c->history[i]);
+}
+
+static void send_unlinked(zl_client *c, uint8_t type, uint8_t *packet, int payload)
+{
+    int len;
+    if (payload < 0)
+        return;
+    len = zl_msg_seal(packet, (size_t)payload, type);
+    if (len > 0)
+        c->net.send(c->net.ctx, &c->server, packet, (size_t)len);
+}
+
+static void send_linked(zl_client *c, uint8_t type, uint8_t *packet, size_t payload,
+                        uint64_t now_us)
+{
+    int len = zl_link_send(&c->link, type, packet, payload, c->link_id, now_us);
+    if (len > 0)
+        c->net.send(c->net.ctx, &c->server, packet, (size_t)len);
+}
+
+static void send_handshake(zl_client *c)
+{
+    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_REQUEST_SIZE];
+    uint8_t *payload = packet + ZL_PACKET_HEADER_SIZE;
+    if (c->state == ZL_CLIENT_REQUESTING) {
+        zl_msg_request m;
+        m.protocol_id = ZL_PROTOCOL_ID;
+        m.nonce = c->nonce;
+        m.settings = c->config.settings;
+        send_unlinked(c, ZL_MSG_REQUEST, packet,
+                      zl_msg_request_write(payload, ZL_REQUEST_SIZE, &m));
+    } else {
+        zl_msg_response m;
+        m.nonce = c->nonce;
+        m.window = c->window;
+        m.cookie = c->cookie;
+        m.settings = c->config.settings;
+        send_unlinked(c, ZL_MSG_RESPONSE, packet,
+                      zl_msg_response_write(payload, ZL_REQUEST_SIZE, &m));
+    }
+}
+
+void zl_client_connect(zl_client *c, const zl_addr *server, uint64_t now_us)
+{
+    ZL_ASSERT(c && server);
+    c->server = *server;
+    c->state = ZL_CLIENT_REQUESTING;
+    c->last_heard_us = now_us;
+    c->next_send_us = now_us + c->config.resend_us;
+    send_handshake(c);
+}
+
+static void on_accept(zl_client *c, const zl_msg_accept *a, uint64_t now_us)
+{
+    c->state = ZL_CLIENT_CONNECTED;
+    c->slot = a->slot;
+    c->tick_rate = a->tick_rate;
+    c->tick_us = (1000000u + a->tick_rate / 2u) / a->tick_rate;
+    c->settings = a->settings;
+    c->next_send_us = now_us;
+    zl_link_init(&c->link, now_us);
+}
+
+/* Handshake replies, before a connection exists. */
+static void on_unlinked(zl_client *c, uint8_t type, const uint8_t *payload, size_t len,
+                        uint64_t now_us)
+{
+    if (type == ZL_MSG_CHALLENGE && c->state == ZL_CLIENT_REQUESTING) {
+        zl_msg_challenge m;
+        if (zl_msg_challenge_read(payload, len, &m) != ZL_OK || m.nonce != c->nonce) {
+            c->bad_messages++;
+            return;
+        }
+        c->window = m.window;
+        c->cookie = m.cookie;
+        c->state = ZL_CLIENT_RESPONDING;
+        c->last_heard_us = now_us;
+        c->next_send_us = now_us + c->config.resend_us;
+        send_handshake(c);
+    } else if (type == ZL_MSG_ACCEPT && c->state == ZL_CLIENT_RESPONDING) {
+        zl_msg_accept m;
+        if (zl_msg_accept_read(payload, len, &m) != ZL_OK || m.nonce != c->nonce) {
+            c->bad_messages++;
+            return;
+        }
+        c->last_heard_us = now_us;
+        on_accept(c, &m, now_us);
+    } else if (type == ZL_MSG_DENY &&
+               (c->state == ZL_CLIENT_REQUESTING || c->state == ZL_CLIENT_RESPONDING)) {
+        zl_msg_deny m;
+        if (zl_msg_deny_read(payload, len, &m) != ZL_OK || m.nonce != c->nonce) {
+            c->bad_messages++;
+            return;
+        }
+        c->state = ZL_CLIENT_DENIED;
+        c->deny_reason = m.reason;
+    } else {
+        c->bad_messages++; /* late duplicates of the handshake land here */
+    }
+}
+
+/* Feeds a decoded frame to prediction and interpolation. */
+static void take_frame(zl_client *c, const zl_snapshot_frame *f, uint32_t executed,
+                       uint64_t now_us)
+{
+    const void *own = zl_snapshot_frame_state(f, c->slot);
+    uint64_t time_us = (uint64_t)f->tick * c->tick_us;
+    zl_link_stats ls;
+    int e;
+    zl_link_get_stats(&c->link, now_us, &ls);
+    zl_clock_observe(&c->clock, time_us, now_us, ls.rtt_us);
+    if (own) {
+        if (!c->has_player) {
+            zl_predict_init(&c->predict, &c->game, &c->config.predict, own);
+            c->has_player = 1;
+        } else {
+            zl_predict_reconcile(&c->predict, executed, own, now_us);
+        }
+    }
+    {
+        timeline_sample ts;
+        ts.tick = f->tick;
+        zl_interp_push(&c->timeline, &c->timeline_config, f->tick, time_us, &ts);
+    }
+    for (e = 0; e < ZL_MAX_ENTITIES; e++) {
+        const void *state = e == c->slot ? NULL : zl_snapshot_frame_state(f, (uint16_t)e);
+        if (state)
+            zl_interp_push(&c->history[e], &c->interp_config[e < ZL_MAX_CLIENTS ? 0 : 1],
+                           f->tick, time_us, state);
+        else if (c->history[e].count)
+            zl_interp_reset(&c->history[e]); /* left: a reused number starts fresh */
+    }
+}
+
+static void on_snapshot(zl_client *c, const uint8_t *payload, size_t len, uint64_t now_us)
+{
+    const zl_snapshot_frame *f;
+    zl_bitreader r;
+    uint32_t tick, executed;
+    zl_bitreader_init(&r, payload, len);
+    tick = zl_bitreader_bits(&r, 32);
+    executed = zl_bitreader_bits(&r, 32);
+    if (zl_snapshot_read(&c->rx, &c->layout, tick, &r, &f) != ZL_OK) {
+        c->undecodable++;
+        return;
+    }
+    c->snapshots++;
+    c->last_snapshot_bytes = (uint32_t)(len + ZL_PACKET_HEADER_SIZE);
+    take_frame(c, f, executed, now_us);
+}
+
+static void on_linked(zl_client *c, const uint8_t *packet, size_t len, uint64_t now_us)
+{
+    zl_packet_header h;
+    const uint8_t *payload;
+    size_t payload_len;
+    int at = zl_link_receive(&c->link, packet, len, c->link_id, now_us, &h, NULL);
+    if (at < 0)
+        return; /* counted by the link */
+    c->last_heard_us = now_us;
+    payload = packet + at;
+    payload_len = len - (size_t)at;
+    if (h.type == ZL_MSG_SNAPSHOT) {
+        on_snapshot(c, payload, payload_len, now_us);
+    } else if (h.type == ZL_MSG_DISCONNECT) {
+        zl_msg_disconnect m;
+        if (zl_msg_disconnect_read(payload, payload_len, &m) != ZL_OK || m.nonce != c->nonce) {
+            c->bad_messages++;
+            return;
+        }
+        c->state = ZL_CLIENT_DISCONNECTED;
+        c->disconnect_reason = m.reason;
+    } else if (h.type != ZL_MSG_KEEPALIVE) {
+        c->bad_messages++;
+    }
+}
+
+void zl_client_receive(zl_client *c, const zl_addr *from, const void *data, size_t len,
+                       uint64_t now_us)
+{
+    const uint8_t *packet = (const uint8_t *)data;
+    zl_packet_header h;
+    int at;
+    ZL_ASSERT(c && from && (data || len == 0));
+    if (c->state == ZL_CLIENT_IDLE || !zl_addr_equal(from, &c->server)) {
+        c->bad_messages++;
+        return;
+    }
+    if (c->state == ZL_CLIENT_CONNECTED) {
+        at = zl_packet_open(packet, len, c->link_id, &h, NULL);
+        if (at >= 0) {
+            on_linked(c, packet, len, now_us);
+            return;
+        }
+    }
+    at = zl_packet_open(packet, len, ZL_PROTOCOL_ID, &h, NULL);
+    if (at < 0) {
+        if (c->state == ZL_CLIENT_CONNECTED)
+            on_linked(c, packet, len, now_us); /* the link counts why */
+        else
+            c->bad_messages++;
+        return;
+    }
+    on_unlinked(c, h.type, packet + at, len - (size_t)at, now_us);
+}
+
+/* The commands the server has not acknowledged, newest last, at most
+ * cmd_backup of them. */
+static void send_commands(zl_client *c, uint64_t now_us)
+{
+    uint8_t packet[ZL_MAX_PACKET];
+    zl_usercmd run[ZL_CMDSTREAM_MAX_PER_PACKET];
+    zl_bitwriter w;
+    uint32_t newest = 0, first, seq;
+    int n = 0, bytes;
+    if (c->has_player) {
+        uint32_t unacked = zl_predict_unacked(&c->predict);
+        newest = zl_predict_newest(&c->predict);
+        if (unacked > c->config.cmd_backup)
+            unacked = c->config.cmd_backup;
+        first = newest + 1u - unacked;
+        for (seq = first; seq != newest + 1u; seq++)
+            run[n++] = *zl_predict_command_at(&c->predict, seq);
+    }
+    zl_bitwriter_init(&w, packet + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD);
+    zl_bitwriter_bool(&w, c->rx.need_full);
+    zl_cmdstream_write(&w, run, n);
+    bytes = zl_bitwriter_finish(&w);
+    if (bytes >= 0)
+        send_linked(c, ZL_MSG_COMMANDS, packet, (size_t)bytes, now_us);
+}
+
+void zl_client_update(zl_client *c, uint64_t now_us)
+{
+    ZL_ASSERT(c);
+    if (c->state != ZL_CLIENT_REQUESTING && c->state != ZL_CLIENT_RESPONDING &&
+        c->state != ZL_CLIENT_CONNECTED)
+        return;
+    if (now_us - c->last_heard_us > c->config.timeout_us) {
+        c->state = ZL_CLIENT_TIMED_OUT;
+        return;
+    }
+    if (now_us < c->next_send_us)
+        return;
+    if (c->state == ZL_CLIENT_CONNECTED) {
+        /* Commands go at cmdrate even when there are none: the packet
+         * carries our acks and keeps the connection alive. */
+        send_commands(c, now_us);
+        c->next_send_us += 1000000u / c->settings.cmdrate;
+        if (c->next_send_us < now_us)
+            c->next_send_us = now_us;
+    } else {
+        send_handshake(c);
+        c->next_send_us = now_us + c->config.resend_us;
+    }
+}
+
+static uint32_t interp_delay_us(const zl_client *c)
+{
+    zl_interp_settings is;
+    is.interp_us = c->settings.interp_us;
+    is.interp_ratio = c->settings.interp_ratio;
+    is.extrapolate_us = c->config.extrapolate_us;
+    return zl_interp_delay_us(&is, c->settings.updaterate);
+}
+
+void zl_client_frame(zl_client *c, uint64_t now_us)
+{
+    zl_interp_settings is;
+    uint64_t render_us;
+    int e;
+    ZL_ASSERT(c);
+    is.interp_us = c->settings.interp_us;
+    is.interp_ratio = c->settings.interp_ratio;
+    is.extrapolate_us = c->config.extrapolate_us;
+    render_us = zl_interp_render_time(zl_clock_server_time(&c->clock, now_us),
+                                      interp_delay_us(c));
+    {
+        timeline_sample ts;
+        zl_interp_sample(&c->timeline, &is, render_us, &ts, &c->pick);
+    }
+    for (e = 0; e < ZL_MAX_ENTITIES; e++) {
+        zl_interp_pick pick;
+        c->drawn[e] = c->history[e].count > 0 &&
+                      zl_interp_sample(&c->history[e], &is, render_us, c->view[e], &pick) >
+                          ZL_PICK_EMPTY;
+        if (c->drawn[e] && pick.mode == ZL_PICK_EXTRAPOLATED)
+            c->extrapolated++;
+    }
+}
+
+int zl_client_command(zl_client *c, const zl_usercmd *cmd, zl_events *events)
+{
+    zl_usercmd run;
+    ZL_ASSERT(c && cmd);
+    if (!c->has_player || c->state != ZL_CLIENT_CONNECTED)
+        return ZL_ERR_AGAIN;
+    run = *cmd;
+    run.sequence = zl_predict_newest(&c->predict) + 1u;
+    zl_interp_pick_to_command(&c->pick, &run);
+    if (zl_usercmd_validate(&run) != ZL_OK)
+        return ZL_ERR_INVALID;
+    return zl_predict_command(&c->predict, &run, events);
+}
+
+int zl_client_player(const zl_client *c, uint64_t now_us, void *out)
+{
+    ZL_ASSERT(c && out);
+    if (!c->has_player)
+        return ZL_ERR_AGAIN;
+    zl_predict_draw(&c->predict, now_us, out);
+    return ZL_OK;
+}
+
+const void *zl_client_predicted(const zl_client *c)
+{
+    return c->has_player ? zl_predict_state(&c->predict) : NULL;
+}
+
+const void *zl_client_entity(const zl_client *c, int entity)
+{
+    ZL_ASSERT(c);
+    if (entity < 0 || entity >= ZL_MAX_ENTITIES || !c->drawn[entity])
+        return NULL;
+    return c->view[entity];
+}
+
+const zl_snapshot_frame *zl_client_latest(const zl_client *c)
+{
+    uint32_t i;
+    if (!c->rx.have_newest)
+        return NULL;
+    for (i = 0; i < ZL_SNAPSHOT_FRAMES; i++)
+        if (c->rx.valid[i] && c->rx.frame[i].tick == c->rx.newest)
+            return &c->rx.frame[i];
+    return NULL;
+}
+
+void zl_client_set_settings(zl_client *c, const zl_client_settings *s, uint64_t now_us)
+{
+    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_SETTINGS_MSG_SIZE];
+    zl_msg_settings m;
+    int n;
+    ZL_ASSERT(c && s);
+    c->config.settings = *s;
+    if (c->state != ZL_CLIENT_CONNECTED)
+        return;
+    /* Our own copy follows at once; the server's clamp applies on its side,
+     * and our interpolation uses what we asked for within its limits. */
+    c->settings = *s;
+    m.nonce = c->nonce;
+    m.settings = *s;
+    n = zl_msg_settings_write(packet + ZL_PACKET_HEADER_SIZE, ZL_SETTINGS_MSG_SIZE, &m);
+    if (n > 0)
+        send_linked(c, ZL_MSG_SETTINGS, packet, (size_t)n, now_us);
+}
+
+void zl_client_disconnect(zl_client *c, uint64_t now_us)
+{
+    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_DISCONNECT_SIZE];
+    zl_msg_disconnect m;
+    int i, n;
+    ZL_ASSERT(c);
+    if (c->state != ZL_CLIENT_CONNECTED) {
+        c->state = ZL_CLIENT_IDLE;
+        return;
+    }
+    m.nonce = c->nonce;
+    m.reason = ZL_DISCONNECT_QUIT;
+    for (i = 0; i < ZL_DISCONNECT_REPEAT; i++) {
+        n = zl_msg_disconnect_write(packet + ZL_PACKET_HEADER_SIZE, ZL_DISCONNECT_SIZE, &m);
+        if (n > 0)
+            send_linked(c, ZL_MSG_DISCONNECT, packet, (size_t)n, now_us);
+    }
+    c->state = ZL_CLIENT_DISCONNECTED;
+    c->disconnect_reason = ZL_DISCONNECT_QUIT;
+}
+
+int zl_client_state(const zl_client *c)
+{
+    return c->state;
+}
+
+int zl_client_slot(const zl_client *c)
+{
+    return c->slot;
+}
+
+void zl_client_get_stats(zl_client *c, uint64_t now_us, zl_client_stats *out)
+{
+    ZL_ASSERT(c && out);
+    memset(out, 0, sizeof *out);
+    zl_link_get_stats(&c->link, now_us, &out->link);
+    if (c->has_player)
+        out->predict = *zl_predict_get_stats(&c->predict);
+    zl_clock_get_stats(&c->clock, &out->clock);
+    out->snapshots = c->snapshots;
+    out->snapshots_undecodable = c->undecodable;
+    out->last_snapshot_bytes = c->last_snapshot_bytes;
+    out->interp_us = interp_delay_us(c);
+    out->extrapolated = c->extrapolated;
+    out->bad_messages = c->bad_messages;
+}

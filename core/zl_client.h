@@ -1,0 +1,150 @@
+/* zl_client.h - the client: connects, predicts its own player at once, draws
+ * everyone else interpolated in the past, and sends its commands up. */
+#ifndef ZL_CLIENT_H
+#define ZL_CLIENT_H
+
+#include "zl_clock.h"
+#include "zl_cmdstream.h"
+#include "zl_handshake.h"
+#include "zl_interp.h"
+#include "zl_link.h"
+#include "zl_platform.h"
+#include "zl_predict.h"
+#include "zl_snapshot.h"
+
+/* Where a client is. */
+enum {
+    ZL_CLIENT_IDLE = 0,     /* not connecting */
+    ZL_CLIENT_REQUESTING,   /* sending REQUEST, waiting for a CHALLENGE */
+    ZL_CLIENT_RESPONDING,   /* sending RESPONSE, waiting for ACCEPT */
+    ZL_CLIENT_CONNECTED,    /* has a slot */
+    ZL_CLIENT_DENIED,       /* the server said no (zl_client.deny_reason) */
+    ZL_CLIENT_TIMED_OUT,    /* the server fell silent */
+    ZL_CLIENT_DISCONNECTED  /* the server or we ended it */
+};
+
+/* How a client runs. Fill with zl_client_config_default, then change. */
+typedef struct zl_client_config {
+    zl_client_settings settings; /* asked for; the server clamps them */
+    uint32_t timeout_us;   /* silence that ends a connection (5 s) */
+    uint32_t resend_us;    /* handshake retry interval (100 ms) */
+    uint16_t cmd_backup;   /* most commands one packet carries: the new
+                              ones and those not yet acknowledged
+                              (1..ZL_CMDSTREAM_MAX_PER_PACKET, 16) */
+    uint32_t extrapolate_us; /* cl_extrapolate_amount (250000) */
+    zl_predict_settings predict; /* smoothing (origin and teleport fields
+                                    come from the game) */
+} zl_client_config;
+
+void zl_client_config_default(zl_client_config *c);
+
+/* The client's net graph. */
+typedef struct zl_client_stats {
+    zl_link_stats link;        /* ping, jitter, loss both ways, bytes/s */
+    zl_predict_stats predict;  /* mispredictions, replays */
+    zl_clock_stats clock;
+    uint32_t snapshots;        /* decoded */
+    uint32_t snapshots_undecodable; /* base frame missing, old or malformed */
+    uint32_t last_snapshot_bytes;
+    uint32_t interp_us;        /* the lerp in use */
+    uint32_t extrapolated;     /* entity draws past the newest sample */
+    uint32_t bad_messages;
+} zl_client_stats;
+
+/* A client. Caller-owned (static storage); every field is private. */
+typedef struct zl_client {
+    zl_client_config config;
+    zl_game game;
+    zl_platform net;
+    uint8_t state;
+    uint8_t deny_reason;       /* ZL_DENY_* once DENIED */
+    uint8_t disconnect_reason; /* ZL_DISCONNECT_* once DISCONNECTED */
+    uint8_t has_player;        /* a first snapshot arrived */
+    zl_addr server;
+    uint64_t nonce;
+    uint32_t window;
+    uint64_t cookie;
+    uint16_t slot;
+    uint16_t tick_rate;
+    uint32_t tick_us;
+    uint32_t link_id;
+    zl_client_settings settings; /* as the server clamped them */
+    uint64_t next_send_us;
+    uint64_t last_heard_us;
+    uint32_t snapshots, undecodable, last_snapshot_bytes, extrapolated, bad_messages;
+    zl_interp_config interp_config[2]; /* players, entities */
+    zl_interp_pick pick;         /* what the last frame drew, for commands */
+    zl_interp_config timeline_config;
+    zl_interp_history timeline;  /* snapshot ticks: the pair commands report */
+    zl_snapshot_layout layout;
+    zl_link link;
+    zl_clock clock;
+    zl_predict predict;
+    zl_snapshot_receiver rx;
+    uint8_t drawn[ZL_MAX_ENTITIES];
+    uint32_t view[ZL_MAX_ENTITIES][ZL_STATE_MAX / 4];
+    zl_interp_history history[ZL_MAX_ENTITIES];
+} zl_client;
+
+/* Starts an idle client. game: the same rules as the server's (copied; only
+ * run_command, the schemas and the field indices are used). net: only send
+ * is used (copied). nonce: 8 fresh bytes from the HAL's random(), as a
+ * number: it names this connection attempt. */
+void zl_client_init(zl_client *c, const zl_client_config *config, const zl_game *game,
+                    const zl_platform *net, uint64_t nonce);
+
+/* Starts connecting to server at now_us (sends the first REQUEST). */
+void zl_client_connect(zl_client *c, const zl_addr *server, uint64_t now_us);
+
+/* Takes one datagram from `from`; anything not from the server or not
+ * valid is dropped and counted. */
+void zl_client_receive(zl_client *c, const zl_addr *from, const void *data, size_t len,
+                       uint64_t now_us);
+
+/* Handshake retries, timeouts, and the command packet when cmdrate says
+ * one is due. Call it every frame. */
+void zl_client_update(zl_client *c, uint64_t now_us);
+
+/* Draws the world for a frame at now_us: the render time (server time
+ * estimate minus the interpolation delay) and every other entity's state
+ * at it; the pair it used goes into the next commands. Call it once per
+ * frame before zl_client_command and zl_client_entity. */
+void zl_client_frame(zl_client *c, uint64_t now_us);
+
+/* Runs one command of the player's input at once (prediction) and queues
+ * it for sending. cmd: the input (msec, angles, buttons, moves, weapon,
+ * seed); its sequence and render fields are filled here. events gets the
+ * command's sounds and effects (first prediction only); may be NULL.
+ * Returns ZL_OK; ZL_ERR_AGAIN before the first snapshot; ZL_ERR_FULL when
+ * ZL_PREDICT_COMMANDS commands wait for the server (prediction stops);
+ * ZL_ERR_INVALID when cmd fails zl_usercmd_validate. */
+int zl_client_command(zl_client *c, const zl_usercmd *cmd, zl_events *events);
+
+/* The player's own state to draw at now_us (predicted, with the correction
+ * smoothing), into out. ZL_OK, or ZL_ERR_AGAIN before the first snapshot. */
+int zl_client_player(const zl_client *c, uint64_t now_us, void *out);
+
+/* The predicted state exactly (no smoothing), or NULL before the first
+ * snapshot. */
+const void *zl_client_predicted(const zl_client *c);
+
+/* The state entity `entity` is drawn with this frame, or NULL when it is
+ * not in the world (or is the player's own). */
+const void *zl_client_entity(const zl_client *c, int entity);
+
+/* The newest snapshot frame decoded, or NULL. */
+const zl_snapshot_frame *zl_client_latest(const zl_client *c);
+
+/* Changes the settings (sent to the server, which clamps them). */
+void zl_client_set_settings(zl_client *c, const zl_client_settings *s, uint64_t now_us);
+
+/* Ends the connection, telling the server. */
+void zl_client_disconnect(zl_client *c, uint64_t now_us);
+
+/* The state (ZL_CLIENT_*), the slot (valid when connected) and the net
+ * graph at now_us. */
+int zl_client_state(const zl_client *c);
+int zl_client_slot(const zl_client *c);
+void zl_client_get_stats(zl_client *c, uint64_t now_us, zl_client_stats *out);
+
+#endif

@@ -1,0 +1,547 @@
+/* zl_lagcomp.c - the rewind history, target times with trust and clamps, and
+ * shots traced against players posed at the time their shooter drew them. */
+#include "zl_lagcomp.h"
+
+#include <string.h>
+
+#define TICK_MASK (ZL_LAGCOMP_TICKS - 1u)
+
+void zl_lagcomp_settings_default(zl_lagcomp_settings *s)
+{
+    ZL_ASSERT(s);
+    s->maxunlag_us = 1000000u;
+    s->trust_window_us = 200000u;
+    s->teleport_distance = ZL_FX_INT(64);
+    s->origin_field = 0;
+}
+
+void zl_lagcomp_init(zl_lagcomp *lc, const zl_game *game, uint32_t tick_us,
+                     const zl_lagcomp_settings *s)
+{
+    const zl_schema *schema;
+    int i;
+    ZL_ASSERT(lc && game && game->player_schema && game->hitboxes && game->trace);
+    ZL_ASSERT(tick_us > 0);
+    schema = game->player_schema;
+    ZL_ASSERT(schema->size <= ZL_STATE_MAX);
+    memset(lc, 0, sizeof *lc);
+    lc->game = *game;
+    if (s)
+        lc->settings = *s;
+    else
+        zl_lagcomp_settings_default(&lc->settings);
+    lc->tick_us = tick_us;
+    if (lc->settings.origin_field >= 0) {
+        ZL_ASSERT(lc->settings.origin_field + 2 < (int)schema->count);
+        for (i = 0; i < 3; i++) {
+            const zl_field *f = &schema->fields[lc->settings.origin_field + i];
+            ZL_ASSERT(f->kind == ZL_FIELD_KIND_FX);
+            lc->origin_offset[i] = f->offset;
+        }
+    }
+}
+
+/* ---- the history ---- */
+
+static int is_present(const zl_lagcomp_frame *f, int slot)
+{
+    return slot < f->count && (f->present[slot >> 3] & (1u << (slot & 7))) != 0;
+}
+
+static int box_empty(const zl_box *b)
+{
+    return b->min.x >= b->max.x || b->min.y >= b->max.y || b->min.z >= b->max.z;
+}
+
+static int64_t abs64(int64_t v)
+{
+    return v < 0 ? -v : v;
+}
+
+/* Bounds live strictly inside the ray limit, which keeps the broadphase's
+ * products in int64. Cutting a bound there loses nothing: every traced
+ * segment lies inside. */
+static zl_fx clamp_limit(int64_t v)
+{
+    const zl_fx lo = -ZL_RAY_LIMIT + 1, hi = ZL_RAY_LIMIT - 1;
+    return v < lo ? lo : v > hi ? hi : (zl_fx)v;
+}
+
+static void clamp_vec(zl_vec3 *v)
+{
+    v->x = clamp_limit(v->x);
+    v->y = clamp_limit(v->y);
+    v->z = clamp_limit(v->z);
+}
+
+static zl_vec3 vec_min(zl_vec3 a, zl_vec3 b)
+{
+    return zl_vec3_make(a.x < b.x ? a.x : b.x, a.y < b.y ? a.y : b.y, a.z < b.z ? a.z : b.z);
+}
+
+static zl_vec3 vec_max(zl_vec3 a, zl_vec3 b)
+{
+    return zl_vec3_make(a.x > b.x ? a.x : b.x, a.y > b.y ? a.y : b.y, a.z > b.z ? a.z : b.z);
+}
+
+/* The union of n hitboxes (all zero, i.e. empty, for none). */
+static zl_box union_of(const zl_hitbox *boxes, int n)
+{
+    zl_box u;
+    int i;
+    memset(&u, 0, sizeof u);
+    for (i = 0; i < n; i++) {
+        u.min = i ? vec_min(u.min, boxes[i].box.min) : boxes[i].box.min;
+        u.max = i ? vec_max(u.max, boxes[i].box.max) : boxes[i].box.max;
+    }
+    return u;
+}
+
+void zl_lagcomp_record(zl_lagcomp *lc, uint32_t tick, const void *players, const uint8_t *present,
+                       int count)
+{
+    zl_lagcomp_frame *f;
+    size_t size;
+    int i;
+    ZL_ASSERT(lc && (players || count == 0) && count >= 0 && count <= ZL_MAX_CLIENTS);
+    ZL_ASSERT(!lc->any || tick > lc->latest);
+    ZL_ASSERT(tick < 0x80000000u);
+    size = lc->game.player_schema->size;
+    f = &lc->frame[tick & TICK_MASK];
+    f->tick = tick;
+    f->count = (uint16_t)count;
+    f->recorded = 1;
+    memset(f->present, 0, sizeof f->present);
+    for (i = 0; i < count; i++) {
+        zl_hitbox boxes[ZL_LAGCOMP_HITBOXES];
+        zl_box *b = &f->bound[i];
+        int n = 0;
+        memcpy(f->state[i].bytes, (const uint8_t *)players + (size_t)i * size, size);
+        if (!present || present[i]) {
+            f->present[i >> 3] = (uint8_t)(f->present[i >> 3] | (1u << (i & 7)));
+            n = lc->game.hitboxes(lc->game.ctx, f->state[i].bytes, i, boxes, ZL_LAGCOMP_HITBOXES);
+        }
+        *b = union_of(boxes, n);
+        clamp_vec(&b->min);
+        clamp_vec(&b->max);
+    }
+    if (!lc->any)
+        lc->first = tick;
+    lc->any = 1;
+    lc->latest = tick;
+    lc->stats.recorded++;
+}
+
+/* The frame of `tick`, or NULL when it was never recorded or has been
+ * overwritten. */
+static const zl_lagcomp_frame *frame_at(const zl_lagcomp *lc, uint32_t tick)
+{
+    const zl_lagcomp_frame *f = &lc->frame[tick & TICK_MASK];
+    return lc->any && f->recorded && f->tick == tick && tick <= lc->latest ? f : NULL;
+}
+
+/* ---- target times ---- */
+
+static uint64_t sat_sub(uint64_t a, uint64_t b)
+{
+    return a > b ? a - b : 0;
+}
+
+static uint32_t oldest_tick(const zl_lagcomp *lc)
+{
+    uint32_t back = ZL_LAGCOMP_TICKS - 1u;
+    return lc->latest - lc->first < back ? lc->first : lc->latest - back;
+}
+
+/* The oldest time a target may have: maxunlag before the present, and
+ * never before the oldest tick still held. */
+static uint64_t lower_bound(const zl_lagcomp *lc)
+{
+    uint64_t now = (uint64_t)lc->latest * lc->tick_us;
+    uint64_t unlag = sat_sub(now, lc->settings.maxunlag_us);
+    uint64_t held = (uint64_t)oldest_tick(lc) * lc->tick_us;
+    return unlag > held ? unlag : held;
+}
+
+void zl_lagcomp_present(const zl_lagcomp *lc, zl_lagcomp_time *out)
+{
+    ZL_ASSERT(lc && out);
+    memset(out, 0, sizeof *out);
+    out->tick_a = out->tick_b = lc->latest;
+    out->claimed_us = out->time_us = (uint64_t)lc->latest * lc->tick_us;
+    out->flags = ZL_LAGCOMP_PRESENT;
+}
+
+/* Writes a time in [lower_bound, present] as the pair of ticks around it:
+ * the same floor fraction a client computes between two ticks. */
+static void express(const zl_lagcomp *lc, uint64_t time_us, zl_lagcomp_time *out)
+{
+    uint64_t tick = time_us / lc->tick_us, rem = time_us % lc->tick_us;
+    out->time_us = time_us;
+    out->tick_a = (uint32_t)tick;
+    out->t = (zl_fx)((rem << 16) / lc->tick_us);
+    out->tick_b = out->t ? out->tick_a + 1u : out->tick_a;
+}
+
+int zl_lagcomp_time_at(const zl_lagcomp *lc, uint64_t time_us, zl_lagcomp_time *out)
+{
+    uint64_t lower;
+    ZL_ASSERT(lc && out);
+    zl_lagcomp_present(lc, out);
+    if (!lc->any || time_us > out->time_us)
+        return ZL_ERR_INVALID;
+    lower = lower_bound(lc);
+    out->claimed_us = time_us;
+    out->flags = 0;
+    if (time_us < lower) {
+        time_us = lower;
+        out->flags = ZL_LAGCOMP_CLAMPED;
+    }
+    express(lc, time_us, out);
+    return ZL_OK;
+}
+
+int zl_lagcomp_target(zl_lagcomp *lc, const zl_usercmd *cmd, uint32_t latency_us,
+                      uint32_t interp_us, zl_lagcomp_time *out)
+{
+    uint32_t span, tick_a;
+    uint16_t frac;
+    uint64_t now, claimed, estimate, chosen, lower, gap;
+    int trusted;
+    ZL_ASSERT(lc && cmd && out);
+    zl_lagcomp_present(lc, out);
+    if (!lc->any)
+        return ZL_ERR_INVALID;
+    /* A zero fraction draws the earlier sample alone, whatever the span. */
+    frac = cmd->render_frac;
+    span = frac ? cmd->render_span : 0u;
+    if (!span)
+        frac = 0;
+    tick_a = cmd->render_tick;
+    /* The client can only have drawn ticks it received. Checked in 64 bits:
+     * the command's fields are not trusted to be in range. */
+    if ((uint64_t)tick_a + span > lc->latest) {
+        out->flags |= ZL_LAGCOMP_REFUSED;
+        lc->stats.refused++;
+        return ZL_ERR_INVALID;
+    }
+    now = (uint64_t)lc->latest * lc->tick_us;
+    claimed = (uint64_t)tick_a * lc->tick_us + (((uint64_t)span * lc->tick_us * frac) >> 16);
+    estimate = sat_sub(now, (uint64_t)latency_us + interp_us);
+    gap = claimed > estimate ? claimed - estimate : estimate - claimed;
+    trusted = gap <= lc->settings.trust_window_us;
+    lower = lower_bound(lc);
+    lc->stats.targets++;
+    out->claimed_us = claimed;
+    out->flags = trusted ? ZL_LAGCOMP_TRUSTED : ZL_LAGCOMP_FALLBACK;
+    if (!trusted)
+        lc->stats.untrusted++;
+    if (trusted && claimed >= lower && tick_a >= oldest_tick(lc)) {
+        out->time_us = claimed;
+        out->tick_a = tick_a;
+        out->tick_b = tick_a + span;
+        out->t = frac;
+        return ZL_OK;
+    }
+    chosen = trusted ? claimed : estimate;
+    /* A trusted pair that starts before the history is clamped even when
+     * its time is not: the client's drawing can no longer be rebuilt. */
+    if (chosen < lower || trusted) {
+        out->flags |= ZL_LAGCOMP_CLAMPED;
+        lc->stats.clamped++;
+    }
+    express(lc, chosen < lower ? lower : chosen, out);
+    return ZL_OK;
+}
+
+/* ---- posing players ---- */
+
+/* The frames a target time reads, looked up once per trace. */
+typedef struct moment {
+    const zl_lagcomp_frame *a, *b, *now; /* NULL: not in the history */
+    zl_fx t;
+} moment;
+
+static void moment_of(const zl_lagcomp *lc, const zl_lagcomp_time *when, moment *m)
+{
+    ZL_ASSERT(when->t >= 0 && when->t < ZL_FX_ONE);
+    m->a = frame_at(lc, when->tick_a);
+    m->b = when->tick_b == when->tick_a ? m->a : frame_at(lc, when->tick_b);
+    m->now = frame_at(lc, lc->latest);
+    m->t = when->t;
+}
+
+static void origin_of(const zl_lagcomp *lc, const zl_lagcomp_state *s, int64_t o[3])
+{
+    int i;
+    for (i = 0; i < 3; i++) {
+        zl_fx v;
+        memcpy(&v, s->bytes + lc->origin_offset[i], sizeof v);
+        o[i] = v;
+    }
+}
+
+/* A Euclidean move beyond teleport_distance, as zl_interp measures it.
+ * Each axis is checked first so the squares cannot overflow. */
+static int teleported(const zl_lagcomp *lc, const int64_t d[3])
+{
+    uint64_t limit = (uint64_t)lc->settings.teleport_distance, sum = 0;
+    int i;
+    if (lc->settings.teleport_distance <= 0)
+        return 0;
+    for (i = 0; i < 3; i++) {
+        uint64_t m = (uint64_t)abs64(d[i]);
+        if (m > limit)
+            return 1;
+        sum += m * m;
+    }
+    return sum > limit * limit;
+}
+
+/* Grows [lo, hi] by a move d along one axis, kept inside the ray limit. */
+static void sweep(zl_fx *lo, zl_fx *hi, int64_t d)
+{
+    if (d < 0)
+        *lo = clamp_limit((int64_t)*lo + d);
+    else
+        *hi = clamp_limit((int64_t)*hi + d);
+}
+
+/* Where one player is at a moment, before any interpolation: the frames
+ * its pose comes from and a box holding every hitbox of that pose. For
+ * t < ONE the step fields are a's and the origin lies on the segment
+ * a -> b, so a's box swept along that move holds the pose. */
+typedef struct placement {
+    const zl_lagcomp_frame *a, *b;
+    zl_box bound;
+    int kind; /* ZL_LAGCOMP_* */
+} placement;
+
+static void place(const zl_lagcomp *lc, const moment *m, int slot, placement *p)
+{
+    int64_t oa[3], ob[3], d[3];
+    int i;
+    p->kind = ZL_LAGCOMP_ABSENT;
+    p->a = m->a;
+    p->b = m->b;
+    if (!m->now || !m->a || !m->b || !is_present(m->now, slot) || !is_present(m->a, slot) ||
+        !is_present(m->b, slot))
+        return;
+    p->bound = m->a->bound[slot];
+    p->kind = ZL_LAGCOMP_REWOUND;
+    if (m->a == m->b)
+        return;
+    if (lc->settings.origin_field < 0) {
+        /* Nothing bounds the move: a candidate wherever the shot goes. */
+        if (!box_empty(&p->bound)) {
+            p->bound.min = zl_vec3_make(-ZL_RAY_LIMIT + 1, -ZL_RAY_LIMIT + 1, -ZL_RAY_LIMIT + 1);
+            p->bound.max = zl_vec3_make(ZL_RAY_LIMIT - 1, ZL_RAY_LIMIT - 1, ZL_RAY_LIMIT - 1);
+        }
+        return;
+    }
+    origin_of(lc, &m->a->state[slot], oa);
+    origin_of(lc, &m->b->state[slot], ob);
+    for (i = 0; i < 3; i++)
+        d[i] = ob[i] - oa[i];
+    if (teleported(lc, d)) {
+        p->a = p->b = m->now;
+        p->bound = m->now->bound[slot];
+        p->kind = ZL_LAGCOMP_CURRENT;
+        return;
+    }
+    if (!box_empty(&p->bound)) {
+        sweep(&p->bound.min.x, &p->bound.max.x, d[0]);
+        sweep(&p->bound.min.y, &p->bound.max.y, d[1]);
+        sweep(&p->bound.min.z, &p->bound.max.z, d[2]);
+    }
+}
+
+/* The posed state: a recorded one as is, or the interpolation into out. */
+static const void *pose(const zl_lagcomp *lc, const placement *p, int slot, zl_fx t, void *out)
+{
+    if (p->a == p->b)
+        return p->a->state[slot].bytes;
+    zl_schema_interpolate(lc->game.player_schema, out, p->a->state[slot].bytes,
+                          p->b->state[slot].bytes, t);
+    return out;
+}
+
+int zl_lagcomp_state_at(const zl_lagcomp *lc, const zl_lagcomp_time *when, int slot, void *out)
+{
+    zl_lagcomp_time present;
+    placement p;
+    moment m;
+    const void *s;
+    ZL_ASSERT(lc && out);
+    if (!when) {
+        zl_lagcomp_present(lc, &present);
+        when = &present;
+    }
+    moment_of(lc, when, &m);
+    if (slot < 0 || slot >= ZL_MAX_CLIENTS)
+        return ZL_LAGCOMP_ABSENT;
+    place(lc, &m, slot, &p);
+    if (p.kind == ZL_LAGCOMP_ABSENT)
+        return p.kind;
+    s = pose(lc, &p, slot, m.t, out);
+    if (s != out)
+        memcpy(out, s, lc->game.player_schema->size);
+    return p.kind;
+}
+
+/* ---- shots ---- */
+
+/* The broadphase: a separating-axis test of the segment against a closed
+ * box. It decides closed-box overlap exactly, so it never rejects a box
+ * zl_ray_box would hit (those are open), and with the segment's terms
+ * computed once per trace it costs a few multiplies per player, a third
+ * of a full zl_ray_box. Everything is doubled to stay in integers: with
+ * coordinates inside ZL_RAY_LIMIT (2^29 raw) every product is below 2^62. */
+typedef struct segment {
+    int64_t mid2[3]; /* start + end */
+    int64_t dir[3];  /* end - start */
+    int64_t len[3];  /* |end - start| per axis */
+} segment;
+
+/* 0 when the segment leaves the supported range (ZL_RAY_LIMIT). */
+static int segment_of(const zl_vec3 *start, const zl_vec3 *end, segment *g)
+{
+    const zl_fx s[3] = {start->x, start->y, start->z}, e[3] = {end->x, end->y, end->z};
+    int i;
+    for (i = 0; i < 3; i++) {
+        if (s[i] <= -ZL_RAY_LIMIT || s[i] >= ZL_RAY_LIMIT || e[i] <= -ZL_RAY_LIMIT ||
+            e[i] >= ZL_RAY_LIMIT)
+            return 0;
+        g->mid2[i] = (int64_t)s[i] + e[i];
+        g->dir[i] = (int64_t)e[i] - s[i];
+        g->len[i] = abs64(g->dir[i]);
+    }
+    return 1;
+}
+
+static int segment_meets(const segment *g, const zl_box *b)
+{
+    const zl_fx lo[3] = {b->min.x, b->min.y, b->min.z}, hi[3] = {b->max.x, b->max.y, b->max.z};
+    int64_t c[3], h[3];
+    int i;
+    for (i = 0; i < 3; i++) {
+        c[i] = g->mid2[i] - ((int64_t)lo[i] + hi[i]); /* centre offset, doubled */
+        h[i] = (int64_t)hi[i] - lo[i];                /* box size: half, doubled */
+    }
+    /* The vertical axis first: shots fly mostly level, so the distance
+     * from the line seen from above rejects most players at once. */
+    for (i = 2; i >= 0; i--) {
+        int j = (i + 1) % 3, k = (i + 2) % 3;
+        if (abs64(c[j] * g->dir[k] - c[k] * g->dir[j]) > h[j] * g->len[k] + h[k] * g->len[j])
+            return 0;
+    }
+    for (i = 0; i < 3; i++)
+        if (abs64(c[i]) > h[i] + g->len[i])
+            return 0;
+    return 1;
+}
+
+
+static void record_hit(const zl_lagcomp *lc, const moment *m, const zl_lagcomp_time *when,
+                       int32_t shooter, int rc, const zl_trace *tr, int nboxes,
+                       zl_lagcomp_hit *hit)
+{
+    zl_hitbox mine[ZL_LAGCOMP_HITBOXES];
+    int i, n = 0;
+    memset(hit, 0, sizeof *hit);
+    hit->shooter = shooter;
+    hit->target = -1;
+    hit->when = *when;
+    if (rc != 1 || tr->entity < 0)
+        return;
+    hit->target = tr->entity;
+    for (i = 0; i < nboxes && n < ZL_LAGCOMP_HITBOXES; i++)
+        if (lc->boxes[i].entity == tr->entity)
+            mine[n++] = lc->boxes[i];
+    hit->rewound = union_of(mine, n);
+    /* A box was built for the target, so it is in the present frame. */
+    hit->current = m->now->bound[tr->entity];
+}
+
+static int trace_at(zl_lagcomp *lc, const zl_lagcomp_time *when, const zl_vec3 *start,
+                    const zl_vec3 *end, int32_t shooter, zl_trace *out, zl_lagcomp_hit *hit,
+                    int broadphase)
+{
+    zl_lagcomp_time present;
+    moment m;
+    segment g;
+    int slot, n = 0, rc, count;
+    ZL_ASSERT(lc && start && end && out);
+    if (!when) {
+        zl_lagcomp_present(lc, &present);
+        when = &present;
+    }
+    moment_of(lc, when, &m);
+    if (!segment_of(start, end, &g))
+        return ZL_ERR_INVALID; /* as zl_game.trace would */
+    lc->stats.shots++;
+    count = m.now ? m.now->count : 0;
+    for (slot = 0; slot < count; slot++) {
+        placement p;
+        if (slot == shooter)
+            continue;
+        place(lc, &m, slot, &p);
+        /* Nobody there, or dead at the target time: no box to hit. */
+        if (p.kind == ZL_LAGCOMP_ABSENT || box_empty(&p.bound))
+            continue;
+        if (p.kind == ZL_LAGCOMP_CURRENT)
+            lc->stats.not_rewound++;
+        if (broadphase && !segment_meets(&g, &p.bound)) {
+            lc->stats.skipped++;
+            continue;
+        }
+        lc->stats.posed++;
+        n += lc->game.hitboxes(lc->game.ctx, pose(lc, &p, slot, m.t, lc->scratch.bytes), slot,
+                               lc->boxes + n, ZL_LAGCOMP_HITBOXES);
+    }
+    rc = lc->game.trace(lc->game.ctx, start, end, lc->boxes, n, out);
+    if (hit)
+        record_hit(lc, &m, when, shooter, rc, out, n, hit);
+    return rc;
+}
+
+int zl_lagcomp_trace(zl_lagcomp *lc, const zl_lagcomp_time *when, const zl_vec3 *start,
+                     const zl_vec3 *end, int32_t shooter, zl_trace *out, zl_lagcomp_hit *hit)
+{
+    return trace_at(lc, when, start, end, shooter, out, hit, 1);
+}
+
+int zl_lagcomp_trace_all(zl_lagcomp *lc, const zl_lagcomp_time *when, const zl_vec3 *start,
+                         const zl_vec3 *end, int32_t shooter, zl_trace *out, zl_lagcomp_hit *hit)
+{
+    return trace_at(lc, when, start, end, shooter, out, hit, 0);
+}
+
+static int shot_trace(void *ctx, const zl_vec3 *start, const zl_vec3 *end, int32_t shooter,
+                      zl_trace *out)
+{
+    zl_lagcomp_shot *shot = (zl_lagcomp_shot *)ctx;
+    int rc = zl_lagcomp_trace(shot->lc, &shot->when, start, end, shooter, out, &shot->last);
+    if (shot->last.target >= 0)
+        shot->hits++;
+    return rc;
+}
+
+zl_shot_tracer zl_lagcomp_tracer(zl_lagcomp_shot *shot, zl_lagcomp *lc,
+                                 const zl_lagcomp_time *when)
+{
+    zl_lagcomp_shot fresh;
+    zl_shot_tracer tracer;
+    ZL_ASSERT(shot && lc);
+    memset(&fresh, 0, sizeof fresh);
+    fresh.lc = lc;
+    fresh.last.target = -1;
+    if (when)
+        fresh.when = *when;
+    else
+        zl_lagcomp_present(lc, &fresh.when);
+    *shot = fresh;
+    tracer.ctx = shot;
+    tracer.trace = shot_trace;
+    return tracer;
+}

@@ -1,0 +1,631 @@
+/* zl_server.c - the server's loop: who may connect, what each client sent,
+ * one fixed tick of the game at a time, and the snapshot each client gets. */
+#include <string.h>
+
+#include "zl_interp.h"
+#include "zl_server.h"
+
+/* Bits of the snapshot header written before the entity section. */
+#define SNAPSHOT_HEADER_BITS 64
+
+uint32_t zl_connection_id(uint64_t nonce)
+{
+    return ZL_PROTOCOL_ID ^ (uint32_t)nonce ^ (uint32_t)(nonce >> 32);
+}
+
+void zl_server_config_default(zl_server_config *c)
+{
+    ZL_ASSERT(c);
+    memset(c, 0, sizeof *c);
+    c->tick_rate = 64;
+    c->max_clients = ZL_MAX_CLIENTS;
+    c->timeout_us = 5000000u;
+    c->lag_compensation = 1;
+    zl_server_limits_default(&c->limits);
+    c->limits.updaterate_max = c->tick_rate;
+    c->limits.cmdrate_max = c->tick_rate;
+    zl_ratelimit_config_default(&c->ratelimit);
+    zl_lagcomp_settings_default(&c->lagcomp);
+    zl_cmdbuf_default_settings(&c->cmdbuf);
+}
+
+/* Players are packed at the schema's size: the game indexes them so. */
+static void *player_at(zl_server *s, int slot)
+{
+    return (uint8_t *)s->players + (size_t)slot * s->game.player_schema->size;
+}
+
+static uint32_t interp_delay_us(const zl_client_settings *cs)
+{
+    zl_interp_settings is;
+    zl_interp_settings_default(&is);
+    is.interp_us = cs->interp_us;
+    is.interp_ratio = cs->interp_ratio;
+    return zl_interp_delay_us(&is, cs->updaterate);
+}
+
+
+static void notify(zl_server *s, uint8_t kind, uint8_t reason, int slot)
+{
+    zl_server_notice *n;
+    if (s->notices_written - s->notices_read >= ZL_SERVER_NOTICES) {
+        s->notices_read++; /* the oldest unread one is overwritten */
+        s->notices_lost++;
+    }
+    n = &s->notice[s->notices_written & (ZL_SERVER_NOTICES - 1)];
+    n->kind = kind;
+    n->reason = reason;
+    n->slot = (uint16_t)slot;
+    n->addr = s->slot[slot].addr;
+    n->tick = s->tick;
+    s->notices_written++;
+}
+
+/* Connectionless replies: the payload is written at the packet's payload
+ * offset by the caller, then sealed here. */
+static void send_unlinked(zl_server *s, const zl_addr *to, uint8_t type, uint8_t *packet,
+                          int payload)
+{
+    int len;
+    if (payload < 0)
+        return;
+    len = zl_msg_seal(packet, (size_t)payload, type);
+    if (len > 0)
+        s->net.send(s->net.ctx, to, packet, (size_t)len);
+}
+
+static void send_linked(zl_server *s, zl_server_slot *c, uint8_t type, uint8_t *packet,
+                        size_t payload, uint64_t now_us)
+{
+    int len = zl_link_send(&c->link, type, packet, payload, c->link_id, now_us);
+    if (len > 0)
+        s->net.send(s->net.ctx, &c->addr, packet, (size_t)len);
+}
+
+static void send_disconnect(zl_server *s, zl_server_slot *c, uint8_t reason, uint64_t now_us)
+{
+    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_DISCONNECT_SIZE];
+    zl_msg_disconnect m;
+    int i;
+    m.nonce = c->nonce;
+    m.reason = reason;
+    for (i = 0; i < ZL_DISCONNECT_REPEAT; i++) {
+        int n = zl_msg_disconnect_write(packet + ZL_PACKET_HEADER_SIZE, ZL_DISCONNECT_SIZE, &m);
+        if (n > 0)
+            send_linked(s, c, ZL_MSG_DISCONNECT, packet, (size_t)n, now_us);
+    }
+}
+
+static void free_slot(zl_server *s, int slot, uint8_t reason)
+{
+    notify(s, ZL_NOTICE_LEAVE, reason, slot);
+    s->slot[slot].connected = 0;
+    s->present[slot] = 0;
+}
+
+void zl_server_disconnect(zl_server *s, int slot, uint8_t reason, uint64_t now_us)
+{
+    ZL_ASSERT(s && slot >= 0 && slot < ZL_MAX_CLIENTS && reason < ZL_DISCONNECT_COUNT);
+    if (!s->slot[slot].connected)
+        return;
+    send_disconnect(s, &s->slot[slot], reason, now_us);
+    free_slot(s, slot, reason);
+}
+
+void zl_server_shutdown(zl_server *s, uint64_t now_us)
+{
+    int i;
+    for (i = 0; i < s->config.max_clients; i++)
+        zl_server_disconnect(s, i, ZL_DISCONNECT_SHUTDOWN, now_us);
+}
+
+void zl_server_init(zl_server *s, const zl_server_config *c, const zl_game *game,
+                    const zl_platform *net, const uint8_t secret[2 * ZL_SIPHASH_KEY_SIZE],
+                    uint64_t now_us)
+{
+    ZL_ASSERT(s && c && game && net && net->send && secret);
+    ZL_ASSERT(c->tick_rate >= 20 && c->tick_rate <= 128);
+    ZL_ASSERT(c->max_clients >= 1 && c->max_clients <= ZL_MAX_CLIENTS);
+    ZL_ASSERT(game->player_schema->size <= ZL_STATE_MAX &&
+              game->entity_schema->size <= ZL_STATE_MAX);
+    ZL_ASSERT(ZL_MAX_CLIENTS + game->max_entities <= ZL_MAX_ENTITIES);
+    memset(s, 0, sizeof *s);
+    s->config = *c;
+    s->game = *game;
+    s->net = *net;
+    memcpy(s->cookie_secret, secret, ZL_SIPHASH_KEY_SIZE);
+    zl_ratelimit_init(&s->limiter, &c->ratelimit, secret + ZL_SIPHASH_KEY_SIZE);
+    s->tick_us = (1000000u + c->tick_rate / 2u) / c->tick_rate;
+    s->next_tick_us = now_us + s->tick_us;
+    s->layout.player_schema = game->player_schema;
+    s->layout.entity_schema = game->entity_schema;
+    s->layout.players = ZL_MAX_CLIENTS;
+    zl_events_init(&s->events, s->event_store, ZL_SERVER_EVENTS);
+    {
+        zl_lagcomp_settings ls = c->lagcomp;
+        ls.origin_field = game->player_origin_field;
+        zl_lagcomp_init(&s->lagcomp, game, s->tick_us, &ls);
+    }
+    zl_snapshot_world_init(&s->world);
+}
+
+static int find_slot(const zl_server *s, const zl_addr *a)
+{
+    int i;
+    for (i = 0; i < s->config.max_clients; i++)
+        if (s->slot[i].connected && zl_addr_equal(&s->slot[i].addr, a))
+            return i;
+    return -1;
+}
+
+static int free_slot_index(const zl_server *s)
+{
+    int i;
+    for (i = 0; i < s->config.max_clients; i++)
+        if (!s->slot[i].connected)
+            return i;
+    return -1;
+}
+
+static void on_request(zl_server *s, const zl_addr *from, const uint8_t *payload, size_t len,
+                       uint64_t now_us)
+{
+    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_CHALLENGE_SIZE];
+    zl_msg_request req;
+    if (zl_msg_request_read(payload, len, &req) != ZL_OK) {
+        s->dropped[ZL_SERVER_DROP_MESSAGE]++;
+        return;
+    }
+    /* The limit comes before any reply: a DENY is a reply too. */
+    if (!zl_ratelimit_allow(&s->limiter, from, now_us)) {
+        s->dropped[ZL_SERVER_DROP_RATE]++;
+        return;
+    }
+    if (req.protocol_id != ZL_PROTOCOL_ID) {
+        zl_msg_deny d;
+        d.nonce = req.nonce;
+        d.reason = ZL_DENY_VERSION;
+        send_unlinked(s, from, ZL_MSG_DENY, packet,
+                      zl_msg_deny_write(packet + ZL_PACKET_HEADER_SIZE, ZL_DENY_SIZE, &d));
+        return;
+    }
+    {
+        zl_msg_challenge ch;
+        ch.nonce = req.nonce;
+        ch.window = zl_cookie_window(now_us);
+        ch.cookie = zl_cookie_make(s->cookie_secret, from, ch.window, req.nonce);
+        send_unlinked(s, from, ZL_MSG_CHALLENGE, packet,
+                      zl_msg_challenge_write(packet + ZL_PACKET_HEADER_SIZE, ZL_CHALLENGE_SIZE,
+                                             &ch));
+    }
+}
+
+static void send_accept(zl_server *s, int slot)
+{
+    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_ACCEPT_SIZE];
+    zl_msg_accept a;
+    a.nonce = s->slot[slot].nonce;
+    a.slot = (uint16_t)slot;
+    a.tick_rate = s->config.tick_rate;
+    a.server_tick = s->tick;
+    a.settings = s->slot[slot].settings;
+    send_unlinked(s, &s->slot[slot].addr, ZL_MSG_ACCEPT, packet,
+                  zl_msg_accept_write(packet + ZL_PACKET_HEADER_SIZE, ZL_ACCEPT_SIZE, &a));
+}
+
+static void connect_client(zl_server *s, int slot, const zl_addr *from,
+                           const zl_msg_response *r, uint64_t now_us)
+{
+    zl_server_slot *c = &s->slot[slot];
+    memset(c, 0, sizeof *c);
+    c->connected = 1;
+    c->addr = *from;
+    c->nonce = r->nonce;
+    c->link_id = zl_connection_id(r->nonce);
+    c->settings = r->settings;
+    zl_client_settings_clamp(&c->settings, &s->config.limits);
+    c->last_heard_us = now_us;
+    c->next_snapshot_us = now_us;
+    c->rate_us = now_us;
+    zl_link_init(&c->link, now_us);
+    /* The client's first command is sequence 1 (zl_client.h). */
+    zl_cmdbuf_init(&c->commands, &s->config.cmdbuf, 1);
+    zl_snapshot_client_reset(&c->snapshot);
+    memset(player_at(s, slot), 0, s->game.player_schema->size);
+    s->game.player_join(s->game.ctx, player_at(s, slot), slot);
+    s->present[slot] = 1;
+    notify(s, ZL_NOTICE_JOIN, 0, slot);
+}
+
+static void on_response(zl_server *s, const zl_addr *from, const uint8_t *payload, size_t len,
+                        uint64_t now_us)
+{
+    zl_msg_response r;
+    int slot;
+    if (zl_msg_response_read(payload, len, &r) != ZL_OK) {
+        s->dropped[ZL_SERVER_DROP_MESSAGE]++;
+        return;
+    }
+    if (!zl_cookie_check(s->cookie_secret, from, now_us, r.window, r.nonce, r.cookie)) {
+        s->dropped[ZL_SERVER_DROP_COOKIE]++;
+        return;
+    }
+    slot = find_slot(s, from);
+    if (slot >= 0) {
+        /* Our ACCEPT was lost and the client asks again; a different nonce
+         * is a new attempt from a client that has not seen its old
+         * connection end: it waits for the timeout like anyone else. */
+        if (s->slot[slot].nonce == r.nonce)
+            send_accept(s, slot);
+        else
+            s->dropped[ZL_SERVER_DROP_NONCE]++;
+        return;
+    }
+    slot = free_slot_index(s);
+    if (slot < 0) {
+        uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_DENY_SIZE];
+        zl_msg_deny d;
+        d.nonce = r.nonce;
+        d.reason = ZL_DENY_FULL;
+        send_unlinked(s, from, ZL_MSG_DENY, packet,
+                      zl_msg_deny_write(packet + ZL_PACKET_HEADER_SIZE, ZL_DENY_SIZE, &d));
+        return;
+    }
+    connect_client(s, slot, from, &r, now_us);
+    send_accept(s, slot);
+}
+
+static void on_commands(zl_server_slot *c, const uint8_t *payload, size_t len, uint64_t now_us)
+{
+    zl_usercmd cmds[ZL_CMDSTREAM_MAX_PER_PACKET];
+    zl_bitreader r;
+    int n;
+    zl_bitreader_init(&r, payload, len);
+    if (zl_bitreader_bool(&r))
+        c->full_requested = 1;
+    n = zl_cmdstream_read(&r, zl_cmdbuf_newest(&c->commands), cmds, ZL_CMDSTREAM_MAX_PER_PACKET);
+    if (n < 0) {
+        c->bad_messages++;
+        return;
+    }
+    zl_cmdbuf_push(&c->commands, cmds, n, now_us);
+}
+
+static void on_linked(zl_server *s, int slot, const uint8_t *packet, size_t len, uint64_t now_us)
+{
+    zl_server_slot *c = &s->slot[slot];
+    zl_packet_header h;
+    zl_link_acks acks;
+    const uint8_t *payload;
+    size_t payload_len;
+    uint32_t i;
+    int at = zl_link_receive(&c->link, packet, len, c->link_id, now_us, &h, &acks);
+    if (at < 0)
+        return; /* counted in the link's stats */
+    c->last_heard_us = now_us;
+    for (i = 0; i < acks.count; i++)
+        zl_snapshot_acked(&c->snapshot, acks.sequence[i]);
+    payload = packet + at;
+    payload_len = len - (size_t)at;
+    switch (h.type) {
+    case ZL_MSG_COMMANDS:
+        on_commands(c, payload, payload_len, now_us);
+        break;
+    case ZL_MSG_KEEPALIVE:
+        break;
+    case ZL_MSG_SETTINGS: {
+        zl_msg_settings m;
+        if (zl_msg_settings_read(payload, payload_len, &m) != ZL_OK || m.nonce != c->nonce) {
+            c->bad_messages++;
+            break;
+        }
+        c->settings = m.settings;
+        zl_client_settings_clamp(&c->settings, &s->config.limits);
+        break;
+    }
+    case ZL_MSG_DISCONNECT: {
+        zl_msg_disconnect m;
+        if (zl_msg_disconnect_read(payload, payload_len, &m) != ZL_OK || m.nonce != c->nonce) {
+            c->bad_messages++;
+            break;
+        }
+        free_slot(s, slot, ZL_DISCONNECT_QUIT);
+        break;
+    }
+    default:
+        c->bad_messages++;
+        break;
+    }
+}
+
+void zl_server_receive(zl_server *s, const zl_addr *from, const void *data, size_t len,
+                       uint64_t now_us)
+{
+    const uint8_t *packet = (const uint8_t *)data;
+    zl_packet_header h;
+    int slot, at;
+    ZL_ASSERT(s && from && (data || len == 0));
+    slot = find_slot(s, from);
+    /* A connection's packets are sealed under its own id; its handshake
+     * retries (a lost ACCEPT) under the protocol's. */
+    if (slot >= 0 && len > 4) {
+        at = zl_packet_open(packet, len, s->slot[slot].link_id, &h, NULL);
+        if (at >= 0) {
+            on_linked(s, slot, packet, len, now_us);
+            return;
+        }
+    }
+    at = zl_packet_open(packet, len, ZL_PROTOCOL_ID, &h, NULL);
+    if (at < 0) {
+        if (slot >= 0)
+            on_linked(s, slot, packet, len, now_us); /* the link counts why */
+        else
+            s->dropped[ZL_SERVER_DROP_PACKET]++;
+        return;
+    }
+    if (h.type == ZL_MSG_REQUEST)
+        on_request(s, from, packet + at, len - (size_t)at, now_us);
+    else if (h.type == ZL_MSG_RESPONSE)
+        on_response(s, from, packet + at, len - (size_t)at, now_us);
+    else if (slot < 0)
+        s->dropped[ZL_SERVER_DROP_STRANGER]++;
+    else
+        s->dropped[ZL_SERVER_DROP_MESSAGE]++;
+}
+
+/* ---- The tick ---- */
+
+typedef struct shot_context {
+    zl_server *s;
+    zl_lagcomp_time when;
+    int32_t shooter;
+    int32_t target;
+} shot_context;
+
+static int trace_shot(void *ctx, const zl_vec3 *start, const zl_vec3 *end, int32_t shooter,
+                      zl_trace *out)
+{
+    shot_context *sc = (shot_context *)ctx;
+    int r = zl_lagcomp_trace(&sc->s->lagcomp, &sc->when, start, end, shooter, out, NULL);
+    if (r > 0 && out->entity >= 0)
+        sc->target = out->entity;
+    return r;
+}
+
+/* Server-side results of the events one command pushed (shots traced as
+ * the shooter saw the world). */
+static void resolve_command_events(zl_server *s, int slot, const zl_usercmd *cmd, uint32_t first)
+{
+    zl_server_slot *c = &s->slot[slot];
+    shot_context sc;
+    zl_shot_tracer tracer;
+    uint32_t i, last = s->events.count;
+    if (first == last)
+        return;
+    sc.s = s;
+    sc.shooter = slot;
+    sc.target = -1;
+    if (s->config.lag_compensation) {
+        zl_link_stats ls;
+        zl_cmdbuf_stats cs;
+        zl_link_get_stats(&c->link, c->last_heard_us, &ls);
+        zl_cmdbuf_get_stats(&c->commands, &cs);
+        /* The command reached us half a round trip after it was sampled
+         * and then waited in the input buffer. */
+        if (zl_lagcomp_target(&s->lagcomp, cmd, ls.rtt_us / 2u + cs.depth_us,
+                              interp_delay_us(&c->settings), &sc.when) != ZL_OK)
+            zl_lagcomp_present(&s->lagcomp, &sc.when);
+    } else {
+        zl_lagcomp_present(&s->lagcomp, &sc.when);
+    }
+    tracer.ctx = &sc;
+    tracer.trace = trace_shot;
+    for (i = first; i < last; i++) {
+        zl_event ev = s->events.items[i];
+        s->events.source = slot;
+        s->game.resolve_event(s->game.ctx, &ev, s->players, s->config.max_clients, &tracer,
+                              &s->events);
+    }
+    if (sc.target >= 0)
+        c->hits++;
+}
+
+static void run_commands(zl_server *s, int slot)
+{
+    zl_server_slot *c = &s->slot[slot];
+    zl_usercmd cmds[ZL_CMDBUF_CAPACITY];
+    int n = zl_cmdbuf_pop(&c->commands, s->tick_us, cmds, (int)ZL_COUNTOF(cmds));
+    int i;
+    for (i = 0; i < n; i++) {
+        uint32_t first = s->events.count;
+        s->events.source = slot;
+        s->game.run_command(s->game.ctx, player_at(s, slot), &cmds[i], player_at(s, slot), 1,
+                            &s->events);
+        c->executed = cmds[i].sequence;
+        resolve_command_events(s, slot, &cmds[i], first);
+    }
+}
+
+static void record_world(zl_server *s)
+{
+    int i;
+    zl_snapshot_world_begin(&s->world, s->tick);
+    for (i = 0; i < s->config.max_clients; i++)
+        if (s->slot[i].connected)
+            zl_snapshot_world_set(&s->world, &s->layout, (uint16_t)i, player_at(s, i));
+    for (i = 0; i < s->game.max_entities; i++)
+        if (s->game.entity_state(s->game.ctx, i, s->scratch))
+            zl_snapshot_world_set(&s->world, &s->layout, (uint16_t)(ZL_MAX_CLIENTS + i),
+                                  s->scratch);
+}
+
+/* Every entity the world holds this tick; the relevance hook of a game
+ * that culls would go here. */
+static int relevant_entities(const zl_server *s, uint16_t *ids)
+{
+    int n = 0, i;
+    for (i = 0; i < ZL_MAX_ENTITIES; i++)
+        if (zl_snapshot_world_state(&s->world, s->tick, (uint16_t)i))
+            ids[n++] = (uint16_t)i;
+    return n;
+}
+
+static void send_snapshot(zl_server *s, int slot, const uint16_t *ids, int count,
+                          uint64_t now_us)
+{
+    zl_server_slot *c = &s->slot[slot];
+    uint8_t packet[ZL_MAX_PACKET];
+    zl_bitwriter w;
+    int64_t budget;
+    int bits;
+    /* The byte rate tops up a credit; a snapshot due while it is spent is
+     * choked (skipped and counted), never queued. At most one full packet
+     * is banked, so silence cannot buy a burst. */
+    c->rate_credit += (int64_t)((now_us - c->rate_us) * c->settings.rate / 1000000u);
+    c->rate_us = now_us;
+    if (c->rate_credit > ZL_MAX_PACKET)
+        c->rate_credit = ZL_MAX_PACKET;
+    if (c->rate_credit <= 0) {
+        c->choked++;
+        return;
+    }
+    budget = c->rate_credit < ZL_PACKET_MAX_PAYLOAD ? c->rate_credit : ZL_PACKET_MAX_PAYLOAD;
+    if (c->full_requested) {
+        zl_snapshot_client_reset(&c->snapshot);
+        c->full_requested = 0;
+    }
+    zl_bitwriter_init(&w, packet + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD);
+    zl_bitwriter_bits(&w, s->tick, 32);
+    zl_bitwriter_bits(&w, c->executed, 32);
+    bits = zl_snapshot_write(&c->snapshot, &s->world, &s->layout, s->tick, ids, count, NULL,
+                             (uint16_t)slot, (uint32_t)budget * 8u - SNAPSHOT_HEADER_BITS,
+                             zl_link_next_sequence(&c->link), &w);
+    if (bits < 0) {
+        c->choked++;
+        return;
+    }
+    {
+        int bytes = zl_bitwriter_finish(&w);
+        send_linked(s, c, ZL_MSG_SNAPSHOT, packet, (size_t)bytes, now_us);
+        c->rate_credit -= ZL_PACKET_HEADER_SIZE + bytes;
+        c->last_snapshot_bytes = (uint32_t)(ZL_PACKET_HEADER_SIZE + bytes);
+        c->snapshots++;
+    }
+}
+
+static void send_snapshots(zl_server *s, uint64_t now_us)
+{
+    uint16_t ids[ZL_MAX_ENTITIES];
+    int count = -1, i;
+    for (i = 0; i < s->config.max_clients; i++) {
+        zl_server_slot *c = &s->slot[i];
+        if (!c->connected || now_us < c->next_snapshot_us)
+            continue;
+        if (count < 0)
+            count = relevant_entities(s, ids);
+        send_snapshot(s, i, ids, count, now_us);
+        c->next_snapshot_us += 1000000u / c->settings.updaterate;
+        if (c->next_snapshot_us < now_us)
+            c->next_snapshot_us = now_us; /* fell behind: no burst of catch-up */
+    }
+}
+
+static void run_tick(zl_server *s, uint64_t now_us)
+{
+    int i;
+    s->tick++;
+    zl_events_clear(&s->events);
+    for (i = 0; i < s->config.max_clients; i++)
+        if (s->slot[i].connected)
+            run_commands(s, i);
+    s->events.source = -1;
+    s->game.tick_entities(s->game.ctx, s->players, s->config.max_clients,
+                          (s->tick_us + 500u) / 1000u, &s->events);
+    zl_lagcomp_record(&s->lagcomp, s->tick, s->players, s->present, s->config.max_clients);
+    record_world(s);
+    send_snapshots(s, now_us);
+}
+
+int zl_server_update(zl_server *s, uint64_t now_us)
+{
+    int ticks = 0, i;
+    ZL_ASSERT(s);
+    for (i = 0; i < s->config.max_clients; i++) {
+        zl_server_slot *c = &s->slot[i];
+        if (c->connected && now_us - c->last_heard_us > s->config.timeout_us)
+            zl_server_disconnect(s, i, ZL_DISCONNECT_TIMEOUT, now_us);
+    }
+    while (now_us >= s->next_tick_us) {
+        run_tick(s, now_us);
+        s->next_tick_us += s->tick_us;
+        ticks++;
+    }
+    return ticks;
+}
+
+int zl_server_next_notice(zl_server *s, zl_server_notice *out)
+{
+    ZL_ASSERT(s && out);
+    if (s->notices_read == s->notices_written)
+        return 0;
+    *out = s->notice[s->notices_read & (ZL_SERVER_NOTICES - 1)];
+    s->notices_read++;
+    return 1;
+}
+
+const zl_events *zl_server_events(const zl_server *s)
+{
+    return &s->events;
+}
+
+int zl_server_connected(const zl_server *s, int slot)
+{
+    ZL_ASSERT(s);
+    return slot >= 0 && slot < ZL_MAX_CLIENTS && s->slot[slot].connected;
+}
+
+const void *zl_server_player(const zl_server *s, int slot)
+{
+    return zl_server_connected(s, slot)
+               ? (const void *)((const uint8_t *)s->players +
+                                (size_t)slot * s->game.player_schema->size)
+               : NULL;
+}
+
+int zl_server_get_client_stats(zl_server *s, int slot, uint64_t now_us,
+                               zl_server_client_stats *out)
+{
+    zl_server_slot *c;
+    ZL_ASSERT(out);
+    if (!zl_server_connected(s, slot))
+        return ZL_ERR_INVALID;
+    c = &s->slot[slot];
+    zl_link_get_stats(&c->link, now_us, &out->link);
+    zl_cmdbuf_get_stats(&c->commands, &out->commands);
+    out->settings = c->settings;
+    out->snapshots = c->snapshots;
+    out->choked = c->choked;
+    out->last_snapshot_bytes = c->last_snapshot_bytes;
+    out->executed = c->executed;
+    out->hits = c->hits;
+    out->bad_messages = c->bad_messages;
+    return ZL_OK;
+}
+
+uint32_t zl_server_tick(const zl_server *s)
+{
+    return s->tick;
+}
+
+int zl_server_client_count(const zl_server *s)
+{
+    int i, n = 0;
+    for (i = 0; i < s->config.max_clients; i++)
+        n += s->slot[i].connected;
+    return n;
+}
+
+void zl_server_get_drops(const zl_server *s, uint32_t out[ZL_SERVER_DROP_COUNT])
+{
+    memcpy(out, s->dropped, sizeof s->dropped);
+}

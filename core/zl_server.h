@@ -1,0 +1,185 @@
+/* zl_server.h - the authoritative server: handshake and slots, commands in,
+ * a fixed tick through the game's rules, rewind for shots, snapshots out. */
+#ifndef ZL_SERVER_H
+#define ZL_SERVER_H
+
+#include "zl_cmdstream.h"
+#include "zl_handshake.h"
+#include "zl_lagcomp.h"
+#include "zl_link.h"
+#include "zl_platform.h"
+#include "zl_snapshot.h"
+
+/* Events one server tick can hold (commands' shots and footsteps, hits,
+ * kills, respawns); more are dropped and counted in the sink. */
+#ifndef ZL_SERVER_EVENTS
+#define ZL_SERVER_EVENTS 1024
+#endif
+/* Join and leave notices kept until the application reads them (a power of
+ * two); older unread ones are overwritten and counted. */
+#ifndef ZL_SERVER_NOTICES
+#define ZL_SERVER_NOTICES 64
+#endif
+/* Times a DISCONNECT is sent, so that one lost datagram does not leave the
+ * peer waiting for its timeout. */
+#define ZL_DISCONNECT_REPEAT 3
+
+ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_SERVER_NOTICES), zl_server_notices_pow2);
+
+/* How a server runs. Fill with zl_server_config_default, then change. */
+typedef struct zl_server_config {
+    uint16_t tick_rate;      /* ticks per second, 20..128 (64) */
+    uint16_t max_clients;    /* slots in use, 1..ZL_MAX_CLIENTS */
+    uint32_t timeout_us;     /* a client silent this long is dropped (5 s) */
+    uint8_t lag_compensation;/* 1: shots are traced as the shooter saw the
+                                world (rewind); 0: against the present */
+    zl_server_limits limits; /* clamps on every client's settings */
+    zl_ratelimit_config ratelimit; /* challenges per address and in all */
+    zl_lagcomp_settings lagcomp; /* origin_field comes from the game */
+    zl_cmdbuf_settings cmdbuf; /* every client's input jitter buffer */
+} zl_server_config;
+
+/* tick_rate 64, max_clients ZL_MAX_CLIENTS, timeout 5 s, compensation on,
+ * and the defaults of each part (the update and command rate maxima are
+ * set to the tick rate). */
+void zl_server_config_default(zl_server_config *c);
+
+/* Something the application may want to print or act on. */
+enum { ZL_NOTICE_JOIN = 1, ZL_NOTICE_LEAVE = 2 };
+typedef struct zl_server_notice {
+    uint8_t kind;   /* ZL_NOTICE_* */
+    uint8_t reason; /* LEAVE: ZL_DISCONNECT_* */
+    uint16_t slot;
+    zl_addr addr;
+    uint32_t tick;
+} zl_server_notice;
+
+/* Datagrams the server dropped before any connection took them, by reason
+ * (a connection's own drops are in its link's stats). */
+enum {
+    ZL_SERVER_DROP_PACKET = 0,  /* failed zl_packet_open (size, CRC, format) */
+    ZL_SERVER_DROP_MESSAGE,     /* a malformed message, or a type this
+                                   direction never carries */
+    ZL_SERVER_DROP_STRANGER,    /* a connected-only type from an unknown address */
+    ZL_SERVER_DROP_RATE,        /* a REQUEST over the rate limit: unanswered */
+    ZL_SERVER_DROP_COOKIE,      /* a RESPONSE with a stale or forged cookie */
+    ZL_SERVER_DROP_NONCE,       /* a message naming another connection attempt */
+    ZL_SERVER_DROP_COUNT
+};
+
+/* The net graph of one client, as the server sees it. */
+typedef struct zl_server_client_stats {
+    zl_link_stats link;        /* ping, jitter, loss both ways, bytes/s */
+    zl_cmdbuf_stats commands;  /* received, lost, duplicates, depth, jitter */
+    zl_client_settings settings; /* as clamped */
+    uint32_t snapshots;        /* snapshots sent */
+    uint32_t choked;           /* snapshots due but held back by the rate */
+    uint32_t last_snapshot_bytes;
+    uint32_t executed;         /* newest command run */
+    uint32_t hits;             /* shots of this client whose trace met a player */
+    uint32_t bad_messages;     /* malformed payloads on the connection */
+} zl_server_client_stats;
+
+/* Private: one slot. */
+typedef struct zl_server_slot {
+    uint8_t connected;
+    uint8_t full_requested;
+    zl_addr addr;
+    uint64_t nonce;
+    uint32_t link_id;        /* protocol id of this connection's link */
+    zl_client_settings settings;
+    uint64_t last_heard_us;
+    uint64_t next_snapshot_us;
+    int64_t rate_credit;     /* bytes the rate still allows */
+    uint64_t rate_us;        /* when the credit was last topped up */
+    uint32_t executed;
+    uint32_t snapshots, choked, last_snapshot_bytes, hits, bad_messages;
+    zl_link link;
+    zl_cmdbuf commands;
+    zl_snapshot_client snapshot;
+} zl_server_slot;
+
+/* A server. Caller-owned and large (see the README's footprint table):
+ * place it in static storage. Every field is private. */
+typedef struct zl_server {
+    zl_server_config config;
+    zl_game game;
+    zl_platform net;         /* only send is used: bytes out */
+    uint8_t cookie_secret[ZL_SIPHASH_KEY_SIZE];
+    uint32_t tick_us;
+    uint32_t tick;           /* the last tick run */
+    uint64_t next_tick_us;
+    zl_snapshot_layout layout;
+    zl_ratelimit limiter;
+    uint32_t dropped[ZL_SERVER_DROP_COUNT];
+    uint32_t notices_written, notices_read, notices_lost;
+    zl_server_notice notice[ZL_SERVER_NOTICES];
+    zl_event event_store[ZL_SERVER_EVENTS];
+    zl_events events;        /* the last tick's events */
+    uint8_t present[ZL_MAX_CLIENTS]; /* 1: the slot's player is in the game */
+    uint32_t players[ZL_MAX_CLIENTS * ZL_STATE_MAX / 4]; /* live states, packed
+                                                          at the schema's size */
+    uint32_t scratch[ZL_STATE_MAX / 4];
+    zl_server_slot slot[ZL_MAX_CLIENTS];
+    zl_lagcomp lagcomp;
+    zl_snapshot_world world;
+} zl_server;
+
+/* Starts a server with no clients at now_us (microseconds, any origin; the
+ * clock the later calls use). game: the rules (copied; its ctx must outlive
+ * s), player states at most ZL_STATE_MAX bytes. net: only net->send is
+ * used, to send datagrams (copied). secret: 32 bytes from the HAL's
+ * random(): the first half keys connection cookies, the second the rate
+ * limiter. Settings out of range are programmer errors (ZL_ASSERT). */
+void zl_server_init(zl_server *s, const zl_server_config *c, const zl_game *game,
+                    const zl_platform *net, const uint8_t secret[2 * ZL_SIPHASH_KEY_SIZE],
+                    uint64_t now_us);
+
+/* Takes one datagram of len bytes that arrived from `from` at now_us. Any
+ * bytes are fine: what is not a valid message is dropped and counted. */
+void zl_server_receive(zl_server *s, const zl_addr *from, const void *data, size_t len,
+                       uint64_t now_us);
+
+/* Runs every tick due by now_us (each: commands, the game's tick, history,
+ * snapshots), drops clients that timed out. Returns the ticks run. Call it
+ * at least once per tick; a late call catches up tick by tick. */
+int zl_server_update(zl_server *s, uint64_t now_us);
+
+/* Takes the oldest unread join/leave notice into *out: 1, or 0 when none. */
+int zl_server_next_notice(zl_server *s, zl_server_notice *out);
+
+/* The events of the last tick (read only; cleared by the next tick). */
+const zl_events *zl_server_events(const zl_server *s);
+
+/* The live state of a connected slot's player, or NULL for a free slot. */
+const void *zl_server_player(const zl_server *s, int slot);
+
+/* 1 when the slot holds a connected client. */
+int zl_server_connected(const zl_server *s, int slot);
+
+/* The net graph of a connected slot at now_us: ZL_OK, or ZL_ERR_INVALID
+ * for a free slot. */
+int zl_server_get_client_stats(zl_server *s, int slot, uint64_t now_us,
+                               zl_server_client_stats *out);
+
+/* Ends a client's connection (reason ZL_DISCONNECT_*), telling it so. */
+void zl_server_disconnect(zl_server *s, int slot, uint8_t reason, uint64_t now_us);
+
+/* Disconnects everyone with ZL_DISCONNECT_SHUTDOWN. */
+void zl_server_shutdown(zl_server *s, uint64_t now_us);
+
+/* The last tick run, and the current count of connected clients. */
+uint32_t zl_server_tick(const zl_server *s);
+int zl_server_client_count(const zl_server *s);
+
+/* Copies the counters of datagrams dropped before any connection took them
+ * (ZL_SERVER_DROP_COUNT entries). */
+void zl_server_get_drops(const zl_server *s, uint32_t out[ZL_SERVER_DROP_COUNT]);
+
+/* The protocol id a connection's link seals its packets with: the protocol
+ * id mixed with the connection's nonce, so a datagram that does not belong
+ * to this very connection (an old one, another client's) fails the check.
+ * Not a MAC: it stops blind spoofing, not an attacker who sees the traffic. */
+uint32_t zl_connection_id(uint64_t nonce);
+
+#endif

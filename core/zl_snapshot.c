@@ -1,0 +1,467 @@
+/* zl_snapshot.c - the server side of snapshots: the world history, each
+ * client's sent records and baseline, and the writer that fills a budget by priority. */
+#include "zl_snapshot_wire.h"
+
+#include <string.h>
+
+/* What an entity needs in this snapshot. */
+enum { OP_NONE, OP_KEEP, OP_UPDATE, OP_FULL, OP_ENTER, OP_LEAVE };
+
+/* ---- world history ---- */
+
+void zl_snapshot_world_init(zl_snapshot_world *w)
+{
+    uint32_t i;
+    ZL_ASSERT(w != NULL);
+    w->newest = 0;
+    w->started = 0;
+    for (i = 0; i < ZL_SNAPSHOT_WORLD_TICKS; i++)
+        w->slot[i].used = 0;
+}
+
+void zl_snapshot_world_begin(zl_snapshot_world *w, uint32_t tick)
+{
+    zl_snapshot_world_slot *s = &w->slot[tick & (ZL_SNAPSHOT_WORLD_TICKS - 1u)];
+    ZL_ASSERT(!w->started || tick_diff(tick, w->newest) > 0);
+    w->newest = tick;
+    w->started = 1;
+    s->tick = tick;
+    s->used = 1;
+    memset(s->present, 0, sizeof s->present);
+}
+
+void zl_snapshot_world_set(zl_snapshot_world *w, const zl_snapshot_layout *layout,
+                           uint16_t entity, const void *state)
+{
+    zl_snapshot_world_slot *s = &w->slot[w->newest & (ZL_SNAPSHOT_WORLD_TICKS - 1u)];
+    const zl_schema *schema;
+    ZL_ASSERT(w->started && layout != NULL && state != NULL && entity < ZL_MAX_ENTITIES);
+    schema = schema_of(layout, entity);
+    ZL_ASSERT(schema != NULL && schema->size <= ZL_STATE_MAX);
+    /* A canonical copy (padding and local fields zero) lets memcmp decide
+     * "unchanged", and equals byte for byte what the client rebuilds. */
+    memset(s->states[entity], 0, sizeof s->states[entity]);
+    zl_schema_copy(schema, s->states[entity], state, ZL_SCHEMA_WIRE);
+    zl_schema_quantize(schema, s->states[entity]);
+    bit_set(s->present, entity);
+}
+
+static const zl_snapshot_world_slot *world_slot(const zl_snapshot_world *w, uint32_t tick)
+{
+    const zl_snapshot_world_slot *s = &w->slot[tick & (ZL_SNAPSHOT_WORLD_TICKS - 1u)];
+    int32_t behind = tick_diff(w->newest, tick);
+    if (!w->started || behind < 0 || behind >= (int32_t)ZL_SNAPSHOT_WORLD_TICKS || !s->used ||
+        s->tick != tick)
+        return NULL;
+    return s;
+}
+
+const void *zl_snapshot_world_state(const zl_snapshot_world *w, uint32_t tick, uint16_t entity)
+{
+    const zl_snapshot_world_slot *s;
+    ZL_ASSERT(w != NULL);
+    s = world_slot(w, tick);
+    if (!s || entity >= ZL_MAX_ENTITIES || !bit_get(s->present, entity))
+        return NULL;
+    return s->states[entity];
+}
+
+/* ---- server: one client's records ---- */
+
+void zl_snapshot_client_reset(zl_snapshot_client *c)
+{
+    ZL_ASSERT(c != NULL);
+    memset(c, 0, sizeof *c);
+    c->baseline = -1;
+}
+
+void zl_snapshot_acked(zl_snapshot_client *c, uint16_t packet_sequence)
+{
+    uint32_t i;
+    ZL_ASSERT(c != NULL);
+    for (i = 0; i < ZL_SNAPSHOT_SENT; i++) {
+        const zl_snapshot_record *rec = &c->record[i];
+        if (!rec->used || rec->sequence != packet_sequence)
+            continue;
+        /* Serials only grow, so "newer" is exact even when acks reorder. */
+        if (c->baseline < 0 || rec->serial - c->record[c->baseline].serial - 1u < 0x7FFFFFFFu)
+            c->baseline = (int32_t)i;
+        return;
+    }
+}
+
+/* The baseline if the client can still be sent a delta against it: the
+ * ring slot the new record takes must not be its own, and its age must be
+ * codable (which also keeps it inside the world history). */
+static const zl_snapshot_record *usable_baseline(const zl_snapshot_client *c, uint32_t tick)
+{
+    const zl_snapshot_record *base;
+    int32_t age;
+    if (c->baseline < 0)
+        return NULL;
+    base = &c->record[c->baseline];
+    age = tick_diff(tick, base->tick);
+    if (c->written - base->serial >= ZL_SNAPSHOT_SENT || age <= 0 ||
+        age >= (int32_t)ZL_SNAPSHOT_WORLD_TICKS)
+        return NULL;
+    return base;
+}
+
+/* The world state the client holds for an entity of the baseline, or NULL
+ * when that tick has left the history. */
+static const void *base_state(const zl_snapshot_world *w, const zl_snapshot_record *base,
+                              uint16_t entity)
+{
+    uint16_t age = base->age[entity];
+    if (age >= ZL_SNAPSHOT_AGED)
+        return NULL;
+    return zl_snapshot_world_state(w, base->tick - age, entity);
+}
+
+static uint32_t add_saturated(uint32_t a, uint32_t b, uint32_t max)
+{
+    return b > max - a ? max : a + b;
+}
+
+/* Highest key first; a key never changes while sorting. */
+#define KEY_OWN 0xFFFFFFFFu
+#define KEY_LEAVE 0xFFFFFFFEu
+#define KEY_ACCUM_MAX 0xFFFFFFFDu
+
+/* Everything one zl_snapshot_write works with. */
+typedef struct writer_job {
+    zl_snapshot_client *c;
+    const zl_snapshot_world *w;
+    const zl_snapshot_layout *layout;
+    const zl_snapshot_world_slot *now;
+    const zl_snapshot_record *base;
+    uint32_t tick;
+    uint16_t own;
+    uint8_t op[ZL_MAX_ENTITIES];
+    uint16_t size[ZL_MAX_ENTITIES]; /* state code bits of each candidate */
+    uint16_t cand[ZL_MAX_ENTITIES]; /* entries to consider, ascending */
+    uint32_t cand_count;
+    uint8_t chosen[ZL_SNAPSHOT_BITMAP_BYTES];
+} writer_job;
+
+static unsigned kind_cost(uint8_t op)
+{
+    return op == OP_UPDATE ? 1u : op == OP_ENTER ? 0u : 2u;
+}
+
+static unsigned header_bits(const writer_job *j)
+{
+    return 1u + (j->base ? age_bits() : 0u) + count_bits();
+}
+
+static void write_header(const writer_job *j, zl_bitwriter *bw, uint32_t count)
+{
+    zl_bitwriter_bool(bw, j->base != NULL);
+    if (j->base)
+        zl_bitwriter_bits(bw, j->tick - j->base->tick, age_bits());
+    zl_bitwriter_bits(bw, count, count_bits());
+}
+
+/* Writes one entry (gap from prev, -1 for none). Returns the state code's
+ * bits (0 for a leave) or the writer's error. */
+static int write_entry(const writer_job *j, zl_bitwriter *bw, uint16_t e, int32_t prev)
+{
+    uint8_t op = j->op[e];
+    write_gap(bw, (uint32_t)((int32_t)e - prev - 1));
+    if (op == OP_UPDATE)
+        zl_bitwriter_bool(bw, 0);
+    else if (op != OP_ENTER)
+        zl_bitwriter_bits(bw, op == OP_FULL ? 3u : 1u, 2);
+    if (op == OP_LEAVE)
+        return bw->error;
+    return zl_schema_write_delta(schema_of(j->layout, e), bw,
+                                 op == OP_UPDATE ? base_state(j->w, j->base, e) : NULL,
+                                 j->now->states[e]);
+}
+
+/* Bits of an entry's state code alone, without writing it anywhere. */
+static uint16_t measure(const writer_job *j, uint16_t e)
+{
+    /* Every field costs at most 1 + 39 bits and a state has at most
+     * ZL_STATE_MAX fields. */
+    uint8_t scratch[ZL_STATE_MAX * 5 + 8];
+    zl_bitwriter sw;
+    int n;
+    if (j->op[e] == OP_LEAVE)
+        return 0;
+    zl_bitwriter_init(&sw, scratch, sizeof scratch);
+    n = zl_schema_write_delta(schema_of(j->layout, e), &sw,
+                              j->op[e] == OP_UPDATE ? base_state(j->w, j->base, e) : NULL,
+                              j->now->states[e]);
+    return (uint16_t)(n > 0 ? n : 0);
+}
+
+/* Sorts out what each entity needs and accumulates priorities. */
+static void classify(writer_job *j, const uint16_t *relevant, int relevant_count,
+                     const uint32_t *priority)
+{
+    uint8_t want[ZL_SNAPSHOT_BITMAP_BYTES];
+    zl_snapshot_client *c = j->c;
+    uint32_t e;
+    int i;
+    memset(want, 0, sizeof want);
+    for (i = 0; relevant ? i < relevant_count : i < ZL_MAX_ENTITIES; i++) {
+        uint32_t n = relevant ? relevant[i] : (uint32_t)i;
+        uint32_t weight = priority ? priority[i] : 1u;
+        if (n >= ZL_MAX_ENTITIES || !bit_get(j->now->present, n))
+            continue;
+        bit_set(want, n);
+        c->accum[n] = add_saturated(c->accum[n], weight ? weight : 1u, KEY_ACCUM_MAX);
+    }
+    if (j->own < ZL_MAX_ENTITIES && bit_get(j->now->present, j->own))
+        bit_set(want, j->own);
+
+    j->cand_count = 0;
+    for (e = 0; e < ZL_MAX_ENTITIES; e++) {
+        int in_base = j->base && j->base->age[e] != ZL_SNAPSHOT_ABSENT;
+        uint8_t op = OP_NONE;
+        if (bit_get(want, e) && in_base) {
+            const void *ref = base_state(j->w, j->base, (uint16_t)e);
+            if (!ref)
+                op = OP_FULL;
+            else
+                op = memcmp(ref, j->now->states[e], ZL_STATE_MAX) == 0 ? OP_KEEP : OP_UPDATE;
+        } else if (bit_get(want, e)) {
+            op = OP_ENTER;
+        } else if (in_base) {
+            op = OP_LEAVE;
+        }
+        j->op[e] = op;
+        if (op == OP_NONE || op == OP_KEEP || op == OP_LEAVE)
+            c->accum[e] = 0; /* nothing owed, or a fixed key */
+        if (op != OP_NONE && op != OP_KEEP)
+            j->cand[j->cand_count++] = (uint16_t)e;
+    }
+}
+
+static uint32_t key_of(const writer_job *j, uint16_t e)
+{
+    if (e == j->own)
+        return KEY_OWN;
+    return j->op[e] == OP_LEAVE ? KEY_LEAVE : j->c->accum[e];
+}
+
+/* Nearest chosen entity below e (-1 if none) and above e (-1 if none). */
+static void neighbours(const writer_job *j, uint16_t e, int32_t *below, int32_t *above)
+{
+    int32_t i;
+    *below = -1;
+    *above = -1;
+    for (i = (int32_t)e - 1; i >= 0; i--)
+        if (bit_get(j->chosen, (uint32_t)i)) {
+            *below = i;
+            break;
+        }
+    for (i = (int32_t)e + 1; i < ZL_MAX_ENTITIES; i++)
+        if (bit_get(j->chosen, (uint32_t)i)) {
+            *above = i;
+            break;
+        }
+}
+
+/* Picks the entries that fit `budget` bits, highest key first; a lower
+ * entry that still fits is taken (the skipped ones grow their key until
+ * they lead). Returns the count, or ZL_ERR_OVERFLOW if the own entity
+ * does not fit. */
+static int choose(writer_job *j, uint32_t budget)
+{
+    uint16_t order[ZL_MAX_ENTITIES];
+    uint32_t used = header_bits(j);
+    uint32_t i, k, n = 0;
+    if (used > budget)
+        return ZL_ERR_OVERFLOW;
+    memcpy(order, j->cand, j->cand_count * sizeof order[0]);
+    /* Insertion sort, stable over ascending numbers: ties go to the lower
+     * number, deterministically. Only runs when the budget is short. */
+    for (i = 1; i < j->cand_count; i++) {
+        uint16_t e = order[i];
+        uint32_t key = key_of(j, e);
+        for (k = i; k > 0 && key_of(j, order[k - 1]) < key; k--)
+            order[k] = order[k - 1];
+        order[k] = e;
+    }
+    memset(j->chosen, 0, sizeof j->chosen);
+    for (i = 0; i < j->cand_count; i++) {
+        uint16_t e = order[i];
+        int32_t below, above, cost;
+        neighbours(j, e, &below, &above);
+        cost = (int32_t)(kind_cost(j->op[e]) + j->size[e] +
+                         gap_cost((uint32_t)((int32_t)e - below - 1)));
+        /* Splitting the next entry's gap may even make it cheaper. */
+        if (above >= 0)
+            cost += (int32_t)gap_cost((uint32_t)(above - (int32_t)e - 1)) -
+                    (int32_t)gap_cost((uint32_t)(above - below - 1));
+        if (cost <= (int32_t)(budget - used)) {
+            bit_set(j->chosen, e);
+            used = (uint32_t)((int32_t)used + cost);
+            n++;
+        } else if (e == j->own) {
+            return ZL_ERR_OVERFLOW;
+        }
+    }
+    return (int)n;
+}
+
+/* Writes every candidate while it fits, measuring each; returns 1 when all
+ * fitted (j->chosen then holds them all). */
+static int write_all(writer_job *j, zl_bitwriter *bw, uint32_t start, uint32_t budget)
+{
+    int32_t prev = -1;
+    int fits = 1;
+    uint32_t i;
+    write_header(j, bw, j->cand_count);
+    for (i = 0; i < j->cand_count; i++) {
+        uint16_t e = j->cand[i];
+        if (fits) {
+            int n = write_entry(j, bw, e, prev);
+            prev = e;
+            if (n >= 0)
+                j->size[e] = (uint16_t)n;
+            if (n < 0 || zl_bitwriter_bits_used(bw) - start > budget)
+                fits = 0;
+            if (n >= 0)
+                continue;
+        }
+        j->size[e] = measure(j, e);
+    }
+    if (zl_bitwriter_bits_used(bw) - start > budget)
+        fits = 0;
+    if (fits) {
+        memset(j->chosen, 0, sizeof j->chosen);
+        for (i = 0; i < j->cand_count; i++)
+            bit_set(j->chosen, j->cand[i]);
+    }
+    return fits;
+}
+
+static void write_chosen(const writer_job *j, zl_bitwriter *bw, uint32_t count)
+{
+    int32_t prev = -1;
+    uint32_t i;
+    write_header(j, bw, count);
+    for (i = 0; i < j->cand_count; i++) {
+        uint16_t e = j->cand[i];
+        if (bit_get(j->chosen, e)) {
+            (void)write_entry(j, bw, e, prev); /* errors stick in bw */
+            prev = e;
+        }
+    }
+}
+
+/* What the client holds once it applies this snapshot, and the stats. */
+static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
+{
+    zl_snapshot_client *c = j->c;
+    uint32_t slot = c->written % ZL_SNAPSHOT_SENT;
+    zl_snapshot_record *rec = &c->record[slot];
+    zl_snapshot_stats *st = &c->last;
+    uint32_t base_age = j->base ? j->tick - j->base->tick : 0;
+    uint32_t e;
+    /* The new record may take the baseline's slot only when the baseline
+     * was unusable; it is gone either way. */
+    if (c->baseline == (int32_t)slot)
+        c->baseline = -1;
+    memset(st, 0, sizeof *st);
+    st->full = (uint8_t)(j->base == NULL);
+    st->base_tick = j->base ? j->base->tick : 0;
+    st->bits = bits;
+    for (e = 0; e < ZL_MAX_ENTITIES; e++) {
+        uint8_t op = j->op[e];
+        uint16_t age = ZL_SNAPSHOT_ABSENT;
+        if (op == OP_KEEP) {
+            age = 0; /* equal bytes: the client holds this tick's state */
+            st->unchanged++;
+        } else if (op != OP_NONE && bit_get(j->chosen, e)) {
+            age = op == OP_LEAVE ? ZL_SNAPSHOT_ABSENT : 0;
+            c->accum[e] = 0;
+            if (op == OP_LEAVE)
+                st->left++;
+            else if (op == OP_UPDATE)
+                st->updated++;
+            else
+                st->entered++;
+        } else if (op != OP_NONE) {
+            st->carried++;
+            if (op != OP_ENTER) {
+                uint32_t old = j->base->age[e];
+                age = old >= ZL_SNAPSHOT_AGED || old + base_age >= ZL_SNAPSHOT_AGED
+                          ? ZL_SNAPSHOT_AGED
+                          : (uint16_t)(old + base_age);
+            }
+        }
+        rec->age[e] = age;
+    }
+    rec->tick = j->tick;
+    rec->serial = c->written;
+    rec->sequence = packet_sequence;
+    rec->used = 1;
+    c->written++;
+    c->last_tick = j->tick;
+    c->have_last = 1;
+}
+
+/* Entry bits per kind for the stats, from the chosen set. */
+static void entry_stats(const writer_job *j, zl_snapshot_stats *st)
+{
+    int32_t prev = -1;
+    uint32_t i;
+    for (i = 0; i < j->cand_count; i++) {
+        uint16_t e = j->cand[i];
+        uint32_t bits, number;
+        if (!bit_get(j->chosen, e))
+            continue;
+        number = gap_cost((uint32_t)((int32_t)e - prev - 1));
+        bits = number + kind_cost(j->op[e]) + j->size[e];
+        st->number_bits += number;
+        prev = e;
+        if (j->op[e] == OP_UPDATE)
+            st->update_bits += bits;
+        else if (j->op[e] != OP_LEAVE)
+            st->enter_bits += bits;
+    }
+}
+
+int zl_snapshot_write(zl_snapshot_client *c, const zl_snapshot_world *world,
+                      const zl_snapshot_layout *layout, uint32_t tick, const uint16_t *relevant,
+                      int relevant_count, const uint32_t *priority, uint16_t own_entity,
+                      uint32_t budget_bits, uint16_t packet_sequence, zl_bitwriter *bw)
+{
+    writer_job job;
+    writer_job *j = &job;
+    zl_bitwriter saved;
+    uint32_t start;
+    int count;
+    ZL_ASSERT(c != NULL && world != NULL && layout != NULL && bw != NULL);
+    ZL_ASSERT(relevant != NULL || relevant_count == 0);
+    ZL_ASSERT(!c->have_last || tick_diff(tick, c->last_tick) > 0);
+    j->c = c;
+    j->w = world;
+    j->layout = layout;
+    j->now = world_slot(world, tick);
+    ZL_ASSERT(j->now != NULL);
+    j->tick = tick;
+    j->own = own_entity;
+    j->base = usable_baseline(c, tick);
+    classify(j, relevant, relevant_count, priority);
+
+    saved = *bw;
+    start = zl_bitwriter_bits_used(bw);
+    if (!write_all(j, bw, start, budget_bits)) {
+        *bw = saved; /* rewind: the writer keeps earlier bits of a shared byte */
+        count = choose(j, budget_bits);
+        if (count >= 0)
+            write_chosen(j, bw, (uint32_t)count);
+        if (count < 0 || bw->error != ZL_OK) {
+            *bw = saved;
+            return ZL_ERR_OVERFLOW;
+        }
+    }
+    record(j, packet_sequence, zl_bitwriter_bits_used(bw) - start);
+    entry_stats(j, &c->last);
+    return (int)c->last.bits;
+}

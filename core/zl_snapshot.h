@@ -1,0 +1,230 @@
+/* zl_snapshot.h - the entity section of a snapshot: each client's entities
+ * delta-coded against the last snapshot it acknowledged, by priority when short of room. */
+#ifndef ZL_SNAPSHOT_H
+#define ZL_SNAPSHOT_H
+
+#include "zl_schema.h"
+
+/* ---- Configuration (defaults; the lead moves them to zl_config.h) ---- */
+
+/* Server ticks of entity states kept for delta coding (a power of two). A
+ * client whose acknowledged snapshot is older than this gets a full one:
+ * 64 is 1 s at 64 Hz. Memory: this x ZL_MAX_ENTITIES x ZL_STATE_MAX. */
+#ifndef ZL_SNAPSHOT_WORLD_TICKS
+#define ZL_SNAPSHOT_WORLD_TICKS 64
+#endif
+/* Snapshots remembered per client on the server, awaiting acknowledgement.
+ * A client that acknowledges none of the last this many gets full ones. */
+#ifndef ZL_SNAPSHOT_SENT
+#define ZL_SNAPSHOT_SENT 32
+#endif
+/* Decoded snapshots a client keeps as possible bases (a power of two). It
+ * must cover the snapshots in flight over one round trip, or deltas come
+ * against frames already dropped (then the client asks for a full one);
+ * ZL_SNAPSHOT_SENT is always enough. */
+#ifndef ZL_SNAPSHOT_FRAMES
+#define ZL_SNAPSHOT_FRAMES 32
+#endif
+
+ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_SNAPSHOT_WORLD_TICKS) && ZL_SNAPSHOT_WORLD_TICKS >= 2 &&
+                     ZL_SNAPSHOT_WORLD_TICKS <= 32768,
+                 zl_snapshot_world_ticks);
+ZL_STATIC_ASSERT(ZL_SNAPSHOT_SENT >= 2 && ZL_SNAPSHOT_SENT <= 32768, zl_snapshot_sent);
+ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_SNAPSHOT_FRAMES) && ZL_SNAPSHOT_FRAMES >= 2, zl_snapshot_frames);
+ZL_STATIC_ASSERT(ZL_MAX_ENTITIES >= 1 && ZL_MAX_ENTITIES <= 65535, zl_snapshot_max_entities);
+/* States are stored as uint32_t words so a frame's state can be read as the
+ * game's struct (schema fields are at most 4 bytes wide). */
+ZL_STATIC_ASSERT(ZL_STATE_MAX % 4 == 0, zl_snapshot_state_words);
+
+/* "No entity": pass as own_entity when the client has no player. */
+#define ZL_SNAPSHOT_NONE 0xFFFFu
+
+/* Bytes of a bitmap with one bit per entity number. */
+#define ZL_SNAPSHOT_BITMAP_BYTES ((ZL_MAX_ENTITIES + 7) / 8)
+
+/* Which schema describes each entity number: numbers below `players` are
+ * players (player_schema), the rest use entity_schema (NULL when the game
+ * has no other entities). Both sides must use the same layout. Schema
+ * sizes must not exceed ZL_STATE_MAX (checked by ZL_ASSERT). */
+typedef struct zl_snapshot_layout {
+    const zl_schema *player_schema;
+    const zl_schema *entity_schema;
+    uint16_t players;
+} zl_snapshot_layout;
+
+/* ---- Server: the world history ---- */
+
+/* Private: the entities of one tick. A state holds only its wire fields,
+ * quantised, everything else zero, so equal bytes mean an equal state. */
+typedef struct zl_snapshot_world_slot {
+    uint32_t tick;
+    uint8_t used;
+    uint8_t present[ZL_SNAPSHOT_BITMAP_BYTES];
+    uint32_t states[ZL_MAX_ENTITIES][ZL_STATE_MAX / 4];
+} zl_snapshot_world_slot;
+
+/* The server's entity states of the last ZL_SNAPSHOT_WORLD_TICKS ticks,
+ * shared by every client. Caller-owned (static: it is large); private. */
+typedef struct zl_snapshot_world {
+    uint32_t newest; /* the tick being or last recorded */
+    uint8_t started;
+    zl_snapshot_world_slot slot[ZL_SNAPSHOT_WORLD_TICKS];
+} zl_snapshot_world;
+
+/* Empties the history. */
+void zl_snapshot_world_init(zl_snapshot_world *w);
+
+/* Starts recording `tick` with no entity present; it replaces the tick
+ * ZL_SNAPSHOT_WORLD_TICKS before it. Ticks must increase from one call to
+ * the next (gaps are fine); anything else is a programmer error. */
+void zl_snapshot_world_begin(zl_snapshot_world *w, uint32_t tick);
+
+/* Records entity `entity` (< ZL_MAX_ENTITIES) as present in the tick being
+ * recorded, with `state` (a struct of the layout's schema for that number,
+ * read only). Its wire fields are copied and quantised: what is stored is
+ * exactly what a client reconstructs. Setting an entity again overwrites. */
+void zl_snapshot_world_set(zl_snapshot_world *w, const zl_snapshot_layout *layout,
+                           uint16_t entity, const void *state);
+
+/* The stored state of `entity` at `tick`, or NULL when that entity was not
+ * present or the tick is not (or no longer) in the history. */
+const void *zl_snapshot_world_state(const zl_snapshot_world *w, uint32_t tick, uint16_t entity);
+
+/* ---- Server: one client's snapshots ---- */
+
+/* State tick of an entity in a sent record, as an age below the record's
+ * tick: ABSENT when the client does not hold the entity, AGED when the
+ * state it holds is older than any age worth counting. */
+#define ZL_SNAPSHOT_ABSENT 0xFFFFu
+#define ZL_SNAPSHOT_AGED 0xFFFEu
+
+/* Private: what one sent snapshot leaves on the client once applied. */
+typedef struct zl_snapshot_record {
+    uint32_t tick;
+    uint32_t serial; /* zl_snapshot_client.written when it was made */
+    uint16_t sequence; /* the packet that carried it */
+    uint8_t used;
+    uint16_t age[ZL_MAX_ENTITIES]; /* state tick = tick - age, or ABSENT */
+} zl_snapshot_record;
+
+/* What the last zl_snapshot_write did, for statistics and tests. Entity
+ * counts are per kind of entry; `unchanged` entities cost nothing (the
+ * client keeps them); `carried` ones did not fit the budget and will be
+ * sent later (the client keeps its older state meanwhile). */
+typedef struct zl_snapshot_stats {
+    uint32_t base_tick;   /* the baseline's tick; meaningless when full */
+    uint8_t full;         /* 1: coded against nothing (no usable baseline) */
+    uint16_t entered;     /* coded against the zero state (new, or their
+                             baseline state left the world history) */
+    uint16_t updated;     /* coded against the baseline's state */
+    uint16_t left;        /* removed from the client */
+    uint16_t unchanged;
+    uint16_t carried;
+    uint32_t enter_bits;  /* bits of the entered entries (number, kind, state) */
+    uint32_t update_bits; /* bits of the updated entries (number, kind, delta) */
+    uint32_t number_bits; /* of which entity numbers: at least 1 per entry, the
+                             rest is the cost of the numbers skipped */
+    uint32_t bits;        /* the whole entity section */
+} zl_snapshot_stats;
+
+/* One client's snapshot bookkeeping on the server (about 17 KiB at the
+ * defaults). Caller-owned, fixed size; private except `last`, which the
+ * caller may read after zl_snapshot_write. */
+typedef struct zl_snapshot_client {
+    zl_snapshot_record record[ZL_SNAPSHOT_SENT];
+    uint32_t written;  /* records made; the next goes to written % SENT */
+    int32_t baseline;  /* index of the newest acknowledged record, or -1 */
+    uint32_t last_tick;
+    uint8_t have_last;
+    uint32_t accum[ZL_MAX_ENTITIES]; /* priority accumulated while not sent */
+    zl_snapshot_stats last; /* what the last zl_snapshot_write did */
+} zl_snapshot_client;
+
+/* A new client (or one that asked for a full snapshot): forgets every sent
+ * record and the baseline, so snapshots are full until one written after
+ * this is acknowledged. Call it when the client connects and whenever it
+ * asks for a full snapshot (zl_snapshot_receiver.need_full). */
+void zl_snapshot_client_reset(zl_snapshot_client *c);
+
+/* Writes the entity section of the snapshot of `tick` for this client into
+ * bw and remembers it as carried by packet `packet_sequence`.
+ *   world: must hold `tick` (zl_snapshot_world_begin/set); ticks passed to
+ *     successive calls must increase.
+ *   relevant, relevant_count: the entity numbers this client should hold
+ *     (ascending or not, no duplicates); NULL = every entity present at
+ *     tick. Numbers not present in the world at tick are ignored.
+ *   priority: one weight per relevant entry (per entity number when
+ *     relevant is NULL), e.g. larger when closer; NULL = all 1; 0 counts as
+ *     1. Each snapshot an entity needs sending but is left out, its weight
+ *     is added to its accumulator; entries go highest accumulator first, so
+ *     every entity is eventually sent (Fiedler's priority accumulator).
+ *   own_entity: the client's player, relevant whether listed or not and
+ *     never carried (prediction needs it every snapshot); ZL_SNAPSHOT_NONE
+ *     for none.
+ *   budget_bits: the most this section may take; bw must have that much
+ *     room left. Entries that do not fit are carried to a later snapshot.
+ * Unchanged entities cost nothing; changed ones are delta-coded through
+ * their schema against the state the client holds, entering ones (and
+ * those whose baseline state left the world history) against zero. With no
+ * usable baseline the snapshot is full and the client needs no old frame.
+ * Returns the bits written (stats in c->last), or ZL_ERR_OVERFLOW (nothing
+ * written or recorded) when even the header and the own entity do not fit
+ * the budget or bw. Uses about 2.5 KiB of stack. */
+int zl_snapshot_write(zl_snapshot_client *c, const zl_snapshot_world *world,
+                      const zl_snapshot_layout *layout, uint32_t tick, const uint16_t *relevant,
+                      int relevant_count, const uint32_t *priority, uint16_t own_entity,
+                      uint32_t budget_bits, uint16_t packet_sequence, zl_bitwriter *bw);
+
+/* The link reports packet `packet_sequence` acknowledged (zl_link_acks). If
+ * it carried a snapshot still remembered, that snapshot becomes the
+ * baseline when newer than the current one. Unknown sequences are ignored. */
+void zl_snapshot_acked(zl_snapshot_client *c, uint16_t packet_sequence);
+
+/* ---- Client: decoding ---- */
+
+/* One decoded snapshot: the entities present at `tick` and their states
+ * (wire fields as sent, every other byte zero). Read it through
+ * zl_snapshot_frame_state. */
+typedef struct zl_snapshot_frame {
+    uint32_t tick;
+    uint16_t count; /* entities present */
+    uint8_t present[ZL_SNAPSHOT_BITMAP_BYTES];
+    uint32_t states[ZL_MAX_ENTITIES][ZL_STATE_MAX / 4];
+} zl_snapshot_frame;
+
+/* The state of `entity` in f, aligned for the game's struct, or NULL when
+ * it is absent (or entity >= ZL_MAX_ENTITIES). */
+const void *zl_snapshot_frame_state(const zl_snapshot_frame *f, uint16_t entity);
+
+/* The client's recent frames, the bases of the deltas to come (about
+ * 513 KiB at the defaults: lower ZL_SNAPSHOT_FRAMES or ZL_MAX_ENTITIES on a
+ * small target). Caller-owned; fields private except the flag and counters. */
+typedef struct zl_snapshot_receiver {
+    zl_snapshot_frame frame[ZL_SNAPSHOT_FRAMES];
+    uint8_t valid[ZL_SNAPSHOT_FRAMES];
+    uint32_t newest; /* tick of the newest frame decoded */
+    uint8_t have_newest;
+    /* Set when a snapshot's base frame is missing; cleared by the next full
+     * snapshot decoded. While set, the client should ask the server for a
+     * full snapshot (the server calls zl_snapshot_client_reset). */
+    uint8_t need_full;
+    uint32_t refused_old;  /* snapshots not newer than the newest decoded */
+    uint32_t missing_base; /* snapshots whose base frame was not kept */
+    uint32_t malformed;    /* snapshots whose bytes did not decode */
+} zl_snapshot_receiver;
+
+/* Empties the receiver: no frame, need_full clear, counters zero. */
+void zl_snapshot_receiver_init(zl_snapshot_receiver *rx);
+
+/* Decodes the entity section of the snapshot of `tick` (read from the
+ * snapshot's header by the caller) from r, builds the new frame from its
+ * base frame and the entries, keeps it and points *out at it (valid until
+ * the next call). Returns ZL_OK, or (nothing kept, *out NULL, counted):
+ *   ZL_ERR_DUPLICATE  tick not newer than the newest frame decoded: drop it;
+ *   ZL_ERR_AGAIN      its base frame is not kept: need_full is set;
+ *   ZL_ERR_MALFORMED / ZL_ERR_OVERFLOW  hostile or cut bytes (r's error).
+ * Whatever the bytes, nothing outside the receiver is written. */
+int zl_snapshot_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout, uint32_t tick,
+                     zl_bitreader *r, const zl_snapshot_frame **out);
+
+#endif

@@ -1,0 +1,157 @@
+/* zl_snapshot_read.c - the client side of snapshots: decodes an entity section
+ * against a kept frame into a new one; hostile bytes give errors, never harm. */
+#include "zl_snapshot_wire.h"
+
+#include <string.h>
+
+const void *zl_snapshot_frame_state(const zl_snapshot_frame *f, uint16_t entity)
+{
+    ZL_ASSERT(f != NULL);
+    if (entity >= ZL_MAX_ENTITIES || !bit_get(f->present, entity))
+        return NULL;
+    return f->states[entity];
+}
+
+void zl_snapshot_receiver_init(zl_snapshot_receiver *rx)
+{
+    ZL_ASSERT(rx != NULL);
+    memset(rx->valid, 0, sizeof rx->valid);
+    rx->newest = 0;
+    rx->have_newest = 0;
+    rx->need_full = 0;
+    rx->refused_old = 0;
+    rx->missing_base = 0;
+    rx->malformed = 0;
+}
+
+static int find_frame(const zl_snapshot_receiver *rx, uint32_t tick)
+{
+    int i;
+    for (i = 0; i < ZL_SNAPSHOT_FRAMES; i++)
+        if (rx->valid[i] && rx->frame[i].tick == tick)
+            return i;
+    return -1;
+}
+
+/* The slot a new frame takes: a free one, else the oldest but the base. */
+static int victim_frame(const zl_snapshot_receiver *rx, int base)
+{
+    int i, best = -1;
+    for (i = 0; i < ZL_SNAPSHOT_FRAMES; i++) {
+        if (i == base)
+            continue;
+        if (!rx->valid[i])
+            return i;
+        if (best < 0 || tick_diff(rx->frame[i].tick, rx->frame[best].tick) < 0)
+            best = i;
+    }
+    return best;
+}
+
+static void malformed(zl_bitreader *r)
+{
+    if (r->error == ZL_OK)
+        r->error = ZL_ERR_MALFORMED;
+}
+
+/* Applies the entries to f, a copy of the base frame or an empty one: an
+ * entity f holds can only be in the base. */
+static void read_entries(const zl_snapshot_layout *layout, zl_bitreader *r, zl_snapshot_frame *f)
+{
+    uint32_t count = zl_bitreader_bits(r, count_bits());
+    uint32_t e = 0, i;
+    if (count > ZL_MAX_ENTITIES)
+        malformed(r);
+    for (i = 0; i < count && r->error == ZL_OK; i++) {
+        const zl_schema *schema;
+        uint8_t *state;
+        int against_base = 0;
+        e += read_gap(r) + (i > 0 ? 1u : 0u);
+        if (r->error != ZL_OK)
+            return;
+        schema = e < ZL_MAX_ENTITIES ? schema_of(layout, e) : NULL;
+        if (!schema) {
+            malformed(r);
+            return;
+        }
+        state = (uint8_t *)f->states[e];
+        if (bit_get(f->present, e)) {
+            if (zl_bitreader_bool(r)) {
+                if (!zl_bitreader_bool(r)) {
+                    bit_clear(f->present, e);
+                    f->count--;
+                    continue;
+                }
+            } else {
+                against_base = 1;
+            }
+        } else {
+            bit_set(f->present, e);
+            f->count++;
+        }
+        if (!against_base)
+            memset(state, 0, ZL_STATE_MAX);
+        zl_schema_read_delta(schema, r, against_base ? state : NULL, state);
+    }
+}
+
+int zl_snapshot_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout, uint32_t tick,
+                     zl_bitreader *r, const zl_snapshot_frame **out)
+{
+    int has_base, base = -1, slot;
+    zl_snapshot_frame *f;
+    ZL_ASSERT(rx != NULL && layout != NULL && r != NULL && out != NULL);
+    *out = NULL;
+    if (rx->have_newest && tick_diff(tick, rx->newest) <= 0) {
+        rx->refused_old++;
+        return ZL_ERR_DUPLICATE;
+    }
+    has_base = zl_bitreader_bool(r);
+    if (has_base) {
+        uint32_t age = zl_bitreader_bits(r, age_bits());
+        if (age == 0)
+            malformed(r);
+        if (r->error == ZL_OK) {
+            base = find_frame(rx, tick - age);
+            if (base < 0) {
+                rx->missing_base++;
+                rx->need_full = 1;
+                return ZL_ERR_AGAIN;
+            }
+        }
+    }
+    if (r->error != ZL_OK) {
+        rx->malformed++;
+        return r->error;
+    }
+    slot = victim_frame(rx, base);
+    f = &rx->frame[slot];
+    rx->valid[slot] = 0;
+    if (base >= 0) {
+        const zl_snapshot_frame *b = &rx->frame[base];
+        uint32_t e;
+        memcpy(f->present, b->present, sizeof f->present);
+        /* Only present states: the cost follows the entities, not the
+         * capacity. */
+        for (e = 0; e < ZL_MAX_ENTITIES; e++)
+            if (bit_get(b->present, e))
+                memcpy(f->states[e], b->states[e], sizeof f->states[e]);
+        f->count = b->count;
+    } else {
+        memset(f->present, 0, sizeof f->present);
+        f->count = 0;
+    }
+    read_entries(layout, r, f);
+    if (r->error != ZL_OK) {
+        rx->malformed++;
+        return r->error;
+    }
+    f->tick = tick;
+    rx->valid[slot] = 1;
+    rx->newest = tick;
+    rx->have_newest = 1;
+    if (!has_base)
+        rx->need_full = 0;
+    *out = f;
+    return ZL_OK;
+}

@@ -1,0 +1,91 @@
+/* zl_snapshot_wire.h - private to zl_snapshot*.c: the entity section's wire
+ * format, shared by the writer (zl_snapshot.c) and the reader (zl_snapshot_read.c). */
+#ifndef ZL_SNAPSHOT_WIRE_H
+#define ZL_SNAPSHOT_WIRE_H
+
+#include "zl_snapshot.h"
+
+/* Wire format of the entity section, least significant bit first:
+ *   has_base:1 [base_age:AGE_BITS] count:COUNT_BITS, then count entries in
+ *   ascending entity number, each: gap, kind, state.
+ * base_age = tick - base tick (1 .. ZL_SNAPSHOT_WORLD_TICKS - 1). The gap
+ * is the number of entity numbers skipped since the previous entry, in an
+ * exponential-Golomb code: n zeros, a one, n bits v: gap = 2^n - 1 + v
+ * (n < 5: 0 costs 1 bit, 1..2 cost 3, 3..6 cost 5, 7..14 cost 7, 15..30
+ * cost 9); five zeros escape to ENTITY_BITS bits of gap. No skipped number
+ * ever costs more than 2 bits: unchanged entities are nearly free even
+ * when they sit between changed ones.
+ * The kind exists only for an entity present in the base frame:
+ *   0 -> a delta against its base state;  10 -> it leaves;
+ *   11 -> its state against the zero state (its base state is too old).
+ * An entity absent from the base enters, against the zero state. The state
+ * is zl_schema_write_delta's code. Entities of the base not listed are
+ * unchanged: the client keeps them at no cost. */
+
+static inline unsigned age_bits(void) { return zl_bits_required(ZL_SNAPSHOT_WORLD_TICKS - 1u); }
+static inline unsigned count_bits(void) { return zl_bits_required(ZL_MAX_ENTITIES); }
+static inline unsigned entity_bits(void) { return zl_bits_required(ZL_MAX_ENTITIES - 1u); }
+
+static inline int bit_get(const uint8_t *map, uint32_t i) { return (map[i >> 3] >> (i & 7u)) & 1; }
+static inline void bit_set(uint8_t *map, uint32_t i)
+{
+    map[i >> 3] = (uint8_t)(map[i >> 3] | (1u << (i & 7u)));
+}
+static inline void bit_clear(uint8_t *map, uint32_t i)
+{
+    map[i >> 3] = (uint8_t)(map[i >> 3] & ~(1u << (i & 7u)));
+}
+
+/* a - b for wrapping ticks, as a signed count (ticks wrap after 2^32). */
+static inline int32_t tick_diff(uint32_t a, uint32_t b)
+{
+    uint32_t d = a - b;
+    return d < 0x80000000u ? (int32_t)d : -(int32_t)(0xFFFFFFFFu - d) - 1;
+}
+
+static inline const zl_schema *schema_of(const zl_snapshot_layout *layout, uint32_t entity)
+{
+    return entity < layout->players ? layout->player_schema : layout->entity_schema;
+}
+
+#define GAP_ESCAPE 5u
+
+/* The n of a gap's code, GAP_ESCAPE when it takes the escape. */
+static inline unsigned gap_class(uint32_t gap)
+{
+    unsigned n = 0;
+    while (n < GAP_ESCAPE && gap >= (2u << n) - 1u)
+        n++;
+    return n;
+}
+
+static inline unsigned gap_cost(uint32_t gap)
+{
+    unsigned n = gap_class(gap);
+    return n == GAP_ESCAPE ? GAP_ESCAPE + entity_bits() : 2u * n + 1u;
+}
+
+static inline void write_gap(zl_bitwriter *w, uint32_t gap)
+{
+    unsigned n = gap_class(gap);
+    if (n == GAP_ESCAPE) {
+        zl_bitwriter_bits(w, 0, GAP_ESCAPE);
+        zl_bitwriter_bits(w, gap, entity_bits());
+    } else {
+        zl_bitwriter_bits(w, 1u << n, n + 1u); /* n zeros, then the one */
+        zl_bitwriter_bits(w, gap - ((1u << n) - 1u), n);
+    }
+}
+
+static inline uint32_t read_gap(zl_bitreader *r)
+{
+    unsigned n = 0;
+    while (n < GAP_ESCAPE && !zl_bitreader_bool(r))
+        n++;
+    if (n == GAP_ESCAPE)
+        return zl_bitreader_bits(r, entity_bits());
+    return (1u << n) - 1u + zl_bitreader_bits(r, n);
+}
+
+
+#endif
