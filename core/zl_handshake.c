@@ -36,10 +36,7 @@ void zl_server_limits_default(zl_server_limits *l)
     l->interp_ratio_max = 5;
 }
 
-static int in_range(uint32_t v, uint32_t lo, uint32_t hi)
-{
-    return v >= lo && v <= hi;
-}
+static int in_range(uint32_t v, uint32_t lo, uint32_t hi) { return v >= lo && v <= hi; }
 
 static int settings_valid(const zl_client_settings *s)
 {
@@ -93,7 +90,8 @@ int zl_client_settings_write(zl_bitwriter *w, const zl_client_settings *s)
         return ZL_ERR_INVALID;
     before = zl_bitwriter_bits_used(w);
     /* Every bound fits in int32, so the ranged codes are exact. */
-    zl_bitwriter_ranged(w, (int32_t)s->updaterate, ZL_SETTINGS_RATE_HZ_MIN, ZL_SETTINGS_RATE_HZ_MAX);
+    zl_bitwriter_ranged(w, (int32_t)s->updaterate, ZL_SETTINGS_RATE_HZ_MIN,
+                        ZL_SETTINGS_RATE_HZ_MAX);
     zl_bitwriter_ranged(w, (int32_t)s->cmdrate, ZL_SETTINGS_RATE_HZ_MIN, ZL_SETTINGS_RATE_HZ_MAX);
     zl_bitwriter_ranged(w, (int32_t)s->rate, ZL_SETTINGS_BYTES_MIN, ZL_SETTINGS_BYTES_MAX);
     zl_bitwriter_ranged(w, (int32_t)s->interp_us, 0, ZL_SETTINGS_INTERP_US_MAX);
@@ -108,11 +106,14 @@ int zl_client_settings_read(zl_bitreader *r, zl_client_settings *out)
     ZL_ASSERT(r && out);
     /* The ranged reads flag out-of-range codes; the casts keep values that
      * were just checked against bounds below each field's width. */
-    out->updaterate = (uint16_t)zl_bitreader_ranged(r, ZL_SETTINGS_RATE_HZ_MIN, ZL_SETTINGS_RATE_HZ_MAX);
-    out->cmdrate = (uint16_t)zl_bitreader_ranged(r, ZL_SETTINGS_RATE_HZ_MIN, ZL_SETTINGS_RATE_HZ_MAX);
+    out->updaterate =
+        (uint16_t)zl_bitreader_ranged(r, ZL_SETTINGS_RATE_HZ_MIN, ZL_SETTINGS_RATE_HZ_MAX);
+    out->cmdrate =
+        (uint16_t)zl_bitreader_ranged(r, ZL_SETTINGS_RATE_HZ_MIN, ZL_SETTINGS_RATE_HZ_MAX);
     out->rate = (uint32_t)zl_bitreader_ranged(r, ZL_SETTINGS_BYTES_MIN, ZL_SETTINGS_BYTES_MAX);
     out->interp_us = (uint32_t)zl_bitreader_ranged(r, 0, ZL_SETTINGS_INTERP_US_MAX);
-    out->interp_ratio = (uint16_t)zl_bitreader_ranged(r, ZL_SETTINGS_RATIO_MIN, ZL_SETTINGS_RATIO_MAX);
+    out->interp_ratio =
+        (uint16_t)zl_bitreader_ranged(r, ZL_SETTINGS_RATIO_MIN, ZL_SETTINGS_RATIO_MAX);
     if (r->error != ZL_OK)
         memset(out, 0, sizeof *out);
     return r->error;
@@ -146,11 +147,15 @@ static int end_write(zl_bitwriter *w, size_t size)
     return (int)size;
 }
 
-static int begin_read(zl_bitreader *r, const void *payload, size_t len, size_t size)
+/* On a wrong size, zeroes the out_size bytes of the message at out. */
+static int begin_read(zl_bitreader *r, const void *payload, size_t len, size_t size, void *out,
+                      size_t out_size)
 {
     ZL_ASSERT(payload || len == 0);
-    if (len != size)
+    if (len != size) {
+        memset(out, 0, out_size);
         return 0;
+    }
     zl_bitreader_init(r, payload, len);
     return 1;
 }
@@ -220,10 +225,8 @@ int zl_msg_request_read(const void *payload, size_t len, zl_msg_request *out)
 {
     zl_bitreader r;
     ZL_ASSERT(out);
-    if (!begin_read(&r, payload, len, ZL_REQUEST_SIZE)) {
-        memset(out, 0, sizeof *out);
+    if (!begin_read(&r, payload, len, ZL_REQUEST_SIZE, out, sizeof *out))
         return ZL_ERR_MALFORMED;
-    }
     out->protocol_id = zl_bitreader_bits(&r, 32);
     out->nonce = get_u64(&r);
     zl_client_settings_read(&r, &out->settings);
@@ -259,10 +262,8 @@ int zl_msg_challenge_read(const void *payload, size_t len, zl_msg_challenge *out
 {
     zl_bitreader r;
     ZL_ASSERT(out);
-    if (!begin_read(&r, payload, len, ZL_CHALLENGE_SIZE)) {
-        memset(out, 0, sizeof *out);
+    if (!begin_read(&r, payload, len, ZL_CHALLENGE_SIZE, out, sizeof *out))
         return ZL_ERR_MALFORMED;
-    }
     get_cookie(&r, &out->nonce, &out->window, &out->cookie);
     return end_read(&r, out, sizeof *out);
 }
@@ -284,10 +285,8 @@ int zl_msg_response_read(const void *payload, size_t len, zl_msg_response *out)
 {
     zl_bitreader r;
     ZL_ASSERT(out);
-    if (!begin_read(&r, payload, len, ZL_REQUEST_SIZE)) {
-        memset(out, 0, sizeof *out);
+    if (!begin_read(&r, payload, len, ZL_REQUEST_SIZE, out, sizeof *out))
         return ZL_ERR_MALFORMED;
-    }
     get_cookie(&r, &out->nonce, &out->window, &out->cookie);
     zl_client_settings_read(&r, &out->settings);
     return end_read(&r, out, sizeof *out);
@@ -314,10 +313,8 @@ int zl_msg_accept_read(const void *payload, size_t len, zl_msg_accept *out)
 {
     zl_bitreader r;
     ZL_ASSERT(out);
-    if (!begin_read(&r, payload, len, ZL_ACCEPT_SIZE)) {
-        memset(out, 0, sizeof *out);
+    if (!begin_read(&r, payload, len, ZL_ACCEPT_SIZE, out, sizeof *out))
         return ZL_ERR_MALFORMED;
-    }
     out->nonce = get_u64(&r);
     out->slot = (uint16_t)get_in(&r, 16, 0, ZL_MAX_CLIENTS - 1u);
     out->tick_rate = (uint16_t)get_in(&r, 16, 1, TICK_RATE_MAX);
@@ -344,10 +341,8 @@ static int read_reason(const void *payload, size_t len, uint32_t count, uint64_t
                        uint8_t *reason, void *out, size_t out_size)
 {
     zl_bitreader r;
-    if (!begin_read(&r, payload, len, ZL_DENY_SIZE)) {
-        memset(out, 0, out_size);
+    if (!begin_read(&r, payload, len, ZL_DENY_SIZE, out, out_size))
         return ZL_ERR_MALFORMED;
-    }
     *nonce = get_u64(&r);
     *reason = (uint8_t)get_in(&r, 8, 0, count - 1u);
     return end_read(&r, out, out_size);
@@ -394,10 +389,8 @@ int zl_msg_keepalive_read(const void *payload, size_t len, zl_msg_keepalive *out
 {
     zl_bitreader r;
     ZL_ASSERT(out);
-    if (!begin_read(&r, payload, len, ZL_KEEPALIVE_SIZE)) {
-        memset(out, 0, sizeof *out);
+    if (!begin_read(&r, payload, len, ZL_KEEPALIVE_SIZE, out, sizeof *out))
         return ZL_ERR_MALFORMED;
-    }
     out->nonce = get_u64(&r);
     return end_read(&r, out, sizeof *out);
 }
@@ -419,10 +412,8 @@ int zl_msg_settings_read(const void *payload, size_t len, zl_msg_settings *out)
 {
     zl_bitreader r;
     ZL_ASSERT(out);
-    if (!begin_read(&r, payload, len, ZL_SETTINGS_MSG_SIZE)) {
-        memset(out, 0, sizeof *out);
+    if (!begin_read(&r, payload, len, ZL_SETTINGS_MSG_SIZE, out, sizeof *out))
         return ZL_ERR_MALFORMED;
-    }
     out->nonce = get_u64(&r);
     zl_client_settings_read(&r, &out->settings);
     return end_read(&r, out, sizeof *out);
@@ -445,10 +436,7 @@ static void put_le(uint8_t *p, uint64_t v, unsigned bytes)
         p[i] = (uint8_t)(v >> (8u * i));
 }
 
-uint32_t zl_cookie_window(uint64_t now_us)
-{
-    return (uint32_t)(now_us / ZL_COOKIE_WINDOW_US);
-}
+uint32_t zl_cookie_window(uint64_t now_us) { return (uint32_t)(now_us / ZL_COOKIE_WINDOW_US); }
 
 uint64_t zl_cookie_make(const uint8_t secret[ZL_SIPHASH_KEY_SIZE], const zl_addr *client,
                         uint32_t window, uint64_t nonce)

@@ -90,9 +90,9 @@ typedef struct zl_client_settings {
 
 /* Wire ranges: a value outside is refused by the writer (ZL_ERR_INVALID) and
  * the reader (ZL_ERR_MALFORMED). Tighter limits are the server's to set. */
-#define ZL_SETTINGS_RATE_HZ_MIN 1u    /* updaterate and cmdrate */
+#define ZL_SETTINGS_RATE_HZ_MIN 1u /* updaterate and cmdrate */
 #define ZL_SETTINGS_RATE_HZ_MAX 1000u
-#define ZL_SETTINGS_BYTES_MIN 1000u   /* rate */
+#define ZL_SETTINGS_BYTES_MIN 1000u /* rate */
 #define ZL_SETTINGS_BYTES_MAX 10000000u
 #define ZL_SETTINGS_INTERP_US_MAX 1000000u
 #define ZL_SETTINGS_RATIO_MIN 1u
@@ -145,11 +145,11 @@ int zl_client_settings_read(zl_bitreader *r, zl_client_settings *out);
  * range or a padding bit that is not zero; *out is then zeroed. Every
  * accepted payload is the one its writer produces from *out. */
 
-#define ZL_CHALLENGE_SIZE 20  /* nonce, window, cookie */
-#define ZL_ACCEPT_SIZE 25     /* nonce, slot, tick rate, server tick, settings */
-#define ZL_DENY_SIZE 9        /* nonce, reason */
-#define ZL_DISCONNECT_SIZE 9  /* nonce, reason */
-#define ZL_KEEPALIVE_SIZE 8   /* nonce */
+#define ZL_CHALLENGE_SIZE 20    /* nonce, window, cookie */
+#define ZL_ACCEPT_SIZE 25       /* nonce, slot, tick rate, server tick, settings */
+#define ZL_DENY_SIZE 9          /* nonce, reason */
+#define ZL_DISCONNECT_SIZE 9    /* nonce, reason */
+#define ZL_KEEPALIVE_SIZE 8     /* nonce */
 #define ZL_SETTINGS_MSG_SIZE 17 /* nonce, settings */
 /* Content before the padding of REQUEST (protocol id, nonce, settings) and
  * RESPONSE (nonce, window, cookie, settings). */
@@ -157,8 +157,7 @@ int zl_client_settings_read(zl_bitreader *r, zl_client_settings *out);
 #define ZL_RESPONSE_CONTENT 29
 
 /* No amplification: every reply to a REQUEST or RESPONSE is no larger. */
-ZL_STATIC_ASSERT(ZL_REQUEST_SIZE >= ZL_REQUEST_CONTENT &&
-                     ZL_REQUEST_SIZE >= ZL_RESPONSE_CONTENT,
+ZL_STATIC_ASSERT(ZL_REQUEST_SIZE >= ZL_REQUEST_CONTENT && ZL_REQUEST_SIZE >= ZL_RESPONSE_CONTENT,
                  zl_request_holds_content);
 ZL_STATIC_ASSERT(ZL_CHALLENGE_SIZE <= ZL_REQUEST_SIZE && ZL_DENY_SIZE <= ZL_REQUEST_SIZE &&
                      ZL_ACCEPT_SIZE <= ZL_REQUEST_SIZE,
@@ -197,9 +196,9 @@ typedef struct zl_msg_response {
 /* ACCEPT: the client has a slot. */
 typedef struct zl_msg_accept {
     uint64_t nonce;
-    uint16_t slot;        /* 0 .. ZL_MAX_CLIENTS - 1, also the player's entity */
-    uint16_t tick_rate;   /* server ticks per second, 1 .. 1000 */
-    uint32_t server_tick; /* the server's tick when it wrote the ACCEPT */
+    uint16_t slot;               /* 0 .. ZL_MAX_CLIENTS - 1, also the player's entity */
+    uint16_t tick_rate;          /* server ticks per second, 1 .. 1000 */
+    uint32_t server_tick;        /* the server's tick when it wrote the ACCEPT */
     zl_client_settings settings; /* as clamped by the server */
 } zl_msg_accept;
 

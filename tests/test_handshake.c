@@ -5,10 +5,10 @@
 #include "zl_handshake.h"
 #include "zl_test.h"
 
-static const uint8_t secret_a[ZL_SIPHASH_KEY_SIZE] = {1, 2, 3, 4, 5, 6, 7, 8,
+static const uint8_t secret_a[ZL_SIPHASH_KEY_SIZE] = {1, 2,  3,  4,  5,  6,  7,  8,
                                                       9, 10, 11, 12, 13, 14, 15, 16};
 static const uint8_t secret_b[ZL_SIPHASH_KEY_SIZE] = {16, 15, 14, 13, 12, 11, 10, 9,
-                                                      8, 7, 6, 5, 4, 3, 2, 1};
+                                                      8,  7,  6,  5,  4,  3,  2,  1};
 
 static uint64_t rng_u64(zl_test_rng *rng)
 {
@@ -108,7 +108,8 @@ static void test_settings_clamp(void)
         a = rng_in(&rng, 0, 1000000), b = rng_in(&rng, 0, 1000000);
         l.interp_us_min = a < b ? a : b, l.interp_us_max = a < b ? b : a;
         a = rng_in(&rng, 1, 10), b = rng_in(&rng, 1, 10);
-        l.interp_ratio_min = (uint16_t)(a < b ? a : b), l.interp_ratio_max = (uint16_t)(a < b ? b : a);
+        l.interp_ratio_min = (uint16_t)(a < b ? a : b),
+        l.interp_ratio_max = (uint16_t)(a < b ? b : a);
         s.updaterate = (uint16_t)zl_test_rng_u32(&rng);
         s.cmdrate = (uint16_t)zl_test_rng_u32(&rng);
         s.rate = zl_test_rng_u32(&rng);
@@ -120,7 +121,8 @@ static void test_settings_clamp(void)
         ok &= c.cmdrate == clamp_oracle(s.cmdrate, l.cmdrate_min, l.cmdrate_max);
         ok &= c.rate == clamp_oracle(s.rate, l.rate_min, l.rate_max);
         ok &= c.interp_us == clamp_oracle(s.interp_us, l.interp_us_min, l.interp_us_max);
-        ok &= c.interp_ratio == clamp_oracle(s.interp_ratio, l.interp_ratio_min, l.interp_ratio_max);
+        ok &=
+            c.interp_ratio == clamp_oracle(s.interp_ratio, l.interp_ratio_min, l.interp_ratio_max);
     }
     ZL_CHECK(ok);
 }
@@ -156,16 +158,16 @@ static void test_settings_refused(void)
         uint32_t rate, interp_us;
         uint16_t ratio;
     } bad[] = {
-        {0, 64, 80000, 0, 2},    {1001, 64, 80000, 0, 2}, {64, 0, 80000, 0, 2},
-        {64, 1001, 80000, 0, 2}, {64, 64, 999, 0, 2},     {64, 64, 10000001, 0, 2},
-        {64, 64, 80000, 1000001, 2}, {64, 64, 80000, 0, 0}, {64, 64, 80000, 0, 11},
+        {0, 64, 80000, 0, 2},        {1001, 64, 80000, 0, 2}, {64, 0, 80000, 0, 2},
+        {64, 1001, 80000, 0, 2},     {64, 64, 999, 0, 2},     {64, 64, 10000001, 0, 2},
+        {64, 64, 80000, 1000001, 2}, {64, 64, 80000, 0, 0},   {64, 64, 80000, 0, 11},
     };
     /* Codes past each field's maximum, written by hand: field widths 10,
      * 10, 24, 20 and 4 bits hold codes above the ranges 999, 999, 9999000,
      * 1000000 and 9. */
     static const uint32_t codes[][5] = {
-        {1000, 0, 0, 0, 0}, {0, 1023, 0, 0, 0}, {0, 0, 9999001, 0, 0},
-        {0, 0, 0xFFFFFF, 0, 0}, {0, 0, 0, 1000001, 0}, {0, 0, 0, 0, 10}, {0, 0, 0, 0, 15},
+        {1000, 0, 0, 0, 0},    {0, 1023, 0, 0, 0}, {0, 0, 9999001, 0, 0}, {0, 0, 0xFFFFFF, 0, 0},
+        {0, 0, 0, 1000001, 0}, {0, 0, 0, 0, 10},   {0, 0, 0, 0, 15},
     };
     static const unsigned width[5] = {10, 10, 24, 20, 4};
     uint8_t buf[16];
@@ -242,8 +244,8 @@ typedef union any_msg {
 typedef struct codec {
     const char *name;
     uint8_t type;
-    size_t size;         /* payload bytes */
-    uint32_t content;    /* bits before the padding */
+    size_t size;      /* payload bytes */
+    uint32_t content; /* bits before the padding */
     void (*random)(zl_test_rng *rng, any_msg *m);
     int (*write)(void *buf, size_t cap, const any_msg *m);
     int (*read)(const void *p, size_t len, any_msg *out);
@@ -257,16 +259,24 @@ static void rnd_request(zl_test_rng *rng, any_msg *m)
     m->request.nonce = rng_u64(rng);
     random_settings(rng, &m->request.settings);
 }
-static int wr_request(void *b, size_t c, const any_msg *m) { return zl_msg_request_write(b, c, &m->request); }
-static int rd_request(const void *p, size_t n, any_msg *o) { return zl_msg_request_read(p, n, &o->request); }
+static int wr_request(void *b, size_t c, const any_msg *m)
+{
+    return zl_msg_request_write(b, c, &m->request);
+}
+static int rd_request(const void *p, size_t n, any_msg *o)
+{
+    return zl_msg_request_read(p, n, &o->request);
+}
 static int eq_request(const any_msg *a, const any_msg *b)
 {
-    return a->request.protocol_id == b->request.protocol_id && a->request.nonce == b->request.nonce &&
+    return a->request.protocol_id == b->request.protocol_id &&
+           a->request.nonce == b->request.nonce &&
            settings_eq(&a->request.settings, &b->request.settings);
 }
 static int zero_request(const any_msg *m)
 {
-    return m->request.protocol_id == 0 && m->request.nonce == 0 && settings_zero(&m->request.settings);
+    return m->request.protocol_id == 0 && m->request.nonce == 0 &&
+           settings_zero(&m->request.settings);
 }
 
 static void rnd_challenge(zl_test_rng *rng, any_msg *m)
@@ -275,8 +285,14 @@ static void rnd_challenge(zl_test_rng *rng, any_msg *m)
     m->challenge.window = zl_test_rng_u32(rng);
     m->challenge.cookie = rng_u64(rng);
 }
-static int wr_challenge(void *b, size_t c, const any_msg *m) { return zl_msg_challenge_write(b, c, &m->challenge); }
-static int rd_challenge(const void *p, size_t n, any_msg *o) { return zl_msg_challenge_read(p, n, &o->challenge); }
+static int wr_challenge(void *b, size_t c, const any_msg *m)
+{
+    return zl_msg_challenge_write(b, c, &m->challenge);
+}
+static int rd_challenge(const void *p, size_t n, any_msg *o)
+{
+    return zl_msg_challenge_read(p, n, &o->challenge);
+}
 static int eq_challenge(const any_msg *a, const any_msg *b)
 {
     return a->challenge.nonce == b->challenge.nonce && a->challenge.window == b->challenge.window &&
@@ -294,8 +310,14 @@ static void rnd_response(zl_test_rng *rng, any_msg *m)
     m->response.cookie = rng_u64(rng);
     random_settings(rng, &m->response.settings);
 }
-static int wr_response(void *b, size_t c, const any_msg *m) { return zl_msg_response_write(b, c, &m->response); }
-static int rd_response(const void *p, size_t n, any_msg *o) { return zl_msg_response_read(p, n, &o->response); }
+static int wr_response(void *b, size_t c, const any_msg *m)
+{
+    return zl_msg_response_write(b, c, &m->response);
+}
+static int rd_response(const void *p, size_t n, any_msg *o)
+{
+    return zl_msg_response_read(p, n, &o->response);
+}
 static int eq_response(const any_msg *a, const any_msg *b)
 {
     return a->response.nonce == b->response.nonce && a->response.window == b->response.window &&
@@ -316,8 +338,14 @@ static void rnd_accept(zl_test_rng *rng, any_msg *m)
     m->accept.server_tick = zl_test_rng_u32(rng);
     random_settings(rng, &m->accept.settings);
 }
-static int wr_accept(void *b, size_t c, const any_msg *m) { return zl_msg_accept_write(b, c, &m->accept); }
-static int rd_accept(const void *p, size_t n, any_msg *o) { return zl_msg_accept_read(p, n, &o->accept); }
+static int wr_accept(void *b, size_t c, const any_msg *m)
+{
+    return zl_msg_accept_write(b, c, &m->accept);
+}
+static int rd_accept(const void *p, size_t n, any_msg *o)
+{
+    return zl_msg_accept_read(p, n, &o->accept);
+}
 static int eq_accept(const any_msg *a, const any_msg *b)
 {
     return a->accept.nonce == b->accept.nonce && a->accept.slot == b->accept.slot &&
@@ -336,7 +364,10 @@ static void rnd_deny(zl_test_rng *rng, any_msg *m)
     m->deny.nonce = rng_u64(rng);
     m->deny.reason = (uint8_t)rng_in(rng, 0, ZL_DENY_COUNT - 1);
 }
-static int wr_deny(void *b, size_t c, const any_msg *m) { return zl_msg_deny_write(b, c, &m->deny); }
+static int wr_deny(void *b, size_t c, const any_msg *m)
+{
+    return zl_msg_deny_write(b, c, &m->deny);
+}
 static int rd_deny(const void *p, size_t n, any_msg *o) { return zl_msg_deny_read(p, n, &o->deny); }
 static int eq_deny(const any_msg *a, const any_msg *b)
 {
@@ -349,11 +380,18 @@ static void rnd_disconnect(zl_test_rng *rng, any_msg *m)
     m->disconnect.nonce = rng_u64(rng);
     m->disconnect.reason = (uint8_t)rng_in(rng, 0, ZL_DISCONNECT_COUNT - 1);
 }
-static int wr_disconnect(void *b, size_t c, const any_msg *m) { return zl_msg_disconnect_write(b, c, &m->disconnect); }
-static int rd_disconnect(const void *p, size_t n, any_msg *o) { return zl_msg_disconnect_read(p, n, &o->disconnect); }
+static int wr_disconnect(void *b, size_t c, const any_msg *m)
+{
+    return zl_msg_disconnect_write(b, c, &m->disconnect);
+}
+static int rd_disconnect(const void *p, size_t n, any_msg *o)
+{
+    return zl_msg_disconnect_read(p, n, &o->disconnect);
+}
 static int eq_disconnect(const any_msg *a, const any_msg *b)
 {
-    return a->disconnect.nonce == b->disconnect.nonce && a->disconnect.reason == b->disconnect.reason;
+    return a->disconnect.nonce == b->disconnect.nonce &&
+           a->disconnect.reason == b->disconnect.reason;
 }
 static int zero_disconnect(const any_msg *m)
 {
@@ -361,9 +399,18 @@ static int zero_disconnect(const any_msg *m)
 }
 
 static void rnd_keepalive(zl_test_rng *rng, any_msg *m) { m->keepalive.nonce = rng_u64(rng); }
-static int wr_keepalive(void *b, size_t c, const any_msg *m) { return zl_msg_keepalive_write(b, c, &m->keepalive); }
-static int rd_keepalive(const void *p, size_t n, any_msg *o) { return zl_msg_keepalive_read(p, n, &o->keepalive); }
-static int eq_keepalive(const any_msg *a, const any_msg *b) { return a->keepalive.nonce == b->keepalive.nonce; }
+static int wr_keepalive(void *b, size_t c, const any_msg *m)
+{
+    return zl_msg_keepalive_write(b, c, &m->keepalive);
+}
+static int rd_keepalive(const void *p, size_t n, any_msg *o)
+{
+    return zl_msg_keepalive_read(p, n, &o->keepalive);
+}
+static int eq_keepalive(const any_msg *a, const any_msg *b)
+{
+    return a->keepalive.nonce == b->keepalive.nonce;
+}
 static int zero_keepalive(const any_msg *m) { return m->keepalive.nonce == 0; }
 
 static void rnd_settings(zl_test_rng *rng, any_msg *m)
@@ -371,11 +418,18 @@ static void rnd_settings(zl_test_rng *rng, any_msg *m)
     m->settings.nonce = rng_u64(rng);
     random_settings(rng, &m->settings.settings);
 }
-static int wr_settings(void *b, size_t c, const any_msg *m) { return zl_msg_settings_write(b, c, &m->settings); }
-static int rd_settings(const void *p, size_t n, any_msg *o) { return zl_msg_settings_read(p, n, &o->settings); }
+static int wr_settings(void *b, size_t c, const any_msg *m)
+{
+    return zl_msg_settings_write(b, c, &m->settings);
+}
+static int rd_settings(const void *p, size_t n, any_msg *o)
+{
+    return zl_msg_settings_read(p, n, &o->settings);
+}
 static int eq_settings(const any_msg *a, const any_msg *b)
 {
-    return a->settings.nonce == b->settings.nonce && settings_eq(&a->settings.settings, &b->settings.settings);
+    return a->settings.nonce == b->settings.nonce &&
+           settings_eq(&a->settings.settings, &b->settings.settings);
 }
 static int zero_settings(const any_msg *m)
 {
@@ -390,8 +444,8 @@ static const codec codecs[] = {
      eq_challenge, zero_challenge},
     {"response", ZL_MSG_RESPONSE, ZL_REQUEST_SIZE, 64 + 32 + 64 + 68, rnd_response, wr_response,
      rd_response, eq_response, zero_response},
-    {"accept", ZL_MSG_ACCEPT, 25, 64 + 16 + 16 + 32 + 68, rnd_accept, wr_accept, rd_accept, eq_accept,
-     zero_accept},
+    {"accept", ZL_MSG_ACCEPT, 25, 64 + 16 + 16 + 32 + 68, rnd_accept, wr_accept, rd_accept,
+     eq_accept, zero_accept},
     {"deny", ZL_MSG_DENY, 9, 64 + 8, rnd_deny, wr_deny, rd_deny, eq_deny, zero_deny},
     {"disconnect", ZL_MSG_DISCONNECT, 9, 64 + 8, rnd_disconnect, wr_disconnect, rd_disconnect,
      eq_disconnect, zero_disconnect},
@@ -644,28 +698,29 @@ static void test_no_reply_larger_than_request(void)
     memset(&rq, 0, sizeof rq);
     rq.protocol_id = ZL_PROTOCOL_ID;
     zl_client_settings_default(&rq.settings);
-    request_len = zl_msg_seal(pkt, (size_t)zl_msg_request_write(pkt + ZL_PACKET_HEADER_SIZE,
-                                                                ZL_PACKET_MAX_PAYLOAD, &rq),
-                              ZL_MSG_REQUEST);
+    request_len = zl_msg_seal(
+        pkt, (size_t)zl_msg_request_write(pkt + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD, &rq),
+        ZL_MSG_REQUEST);
     memset(&rs, 0, sizeof rs);
     rs.settings = rq.settings;
-    response_len = zl_msg_seal(pkt, (size_t)zl_msg_response_write(pkt + ZL_PACKET_HEADER_SIZE,
-                                                                  ZL_PACKET_MAX_PAYLOAD, &rs),
-                               ZL_MSG_RESPONSE);
+    response_len = zl_msg_seal(
+        pkt, (size_t)zl_msg_response_write(pkt + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD, &rs),
+        ZL_MSG_RESPONSE);
     ZL_CHECK_EQ(request_len, ZL_PACKET_HEADER_SIZE + ZL_REQUEST_SIZE);
     ZL_CHECK_EQ(response_len, ZL_PACKET_HEADER_SIZE + ZL_REQUEST_SIZE);
 
     ch.nonce = UINT64_MAX, ch.window = UINT32_MAX, ch.cookie = UINT64_MAX;
-    len = zl_msg_seal(pkt, (size_t)zl_msg_challenge_write(pkt + ZL_PACKET_HEADER_SIZE,
-                                                          ZL_PACKET_MAX_PAYLOAD, &ch),
-                      ZL_MSG_CHALLENGE);
+    len = zl_msg_seal(
+        pkt,
+        (size_t)zl_msg_challenge_write(pkt + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD, &ch),
+        ZL_MSG_CHALLENGE);
     ZL_CHECK(len > 0 && len <= request_len);
     zl_test_note("request %d bytes, challenge %d bytes", request_len, len);
 
     dn.nonce = UINT64_MAX, dn.reason = ZL_DENY_COUNT - 1;
-    len = zl_msg_seal(pkt, (size_t)zl_msg_deny_write(pkt + ZL_PACKET_HEADER_SIZE,
-                                                     ZL_PACKET_MAX_PAYLOAD, &dn),
-                      ZL_MSG_DENY);
+    len = zl_msg_seal(
+        pkt, (size_t)zl_msg_deny_write(pkt + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD, &dn),
+        ZL_MSG_DENY);
     ZL_CHECK(len > 0 && len <= request_len && len <= response_len);
 
     ac.nonce = UINT64_MAX, ac.slot = ZL_MAX_CLIENTS - 1, ac.tick_rate = 1000;
@@ -673,9 +728,9 @@ static void test_no_reply_larger_than_request(void)
     ac.settings.updaterate = ZL_SETTINGS_RATE_HZ_MAX, ac.settings.cmdrate = ZL_SETTINGS_RATE_HZ_MAX;
     ac.settings.rate = ZL_SETTINGS_BYTES_MAX, ac.settings.interp_us = ZL_SETTINGS_INTERP_US_MAX;
     ac.settings.interp_ratio = ZL_SETTINGS_RATIO_MAX;
-    len = zl_msg_seal(pkt, (size_t)zl_msg_accept_write(pkt + ZL_PACKET_HEADER_SIZE,
-                                                       ZL_PACKET_MAX_PAYLOAD, &ac),
-                      ZL_MSG_ACCEPT);
+    len = zl_msg_seal(
+        pkt, (size_t)zl_msg_accept_write(pkt + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD, &ac),
+        ZL_MSG_ACCEPT);
     ZL_CHECK(len > 0 && len <= response_len);
     zl_test_note("response %d bytes, accept %d bytes", response_len, len);
 }
@@ -953,18 +1008,18 @@ static int client_request(uint8_t *pkt, uint32_t protocol_id, uint64_t nonce,
 {
     zl_msg_request rq;
     rq.protocol_id = protocol_id, rq.nonce = nonce, rq.settings = *cs;
-    return zl_msg_seal(pkt, (size_t)zl_msg_request_write(pkt + ZL_PACKET_HEADER_SIZE,
-                                                         ZL_PACKET_MAX_PAYLOAD, &rq),
-                       ZL_MSG_REQUEST);
+    return zl_msg_seal(
+        pkt, (size_t)zl_msg_request_write(pkt + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD, &rq),
+        ZL_MSG_REQUEST);
 }
 
 static int client_response(uint8_t *pkt, const zl_msg_challenge *ch, const zl_client_settings *cs)
 {
     zl_msg_response rs;
     rs.nonce = ch->nonce, rs.window = ch->window, rs.cookie = ch->cookie, rs.settings = *cs;
-    return zl_msg_seal(pkt, (size_t)zl_msg_response_write(pkt + ZL_PACKET_HEADER_SIZE,
-                                                          ZL_PACKET_MAX_PAYLOAD, &rs),
-                       ZL_MSG_RESPONSE);
+    return zl_msg_seal(
+        pkt, (size_t)zl_msg_response_write(pkt + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD, &rs),
+        ZL_MSG_RESPONSE);
 }
 
 /* Opens a reply the client received and checks its type. */

@@ -9,7 +9,8 @@
 #include "zl_snapshot.h"
 #include "zl_test.h"
 
-#define PLAYERS 64
+/* 64 players, or half the entity numbers on a small configuration. */
+#define PLAYERS (ZL_MAX_ENTITIES >= 128 ? 64 : ZL_MAX_ENTITIES / 2)
 /* Bytes per snapshot packet besides the entity section: UDP/IPv4 28,
  * zerolag's packet header, and about 8 for the snapshot's own header
  * (tick, time, command ack). */
@@ -582,27 +583,31 @@ static void test_budget_starved(void)
 }
 
 /* An entity leaves, comes back with another state, and the client follows. */
+/* Two server entities just past the players. */
+#define THING_A (PLAYERS + 6)
+#define THING_B (PLAYERS + 7)
+
 static void test_leave_and_reenter(void)
 {
     static uint8_t buf[BUF_BYTES];
     zl_test_rng rng;
     const zl_snapshot_frame *f;
-    uint16_t relevant[3] = {2, 70, 71};
+    uint16_t relevant[3] = {2, THING_A, THING_B};
     uint8_t wanted[ZL_MAX_ENTITIES];
     uint32_t tick;
     int len;
     start();
     zl_test_rng_seed(&rng, 21);
-    alive[2] = alive[70] = alive[71] = 1;
+    alive[2] = alive[THING_A] = alive[THING_B] = 1;
     random_player(&rng, &players[2]);
-    random_thing(&rng, &things[70]);
-    random_thing(&rng, &things[71]);
+    random_thing(&rng, &things[THING_A]);
+    random_thing(&rng, &things[THING_B]);
     for (tick = 1; tick <= 6; tick++) {
         if (tick == 3)
-            alive[70] = 0; /* it dies */
+            alive[THING_A] = 0; /* it dies */
         if (tick == 5) {
-            alive[70] = 1; /* a new one in the same slot */
-            random_thing(&rng, &things[70]);
+            alive[THING_A] = 1; /* a new one in the same slot */
+            random_thing(&rng, &things[THING_A]);
         }
         record_tick(tick, 80);
         len = encode(buf, tick, relevant, tick == 4 ? 1 : 3, NULL, 2, NO_BUDGET, (uint16_t)tick);
@@ -616,18 +621,18 @@ static void test_leave_and_reenter(void)
             ZL_CHECK(client.last.unchanged == 3 && client.last.bits <= 16);
             break;
         case 3:
-            ZL_CHECK(client.last.left == 1 && f->count == 2 && !zl_snapshot_frame_state(f, 70));
+            ZL_CHECK(client.last.left == 1 && f->count == 2 && !zl_snapshot_frame_state(f, THING_A));
             break;
-        case 4: /* 71 no longer relevant (out of view): it leaves too */
-            ZL_CHECK(client.last.left == 1 && f->count == 1 && !zl_snapshot_frame_state(f, 71));
+        case 4: /* THING_B no longer relevant (out of view): it leaves too */
+            ZL_CHECK(client.last.left == 1 && f->count == 1 && !zl_snapshot_frame_state(f, THING_B));
             break;
         default:
             ZL_CHECK(tick != 5 || (client.last.entered == 2 && f->count == 3));
             break;
         }
         memset(wanted, 0, sizeof wanted);
-        wanted[2] = wanted[70] = 1;
-        wanted[71] = tick != 4;
+        wanted[2] = wanted[THING_A] = 1;
+        wanted[THING_B] = tick != 4;
         ZL_CHECK(frame_matches(f, wanted));
     }
 }

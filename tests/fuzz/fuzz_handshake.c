@@ -14,23 +14,23 @@
 /* A message reader's contract: an accepted payload has the message's size
  * and is exactly what the writer makes of the result; a refused one is
  * ZL_ERR_MALFORMED with the whole output zeroed. */
-#define CHECK_MESSAGE(name, size)                                                   \
-    static void check_##name(const uint8_t *p, size_t len)                         \
-    {                                                                              \
-        zl_msg_##name out, zero;                                                   \
-        uint8_t again[ZL_REQUEST_SIZE];                                            \
-        int r;                                                                     \
-        memset(&zero, 0, sizeof zero);                                             \
-        memset(&out, 0xA5, sizeof out);                                            \
-        r = zl_msg_##name##_read(p, len, &out);                                    \
-        if (r == ZL_OK) {                                                          \
-            REQUIRE(len == (size));                                                \
-            REQUIRE(zl_msg_##name##_write(again, sizeof again, &out) == (int)(size)); \
-            REQUIRE(memcmp(again, p, len) == 0);                                   \
-        } else {                                                                   \
-            REQUIRE(r == ZL_ERR_MALFORMED);                                        \
-            REQUIRE(memcmp(&out, &zero, sizeof out) == 0);                         \
-        }                                                                          \
+#define CHECK_MESSAGE(name, size)                                                                  \
+    static void check_##name(const uint8_t *p, size_t len)                                         \
+    {                                                                                              \
+        zl_msg_##name out, zero;                                                                   \
+        uint8_t again[ZL_REQUEST_SIZE];                                                            \
+        int r;                                                                                     \
+        memset(&zero, 0, sizeof zero);                                                             \
+        memset(&out, 0xA5, sizeof out);                                                            \
+        r = zl_msg_##name##_read(p, len, &out);                                                    \
+        if (r == ZL_OK) {                                                                          \
+            REQUIRE(len == (size));                                                                \
+            REQUIRE(zl_msg_##name##_write(again, sizeof again, &out) == (int)(size));              \
+            REQUIRE(memcmp(again, p, len) == 0);                                                   \
+        } else {                                                                                   \
+            REQUIRE(r == ZL_ERR_MALFORMED);                                                        \
+            REQUIRE(memcmp(&out, &zero, sizeof out) == 0);                                         \
+        }                                                                                          \
     }
 
 CHECK_MESSAGE(request, ZL_REQUEST_SIZE)
@@ -79,7 +79,7 @@ static void check_client_settings(const uint8_t *p, size_t len)
 typedef void (*check_fn)(const uint8_t *p, size_t len);
 
 static const check_fn checks[] = {
-    check_request, check_challenge, check_response, check_accept, check_deny,
+    check_request,    check_challenge, check_response, check_accept,          check_deny,
     check_disconnect, check_keepalive, check_settings, check_client_settings,
 };
 
