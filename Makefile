@@ -63,7 +63,7 @@ TEST_BIN := $(BUILD)/zl_tests$(EXE)
 BENCH_OBJ := $(LIB_OBJ) $(GAME_SRC:%.c=$(BUILD)/obj/%.o) $(BENCH_SRC:%.c=$(BUILD)/obj/%.o)
 BENCH_BIN := $(BUILD)/zl_bench$(EXE)
 
-.PHONY: all lib test test-one test-all check-core bench demo fuzz clean
+.PHONY: all lib test test-one test-all check-core bench fuzz clean
 FUZZ_SECONDS ?= 60
 all: lib
 lib: $(BUILD)/libzerolag.a
@@ -129,8 +129,8 @@ bench: $(BENCH_BIN)
 fuzz:
 	tools/fuzz.sh $(FUZZ_SECONDS)
 
-demo:
-	@echo "make demo: the demo match is not built yet"
+# Larger targets keep their rules in mk/<name>.mk (demo, soak, footprint).
+include $(wildcard mk/*.mk)
 
 clean:
 	rm -rf build
