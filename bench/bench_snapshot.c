@@ -64,7 +64,7 @@ static void prepare(snapshot_bench *b, uint32_t entities)
     zl_snapshot_write(&b->client, &b->world, &layout, 1, NULL, 0, NULL, 0, sizeof b->section * 8u,
                       1, &w);
     zl_bitreader_init(&r, b->section, (size_t)zl_bitwriter_finish(&w));
-    zl_snapshot_read(&b->rx, &layout, 1, &r, &f);
+    zl_snapshot_read(&b->rx, &layout, 1, ZL_SNAPSHOT_NONE, &r, &f);
     zl_snapshot_acked(&b->client, 1);
     record(b, 2);
     zl_bitwriter_init(&w, b->section, sizeof b->section);
@@ -102,7 +102,7 @@ static void decode_body(void *ctx, uint32_t n)
         const zl_snapshot_frame *f;
         b->rx.have_newest = 0;
         zl_bitreader_init(&r, b->section, b->section_bytes);
-        zl_bench_sink += (uint32_t)zl_snapshot_read(&b->rx, &layout, 2, &r, &f);
+        zl_bench_sink += (uint32_t)zl_snapshot_read(&b->rx, &layout, 2, ZL_SNAPSHOT_NONE, &r, &f);
         zl_bench_sink += f ? f->count : 0u;
     }
 }

@@ -200,7 +200,7 @@ static void on_snapshot(zl_client *c, const uint8_t *payload, size_t len, uint64
     zl_bitreader_init(&r, payload, len);
     tick = zl_bitreader_bits(&r, 32);
     executed = zl_bitreader_bits(&r, 32);
-    if (zl_snapshot_read(&c->rx, &c->layout, tick, &r, &f) != ZL_OK) {
+    if (zl_snapshot_read(&c->rx, &c->layout, tick, c->slot, &r, &f) != ZL_OK) {
         c->undecodable++;
         return;
     }

@@ -9,7 +9,11 @@
 
 static int selected(const zl_field *f, int which)
 {
-    return which == ZL_SCHEMA_ALL || (f->flags & ZL_LOCAL) == 0;
+    if (which == ZL_SCHEMA_ALL)
+        return 1;
+    if (f->flags & ZL_LOCAL)
+        return 0;
+    return which == ZL_SCHEMA_WIRE || (f->flags & ZL_OWNER) == 0;
 }
 
 static int is_signed(const zl_field *f)
@@ -152,7 +156,7 @@ static int valid_field(const zl_field *f, uint16_t state_size)
         return 0;
     if ((uint32_t)f->offset + f->size > state_size)
         return 0;
-    if ((f->flags & ~(ZL_LOCAL | ZL_DELTA)) != 0 || f->interp > ZL_INTERP_STEP)
+    if ((f->flags & ~(ZL_LOCAL | ZL_DELTA | ZL_OWNER)) != 0 || f->interp > ZL_INTERP_STEP)
         return 0;
     switch (f->kind) {
     case ZL_FIELD_KIND_FX:
@@ -308,15 +312,15 @@ static uint32_t read_value(const zl_field *f, zl_bitreader *r, uint32_t base_cod
 }
 
 int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
-                          const void *state)
+                          const void *state, int which)
 {
     uint32_t start = zl_bitwriter_bits_used(w);
     int last = -1;
     int i;
-    ZL_ASSERT(s && w && state);
+    ZL_ASSERT(s && w && state && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
     for (i = 0; i < s->count; i++) {
         const zl_field *f = &s->fields[i];
-        if (selected(f, ZL_SCHEMA_WIRE) && code_of(f, state) != code_of(f, base))
+        if (selected(f, which) && code_of(f, state) != code_of(f, base))
             last = i;
     }
     zl_bitwriter_bool(w, last >= 0);
@@ -325,7 +329,7 @@ int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
         for (i = 0; i <= last; i++) {
             const zl_field *f = &s->fields[i];
             uint32_t code, base_code;
-            if (!selected(f, ZL_SCHEMA_WIRE))
+            if (!selected(f, which))
                 continue;
             code = code_of(f, state);
             base_code = code_of(f, base);
@@ -340,15 +344,16 @@ int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
     return (int)(zl_bitwriter_bits_used(w) - start);
 }
 
-int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, void *out)
+int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, void *out,
+                         int which)
 {
     int last = -1;
     int i;
-    ZL_ASSERT(s && r && out);
+    ZL_ASSERT(s && r && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
     if (zl_bitreader_bool(r)) {
         uint32_t index = zl_bitreader_bits(r, zl_bits_required(s->count - 1u));
         /* The last changed field must exist and be one that is sent. */
-        if (index >= s->count || !selected(&s->fields[index], ZL_SCHEMA_WIRE))
+        if (index >= s->count || !selected(&s->fields[index], which))
             malformed(r);
         else
             last = (int)index;
@@ -356,7 +361,7 @@ int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, 
     for (i = 0; i < s->count && r->error == ZL_OK; i++) {
         const zl_field *f = &s->fields[i];
         uint32_t code;
-        if (!selected(f, ZL_SCHEMA_WIRE))
+        if (!selected(f, which))
             continue;
         code = code_of(f, base);
         if (i == last || (i < last && zl_bitreader_bool(r)))

@@ -25,7 +25,7 @@ enum {
 };
 
 /* The `mode` of a field: one interpolation rule, optionally or-ed with
- * ZL_LOCAL and/or ZL_DELTA. */
+ * ZL_LOCAL, ZL_DELTA and/or ZL_OWNER. */
 enum {
     /* a + (b - a) * t, then clamped to [min, max]. FX and INT only. */
     ZL_INTERP_LINEAR = 0,
@@ -42,7 +42,13 @@ enum {
     ZL_LOCAL = 4,
     /* A changed value is sent as a signed difference from the baseline
      * (zl_bitwriter_delta), not in full: for counters and slow values. */
-    ZL_DELTA = 8
+    ZL_DELTA = 8,
+    /* Sent only to the client whose own player this state is; every other
+     * client holds it as zero (Source's local-player-exclusive data):
+     * velocity, ammo and timers only prediction needs. It saves their bits
+     * in every other client's snapshot and leaks nothing a cheat could
+     * show. Selected by ZL_SCHEMA_ALL and ZL_SCHEMA_WIRE, not SHARED. */
+    ZL_OWNER = 16
 };
 
 /* One field of a state struct. Build it with the ZL_FIELD_* macros. */
@@ -77,7 +83,7 @@ typedef struct zl_schema {
  *   const zl_schema my_schema = ZL_SCHEMA(my_state, fields);
  * `member` may name a nested member or array element (pos.x, ammo[2]).
  * FX bounds are whole units; `mode` is a ZL_INTERP_* value | ZL_LOCAL |
- * ZL_DELTA. zl_schema_validate() checks a table. */
+ * ZL_DELTA | ZL_OWNER. zl_schema_validate() checks a table. */
 #define ZL_FIELD_(type, member, kind, mode, bits, min, max)                                  \
     {                                                                                         \
         #member, (int32_t)(min), (int32_t)(max), (uint16_t)offsetof(type, member),           \
@@ -97,9 +103,10 @@ typedef struct zl_schema {
 #define ZL_SCHEMA(type, field_array) \
     { #type, (field_array), (uint16_t)ZL_COUNTOF(field_array), (uint16_t)sizeof(type) }
 
-/* Which fields an operation touches: every field, or only those that travel
- * on the wire (ZL_LOCAL fields left out). */
-enum { ZL_SCHEMA_ALL = 0, ZL_SCHEMA_WIRE = 1 };
+/* Which fields an operation touches: every field; those that travel on the
+ * wire to the state's owner (ZL_LOCAL left out); or those every other
+ * client receives (ZL_LOCAL and ZL_OWNER left out). */
+enum { ZL_SCHEMA_ALL = 0, ZL_SCHEMA_WIRE = 1, ZL_SCHEMA_SHARED = 2 };
 
 /* Starting value of zl_schema_hash (the FNV-1a 32-bit offset basis). */
 #define ZL_SCHEMA_HASH_INIT 2166136261u
@@ -140,24 +147,26 @@ void zl_schema_quantize(const zl_schema *s, void *state);
  * Every field is interpolated, ZL_LOCAL ones included. */
 void zl_schema_interpolate(const zl_schema *s, void *out, const void *a, const void *b, zl_fx t);
 
-/* Writes the wire fields of `state` as a delta against `base` (NULL means
- * the all-zero state). Layout: one bit "anything changed"; if set, the
- * index of the last changed field, then for each wire field before it a
- * changed bit and, when set, its value (full code, or a difference for
- * ZL_DELTA fields), and the last field's value. An unchanged state costs
- * 1 bit. Fields are compared after quantisation, so what is compared is
- * what a receiver would see. Returns the number of bits written, or the
- * writer's sticky error (ZL_ERR_OVERFLOW) once the stream is full. */
+/* Writes the fields `which` selects (ZL_SCHEMA_WIRE or ZL_SCHEMA_SHARED)
+ * of `state` as a delta against `base` (NULL means the all-zero state).
+ * Layout: one bit "anything changed"; if set, the index of the last changed
+ * field, then for each selected field before it a changed bit and, when
+ * set, its value (full code, or a difference for ZL_DELTA fields), and the
+ * last field's value. An unchanged state costs 1 bit. Fields are compared
+ * after quantisation, so what is compared is what a receiver would see.
+ * Returns the number of bits written, or the writer's sticky error
+ * (ZL_ERR_OVERFLOW) once the stream is full. */
 int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
-                          const void *state);
+                          const void *state, int which);
 
 /* Reads a delta written by zl_schema_write_delta against the same base
- * (NULL = all-zero state) into out: every wire field of out becomes exactly
- * the writer's quantised value; ZL_LOCAL fields of out are left untouched.
- * out may alias base. Returns ZL_OK, or the reader's sticky error:
- * ZL_ERR_OVERFLOW when the stream ends early, ZL_ERR_MALFORMED for a field
- * index or value outside the schema. On error out is partly written and
- * must be discarded. */
-int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, void *out);
+ * (NULL = all-zero state) with the same `which` into out: every selected
+ * field of out becomes exactly the writer's quantised value; the others are
+ * left untouched. out may alias base. Returns ZL_OK, or the reader's sticky
+ * error: ZL_ERR_OVERFLOW when the stream ends early, ZL_ERR_MALFORMED for a
+ * field index or value outside the selection. On error out is partly
+ * written and must be discarded. */
+int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, void *out,
+                         int which);
 
 #endif

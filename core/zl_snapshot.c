@@ -176,7 +176,7 @@ static int write_entry(const writer_job *j, zl_bitwriter *bw, uint16_t e, int32_
         return bw->error;
     return zl_schema_write_delta(schema_of(j->layout, e), bw,
                                  op == OP_UPDATE ? base_state(j->w, j->base, e) : NULL,
-                                 j->now->states[e]);
+                                 j->now->states[e], fields_for(e, j->own));
 }
 
 /* Bits of an entry's state code alone, without writing it anywhere. */
@@ -192,8 +192,20 @@ static uint16_t measure(const writer_job *j, uint16_t e)
     zl_bitwriter_init(&sw, scratch, sizeof scratch);
     n = zl_schema_write_delta(schema_of(j->layout, e), &sw,
                               j->op[e] == OP_UPDATE ? base_state(j->w, j->base, e) : NULL,
-                              j->now->states[e]);
+                              j->now->states[e], fields_for(e, j->own));
     return (uint16_t)(n > 0 ? n : 0);
+}
+
+/* 1 when the client's state of e (ref) needs no update. States are
+ * canonical, so equal bytes settle it; otherwise only a difference in
+ * fields the entry does not carry (the owner's) leaves nothing to send. */
+static int unchanged(const writer_job *j, uint32_t e, const void *ref)
+{
+    int which = fields_for(e, j->own);
+    if (memcmp(ref, j->now->states[e], ZL_STATE_MAX) == 0)
+        return 1;
+    return which == ZL_SCHEMA_SHARED &&
+           zl_schema_equal(schema_of(j->layout, e), ref, j->now->states[e], which);
 }
 
 /* Sorts out what each entity needs and accumulates priorities. */
@@ -225,7 +237,7 @@ static void classify(writer_job *j, const uint16_t *relevant, int relevant_count
             if (!ref)
                 op = OP_FULL;
             else
-                op = memcmp(ref, j->now->states[e], ZL_STATE_MAX) == 0 ? OP_KEEP : OP_UPDATE;
+                op = unchanged(j, e, ref) ? OP_KEEP : OP_UPDATE;
         } else if (bit_get(want, e)) {
             op = OP_ENTER;
         } else if (in_base) {

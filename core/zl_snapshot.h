@@ -164,7 +164,8 @@ void zl_snapshot_client_reset(zl_snapshot_client *c);
  *   budget_bits: the most this section may take; bw must have that much
  *     room left. Entries that do not fit are carried to a later snapshot.
  * Unchanged entities cost nothing; changed ones are delta-coded through
- * their schema against the state the client holds, entering ones (and
+ * their schema (own_entity with every wire field, the others without their
+ * ZL_OWNER fields) against the state the client holds, entering ones (and
  * those whose baseline state left the world history) against zero. With no
  * usable baseline the snapshot is full and the client needs no old frame.
  * Returns the bits written (stats in c->last), or ZL_ERR_OVERFLOW (nothing
@@ -219,12 +220,14 @@ void zl_snapshot_receiver_init(zl_snapshot_receiver *rx);
 /* Decodes the entity section of the snapshot of `tick` (read from the
  * snapshot's header by the caller) from r, builds the new frame from its
  * base frame and the entries, keeps it and points *out at it (valid until
- * the next call). Returns ZL_OK, or (nothing kept, *out NULL, counted):
+ * the next call). own_entity: the receiving client's player, the one entry
+ * with ZL_OWNER fields (the number the server passed to zl_snapshot_write;
+ * ZL_SNAPSHOT_NONE for none); other entities hold those fields as zero. Returns ZL_OK, or (nothing kept, *out NULL, counted):
  *   ZL_ERR_DUPLICATE  tick not newer than the newest frame decoded: drop it;
  *   ZL_ERR_AGAIN      its base frame is not kept: need_full is set;
  *   ZL_ERR_MALFORMED / ZL_ERR_OVERFLOW  hostile or cut bytes (r's error).
  * Whatever the bytes, nothing outside the receiver is written. */
 int zl_snapshot_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout, uint32_t tick,
-                     zl_bitreader *r, const zl_snapshot_frame **out);
+                     uint16_t own_entity, zl_bitreader *r, const zl_snapshot_frame **out);
 
 #endif

@@ -56,7 +56,8 @@ static void malformed(zl_bitreader *r)
 
 /* Applies the entries to f, a copy of the base frame or an empty one: an
  * entity f holds can only be in the base. */
-static void read_entries(const zl_snapshot_layout *layout, zl_bitreader *r, zl_snapshot_frame *f)
+static void read_entries(const zl_snapshot_layout *layout, uint16_t own_entity, zl_bitreader *r,
+                         zl_snapshot_frame *f)
 {
     uint32_t count = zl_bitreader_bits(r, count_bits());
     uint32_t e = 0, i;
@@ -91,12 +92,13 @@ static void read_entries(const zl_snapshot_layout *layout, zl_bitreader *r, zl_s
         }
         if (!against_base)
             memset(state, 0, ZL_STATE_MAX);
-        zl_schema_read_delta(schema, r, against_base ? state : NULL, state);
+        zl_schema_read_delta(schema, r, against_base ? state : NULL, state,
+                             fields_for(e, own_entity));
     }
 }
 
 int zl_snapshot_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout, uint32_t tick,
-                     zl_bitreader *r, const zl_snapshot_frame **out)
+                     uint16_t own_entity, zl_bitreader *r, const zl_snapshot_frame **out)
 {
     int has_base, base = -1, slot;
     zl_snapshot_frame *f;
@@ -141,7 +143,7 @@ int zl_snapshot_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout,
         memset(f->present, 0, sizeof f->present);
         f->count = 0;
     }
-    read_entries(layout, r, f);
+    read_entries(layout, own_entity, r, f);
     if (r->error != ZL_OK) {
         rx->malformed++;
         return r->error;

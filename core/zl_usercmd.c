@@ -44,7 +44,7 @@ int zl_usercmd_write(zl_bitwriter *w, const zl_usercmd *prev, const zl_usercmd *
         return ZL_ERR_INVALID;
     if (prev && cmd->sequence != prev->sequence + 1u)
         return ZL_ERR_INVALID;
-    return zl_schema_write_delta(&zl_usercmd_schema, w, prev, cmd);
+    return zl_schema_write_delta(&zl_usercmd_schema, w, prev, cmd, ZL_SCHEMA_WIRE);
 }
 
 int zl_usercmd_read(zl_bitreader *r, const zl_usercmd *prev, zl_usercmd *out)
@@ -53,5 +53,5 @@ int zl_usercmd_read(zl_bitreader *r, const zl_usercmd *prev, zl_usercmd *out)
     uint32_t sequence = prev ? prev->sequence + 1u : 0u;
     ZL_ASSERT(r && out);
     out->sequence = sequence;
-    return zl_schema_read_delta(&zl_usercmd_schema, r, prev, out);
+    return zl_schema_read_delta(&zl_usercmd_schema, r, prev, out, ZL_SCHEMA_WIRE);
 }

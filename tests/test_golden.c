@@ -254,10 +254,10 @@ static void test_prediction_matches_server(void)
             zl_bitreader r;
             int bytes;
             zl_bitwriter_init(&w, buf, sizeof buf);
-            zl_schema_write_delta(&fps_player_schema, &w, &received[k], &before[k]);
+            zl_schema_write_delta(&fps_player_schema, &w, &received[k], &before[k], ZL_SCHEMA_WIRE);
             bytes = zl_bitwriter_finish(&w);
             zl_bitreader_init(&r, buf, (size_t)(bytes > 0 ? bytes : 0));
-            ZL_CHECK_EQ(zl_schema_read_delta(&fps_player_schema, &r, &received[k], &received[k]), ZL_OK);
+            ZL_CHECK_EQ(zl_schema_read_delta(&fps_player_schema, &r, &received[k], &received[k], ZL_SCHEMA_WIRE), ZL_OK);
             ZL_CHECK(zl_schema_equal(&fps_player_schema, &received[k], &before[k], ZL_SCHEMA_WIRE));
         }
         match_tick(&m, tick, cmds);

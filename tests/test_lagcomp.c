@@ -709,7 +709,7 @@ static void sc_server_tick(void)
     zl_bitwriter_init(&w, buf, sizeof buf);
     zl_bitwriter_bits(&w, sc.tick, 32);
     for (k = 0; k < SC_PLAYERS; k++)
-        zl_schema_write_delta(&fps_player_schema, &w, NULL, &sc.players[k]);
+        zl_schema_write_delta(&fps_player_schema, &w, NULL, &sc.players[k], ZL_SCHEMA_WIRE);
     bytes = zl_bitwriter_finish(&w);
     ZL_CHECK(bytes > 0);
     for (k = 0; k < SC_SHOOTERS && bytes > 0; k++)
@@ -799,7 +799,7 @@ static void sc_client_receive(sc_client *cl, int k)
         for (i = 0; i < SC_PLAYERS; i++) {
             fps_player p;
             memset(&p, 0, sizeof p);
-            ZL_CHECK_EQ(zl_schema_read_delta(&fps_player_schema, &r, NULL, &p), ZL_OK);
+            ZL_CHECK_EQ(zl_schema_read_delta(&fps_player_schema, &r, NULL, &p, ZL_SCHEMA_WIRE), ZL_OK);
             if (i == k) {
                 cl->self = p;
                 cl->have_self = 1;

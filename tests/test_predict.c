@@ -230,7 +230,7 @@ static void server_send(sim *s)
     int len;
     zl_bitwriter_init(&w, buf, sizeof buf);
     zl_bitwriter_bits(&w, s->server_last, 32);
-    zl_schema_write_delta(&fps_player_schema, &w, NULL, &s->server);
+    zl_schema_write_delta(&fps_player_schema, &w, NULL, &s->server, ZL_SCHEMA_WIRE);
     len = zl_bitwriter_finish(&w);
     ZL_CHECK(len > 0);
     ZL_CHECK_EQ(s->raw_server.send(s->raw_server.ctx, &s->addr_client, buf, (size_t)len), ZL_OK);
@@ -331,7 +331,7 @@ static void client_read(sim *s)
         zl_bitreader_init(&r, buf, (size_t)len);
         acked = zl_bitreader_bits(&r, 32);
         memset(&st, 0, sizeof st); /* client-only fields do not travel */
-        ZL_CHECK_EQ(zl_schema_read_delta(&fps_player_schema, &r, NULL, &st), ZL_OK);
+        ZL_CHECK_EQ(zl_schema_read_delta(&fps_player_schema, &r, NULL, &st, ZL_SCHEMA_WIRE), ZL_OK);
         s->drawn_before = drawn_origin(s);
         s->offset_before = zl_predict_offset(&s->pred, zl_test_time_us);
         s->predicted_before = origin_of(zl_predict_state(&s->pred));

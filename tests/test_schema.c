@@ -337,13 +337,76 @@ static int round_trip(const tstate *base, const tstate *state, tstate *out)
     zl_bitreader r;
     int bits, bytes;
     zl_bitwriter_init(&w, buf, sizeof buf);
-    bits = zl_schema_write_delta(&tschema, &w, base, state);
+    bits = zl_schema_write_delta(&tschema, &w, base, state, ZL_SCHEMA_WIRE);
     bytes = zl_bitwriter_finish(&w);
     ZL_CHECK(bits > 0 && bytes > 0);
     zl_bitreader_init(&r, buf, (size_t)(bytes > 0 ? bytes : 0));
-    ZL_CHECK_EQ(zl_schema_read_delta(&tschema, &r, base, out), ZL_OK);
+    ZL_CHECK_EQ(zl_schema_read_delta(&tschema, &r, base, out, ZL_SCHEMA_WIRE), ZL_OK);
     ZL_CHECK(zl_bitreader_bits_left(&r) < 8);
     return bits;
+}
+
+/* Owner-only fields: sent in WIRE deltas, neither sent nor written in
+ * SHARED ones, and ignored by SHARED comparisons. */
+typedef struct owned {
+    zl_fx x;
+    int16_t ammo;
+    uint8_t hp;
+} owned;
+static const zl_field owned_fields[] = {
+    ZL_FIELD_FX(owned, x, -64, 63, 4, ZL_INTERP_LINEAR),
+    ZL_FIELD_INT(owned, ammo, 0, 999, ZL_INTERP_STEP | ZL_OWNER),
+    ZL_FIELD_INT(owned, hp, 0, 100, ZL_INTERP_STEP),
+};
+static const zl_schema owned_schema = ZL_SCHEMA(owned, owned_fields);
+
+static int owned_round_trip(const owned *base, const owned *state, owned *out, int which)
+{
+    uint8_t buf[32];
+    zl_bitwriter w;
+    zl_bitreader r;
+    int bits;
+    zl_bitwriter_init(&w, buf, sizeof buf);
+    bits = zl_schema_write_delta(&owned_schema, &w, base, state, which);
+    zl_bitreader_init(&r, buf, (size_t)zl_bitwriter_finish(&w));
+    ZL_CHECK_EQ(zl_schema_read_delta(&owned_schema, &r, base, out, which), ZL_OK);
+    return bits;
+}
+
+static void test_owner_fields(void)
+{
+    owned base, state, out;
+    zl_field bad = owned_fields[1];
+    zl_schema bad_schema = owned_schema;
+    ZL_CHECK_EQ(zl_schema_validate(&owned_schema), ZL_OK);
+    bad.flags = 32; /* no such flag */
+    bad_schema.fields = &bad;
+    bad_schema.count = 1;
+    ZL_CHECK_EQ(zl_schema_validate(&bad_schema), ZL_ERR_INVALID);
+
+    memset(&base, 0, sizeof base);
+    base.x = ZL_FX_INT(3);
+    base.ammo = 30;
+    base.hp = 100;
+    state = base;
+    state.ammo = 29; /* only the owner's field changed */
+    ZL_CHECK(zl_schema_equal(&owned_schema, &base, &state, ZL_SCHEMA_SHARED));
+    ZL_CHECK(!zl_schema_equal(&owned_schema, &base, &state, ZL_SCHEMA_WIRE));
+    out = base;
+    out.ammo = 777; /* a receiver that never got the owner's fields keeps its own */
+    ZL_CHECK_EQ(owned_round_trip(&base, &state, &out, ZL_SCHEMA_SHARED), 1);
+    ZL_CHECK_EQ(out.ammo, 777);
+    ZL_CHECK(owned_round_trip(&base, &state, &out, ZL_SCHEMA_WIRE) > 1);
+    ZL_CHECK_EQ(out.ammo, 29);
+
+    state.hp = 50; /* the shared field after it travels alone */
+    state.ammo = 5;
+    out = base;
+    out.ammo = 777;
+    ZL_CHECK(owned_round_trip(&base, &state, &out, ZL_SCHEMA_SHARED) > 1);
+    ZL_CHECK_EQ(out.hp, 50);
+    ZL_CHECK_EQ(out.ammo, 777);
+    ZL_CHECK_EQ(out.x, base.x);
 }
 
 static void test_delta_round_trip(void)
@@ -434,7 +497,7 @@ static int read_crafted(uint32_t last, int value_bits, uint32_t value)
     zl_bitwriter_bits(&w, value, (unsigned)value_bits);
     bytes = zl_bitwriter_finish(&w);
     zl_bitreader_init(&r, buf, (size_t)bytes);
-    return zl_schema_read_delta(&tschema, &r, NULL, &out);
+    return zl_schema_read_delta(&tschema, &r, NULL, &out, ZL_SCHEMA_WIRE);
 }
 
 static void test_delta_hostile(void)
@@ -460,11 +523,11 @@ static void test_delta_hostile(void)
         zl_bitwriter w;
         zl_bitreader r;
         zl_bitwriter_init(&w, buf, sizeof buf);
-        zl_schema_write_delta(&tschema, &w, &base, &out);
+        zl_schema_write_delta(&tschema, &w, &base, &out, ZL_SCHEMA_WIRE);
         n = zl_bitwriter_finish(&w);
         for (i = 0; i < n; i++) {
             zl_bitreader_init(&r, buf, (size_t)i);
-            ZL_CHECK_EQ(zl_schema_read_delta(&tschema, &r, &base, &check), ZL_ERR_OVERFLOW);
+            ZL_CHECK_EQ(zl_schema_read_delta(&tschema, &r, &base, &check, ZL_SCHEMA_WIRE), ZL_ERR_OVERFLOW);
         }
     }
 
@@ -476,7 +539,7 @@ static void test_delta_hostile(void)
         for (k = 0; k < len; k++)
             buf[k] = (uint8_t)zl_test_rng_u32(&rng);
         zl_bitreader_init(&r, buf, len);
-        rc = zl_schema_read_delta(&tschema, &r, &base, &out);
+        rc = zl_schema_read_delta(&tschema, &r, &base, &out, ZL_SCHEMA_WIRE);
         if (rc == ZL_OK) {
             ok++;
             check = out;
@@ -499,8 +562,8 @@ static void test_writer_overflow(void)
     memset(&s, 0, sizeof s);
     s.mask = 0xFFFFFFFFu;
     zl_bitwriter_init(&w, buf, sizeof buf);
-    ZL_CHECK_EQ(zl_schema_write_delta(&tschema, &w, NULL, &s), ZL_ERR_OVERFLOW);
-    ZL_CHECK_EQ(zl_schema_write_delta(&tschema, &w, NULL, &s), ZL_ERR_OVERFLOW);
+    ZL_CHECK_EQ(zl_schema_write_delta(&tschema, &w, NULL, &s, ZL_SCHEMA_WIRE), ZL_ERR_OVERFLOW);
+    ZL_CHECK_EQ(zl_schema_write_delta(&tschema, &w, NULL, &s, ZL_SCHEMA_WIRE), ZL_ERR_OVERFLOW);
 }
 
 void zl_suite_schema(void)
@@ -511,6 +574,7 @@ void zl_suite_schema(void)
     ZL_RUN(test_quantize);
     ZL_RUN(test_interpolate);
     ZL_RUN(test_delta_round_trip);
+    ZL_RUN(test_owner_fields);
     ZL_RUN(test_delta_sizes);
     ZL_RUN(test_delta_hostile);
     ZL_RUN(test_writer_overflow);

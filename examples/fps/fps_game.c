@@ -6,24 +6,26 @@
 
 /* Origins on a 1/32-unit grid within the supported +/-4096 units, speeds
  * on a 1/16 grid (the clamp is 2000): 18 and 16 bits. Timers and counters
- * are exact. Fields that change every tick come first. */
+ * are exact. Fields that change every tick come first. Velocity, the
+ * weapon timer, clips and the respawn timer go to the player's own client
+ * only (ZL_OWNER): prediction needs them, drawing other players does not. */
 static const zl_field player_fields[] = {
     ZL_FIELD_FX(fps_player, origin.x, -4096, 4095, 5, ZL_INTERP_LINEAR),
     ZL_FIELD_FX(fps_player, origin.y, -4096, 4095, 5, ZL_INTERP_LINEAR),
     ZL_FIELD_FX(fps_player, origin.z, -4096, 4095, 5, ZL_INTERP_LINEAR),
-    ZL_FIELD_FX(fps_player, velocity.x, -2048, 2047, 4, ZL_INTERP_LINEAR),
-    ZL_FIELD_FX(fps_player, velocity.y, -2048, 2047, 4, ZL_INTERP_LINEAR),
-    ZL_FIELD_FX(fps_player, velocity.z, -2048, 2047, 4, ZL_INTERP_LINEAR),
+    ZL_FIELD_FX(fps_player, velocity.x, -2048, 2047, 4, ZL_INTERP_LINEAR | ZL_OWNER),
+    ZL_FIELD_FX(fps_player, velocity.y, -2048, 2047, 4, ZL_INTERP_LINEAR | ZL_OWNER),
+    ZL_FIELD_FX(fps_player, velocity.z, -2048, 2047, 4, ZL_INTERP_LINEAR | ZL_OWNER),
     ZL_FIELD_ANGLE(fps_player, yaw, 16, ZL_INTERP_ARC),
     ZL_FIELD_ANGLE(fps_player, pitch, 16, ZL_INTERP_ARC),
-    ZL_FIELD_INT(fps_player, weapon_time, 0, 4000, ZL_INTERP_STEP),
+    ZL_FIELD_INT(fps_player, weapon_time, 0, 4000, ZL_INTERP_STEP | ZL_OWNER),
     ZL_FIELD_FLAGS(fps_player, flags, 6, ZL_INTERP_STEP),
     ZL_FIELD_INT(fps_player, health, 0, FPS_HEALTH_MAX, ZL_INTERP_STEP),
     ZL_FIELD_INT(fps_player, weapon, 0, FPS_WEAPON_COUNT - 1, ZL_INTERP_STEP),
-    ZL_FIELD_INT(fps_player, clip[0], 0, 30, ZL_INTERP_STEP),
-    ZL_FIELD_INT(fps_player, clip[1], 0, 12, ZL_INTERP_STEP),
-    ZL_FIELD_INT(fps_player, clip[2], 0, 4, ZL_INTERP_STEP),
-    ZL_FIELD_INT(fps_player, respawn_time, 0, FPS_RESPAWN_MS, ZL_INTERP_STEP),
+    ZL_FIELD_INT(fps_player, clip[0], 0, 30, ZL_INTERP_STEP | ZL_OWNER),
+    ZL_FIELD_INT(fps_player, clip[1], 0, 12, ZL_INTERP_STEP | ZL_OWNER),
+    ZL_FIELD_INT(fps_player, clip[2], 0, 4, ZL_INTERP_STEP | ZL_OWNER),
+    ZL_FIELD_INT(fps_player, respawn_time, 0, FPS_RESPAWN_MS, ZL_INTERP_STEP | ZL_OWNER),
     ZL_FIELD_INT(fps_player, teleport, 0, 255, ZL_INTERP_STEP),
     /* Only for footstep timing: the client keeps its own. */
     ZL_FIELD_INT(fps_player, step_time, 0, 1000, ZL_INTERP_STEP | ZL_LOCAL),

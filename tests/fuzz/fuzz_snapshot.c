@@ -27,7 +27,7 @@ static const zl_field fz_player_fields[] = {
     ZL_FIELD_FX(fz_player, origin.y, -4096, 4095, 5, ZL_INTERP_LINEAR),
     ZL_FIELD_FX(fz_player, origin.z, -512, 511, 3, ZL_INTERP_LINEAR | ZL_DELTA),
     ZL_FIELD_ANGLE(fz_player, yaw, 12, ZL_INTERP_ARC),
-    ZL_FIELD_INT(fz_player, ammo, 0, 500, ZL_INTERP_STEP),
+    ZL_FIELD_INT(fz_player, ammo, 0, 500, ZL_INTERP_STEP | ZL_OWNER),
     ZL_FIELD_FLAGS(fz_player, flags, 5, ZL_INTERP_STEP),
     ZL_FIELD_INT(fz_player, lean, -90, 90, ZL_INTERP_LINEAR),
     ZL_FIELD_INT(fz_player, local, 0, 1000, ZL_INTERP_STEP | ZL_LOCAL),
@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             memcpy(copy, data + at, len);
         at += len;
         zl_bitreader_init(&r, copy, len);
-        res = zl_snapshot_read(&the_rx, &fz_layout, tick, &r, &f);
+        res = zl_snapshot_read(&the_rx, &fz_layout, tick, 0, &r, &f);
         calls++;
         if (res == ZL_OK) {
             ok++;
