@@ -97,6 +97,76 @@ static zl_box union_of(const zl_hitbox *boxes, int n)
     return u;
 }
 
+static void origin_of(const zl_lagcomp *lc, const zl_lagcomp_state *s, int64_t o[3])
+{
+    int i;
+    for (i = 0; i < 3; i++) {
+        zl_fx v;
+        memcpy(&v, s->bytes + lc->origin_offset[i], sizeof v);
+        o[i] = v;
+    }
+}
+
+/* A Euclidean move beyond teleport_distance, as zl_interp measures it.
+ * Each axis is checked first so the squares cannot overflow. */
+static int teleported(const zl_lagcomp *lc, const int64_t d[3])
+{
+    uint64_t limit = (uint64_t)lc->settings.teleport_distance, sum = 0;
+    int i;
+    if (lc->settings.teleport_distance <= 0)
+        return 0;
+    for (i = 0; i < 3; i++) {
+        uint64_t m = (uint64_t)abs64(d[i]);
+        if (m > limit)
+            return 1;
+        sum += m * m;
+    }
+    return sum > limit * limit;
+}
+
+/* Grows [lo, hi] by a move d along one axis, kept inside the ray limit. */
+static void sweep(zl_fx *lo, zl_fx *hi, int64_t d)
+{
+    if (d < 0)
+        *lo = clamp_limit((int64_t)*lo + d);
+    else
+        *hi = clamp_limit((int64_t)*hi + d);
+}
+
+/* The bound of `slot` at frame a swept along its move to frame b, into
+ * *out. Returns 1, leaving *out alone, when the move is a teleport. */
+static int move_between(const zl_lagcomp *lc, const zl_lagcomp_frame *a,
+                        const zl_lagcomp_frame *b, int slot, zl_box *out)
+{
+    int64_t oa[3], ob[3], d[3];
+    int i;
+    origin_of(lc, &a->state[slot], oa);
+    origin_of(lc, &b->state[slot], ob);
+    for (i = 0; i < 3; i++)
+        d[i] = ob[i] - oa[i];
+    if (teleported(lc, d))
+        return 1;
+    *out = a->bound[slot];
+    if (!box_empty(out)) {
+        sweep(&out->min.x, &out->max.x, d[0]);
+        sweep(&out->min.y, &out->max.y, d[1]);
+        sweep(&out->min.z, &out->max.z, d[2]);
+    }
+    return 0;
+}
+
+/* Fills f's reach from prev, the frame of the tick just before it. */
+static void sweep_frame(const zl_lagcomp *lc, const zl_lagcomp_frame *prev, zl_lagcomp_frame *f)
+{
+    int i;
+    memset(f->jumped, 0, sizeof f->jumped);
+    memset(f->reach, 0, sizeof f->reach);
+    f->swept = lc->settings.origin_field >= 0;
+    for (i = 0; f->swept && i < f->count; i++)
+        if (is_present(prev, i) && is_present(f, i) && move_between(lc, prev, f, i, &f->reach[i]))
+            f->jumped[i >> 3] = (uint8_t)(f->jumped[i >> 3] | (1u << (i & 7)));
+}
+
 void zl_lagcomp_record(zl_lagcomp *lc, uint32_t tick, const void *players, const uint8_t *present,
                        int count)
 {
@@ -125,6 +195,9 @@ void zl_lagcomp_record(zl_lagcomp *lc, uint32_t tick, const void *players, const
         clamp_vec(&b->min);
         clamp_vec(&b->max);
     }
+    f->swept = 0;
+    if (lc->any && tick == lc->latest + 1u)
+        sweep_frame(lc, &lc->frame[lc->latest & TICK_MASK], f);
     if (!lc->any)
         lc->first = tick;
     lc->any = 1;
@@ -256,55 +329,33 @@ int zl_lagcomp_target(zl_lagcomp *lc, const zl_usercmd *cmd, uint32_t latency_us
 
 /* ---- posing players ---- */
 
-/* The frames a target time reads, looked up once per trace. */
+/* The frames a target time reads, looked up once per trace, and the slots
+ * in the game at both samples and in the present: the only ones posed. */
 typedef struct moment {
     const zl_lagcomp_frame *a, *b, *now; /* NULL: not in the history */
     zl_fx t;
+    uint8_t swept; /* b directly follows a: b's reach holds the moves */
+    uint8_t here[(ZL_MAX_CLIENTS + 7) / 8];
 } moment;
 
 static void moment_of(const zl_lagcomp *lc, const zl_lagcomp_time *when, moment *m)
 {
+    size_t i;
     ZL_ASSERT(when->t >= 0 && when->t < ZL_FX_ONE);
     m->a = frame_at(lc, when->tick_a);
     m->b = when->tick_b == when->tick_a ? m->a : frame_at(lc, when->tick_b);
     m->now = frame_at(lc, lc->latest);
     m->t = when->t;
+    m->swept = m->a && m->b && m->b->swept && m->b->tick == m->a->tick + 1u;
+    for (i = 0; i < sizeof m->here; i++)
+        m->here[i] = m->a && m->b && m->now
+                         ? (uint8_t)(m->a->present[i] & m->b->present[i] & m->now->present[i])
+                         : 0;
 }
 
-static void origin_of(const zl_lagcomp *lc, const zl_lagcomp_state *s, int64_t o[3])
+static int is_here(const moment *m, int slot)
 {
-    int i;
-    for (i = 0; i < 3; i++) {
-        zl_fx v;
-        memcpy(&v, s->bytes + lc->origin_offset[i], sizeof v);
-        o[i] = v;
-    }
-}
-
-/* A Euclidean move beyond teleport_distance, as zl_interp measures it.
- * Each axis is checked first so the squares cannot overflow. */
-static int teleported(const zl_lagcomp *lc, const int64_t d[3])
-{
-    uint64_t limit = (uint64_t)lc->settings.teleport_distance, sum = 0;
-    int i;
-    if (lc->settings.teleport_distance <= 0)
-        return 0;
-    for (i = 0; i < 3; i++) {
-        uint64_t m = (uint64_t)abs64(d[i]);
-        if (m > limit)
-            return 1;
-        sum += m * m;
-    }
-    return sum > limit * limit;
-}
-
-/* Grows [lo, hi] by a move d along one axis, kept inside the ray limit. */
-static void sweep(zl_fx *lo, zl_fx *hi, int64_t d)
-{
-    if (d < 0)
-        *lo = clamp_limit((int64_t)*lo + d);
-    else
-        *hi = clamp_limit((int64_t)*hi + d);
+    return (m->here[slot >> 3] >> (slot & 7)) & 1;
 }
 
 /* Where one player is at a moment, before any interpolation: the frames
@@ -313,47 +364,41 @@ static void sweep(zl_fx *lo, zl_fx *hi, int64_t d)
  * a -> b, so a's box swept along that move holds the pose. */
 typedef struct placement {
     const zl_lagcomp_frame *a, *b;
-    zl_box bound;
-    int kind; /* ZL_LAGCOMP_* */
+    const zl_box *bound; /* into the history, or `swept` */
+    zl_box swept;
+    int kind; /* ZL_LAGCOMP_REWOUND or ZL_LAGCOMP_CURRENT */
 } placement;
 
+/* Without an origin nothing bounds a move: a candidate for every shot. */
+static const zl_box everywhere = {{-ZL_RAY_LIMIT + 1, -ZL_RAY_LIMIT + 1, -ZL_RAY_LIMIT + 1},
+                                  {ZL_RAY_LIMIT - 1, ZL_RAY_LIMIT - 1, ZL_RAY_LIMIT - 1}};
+
+/* Places a slot that is_here. */
 static void place(const zl_lagcomp *lc, const moment *m, int slot, placement *p)
 {
-    int64_t oa[3], ob[3], d[3];
-    int i;
-    p->kind = ZL_LAGCOMP_ABSENT;
     p->a = m->a;
     p->b = m->b;
-    if (!m->now || !m->a || !m->b || !is_present(m->now, slot) || !is_present(m->a, slot) ||
-        !is_present(m->b, slot))
-        return;
-    p->bound = m->a->bound[slot];
+    p->bound = &m->a->bound[slot];
     p->kind = ZL_LAGCOMP_REWOUND;
     if (m->a == m->b)
         return;
     if (lc->settings.origin_field < 0) {
-        /* Nothing bounds the move: a candidate wherever the shot goes. */
-        if (!box_empty(&p->bound)) {
-            p->bound.min = zl_vec3_make(-ZL_RAY_LIMIT + 1, -ZL_RAY_LIMIT + 1, -ZL_RAY_LIMIT + 1);
-            p->bound.max = zl_vec3_make(ZL_RAY_LIMIT - 1, ZL_RAY_LIMIT - 1, ZL_RAY_LIMIT - 1);
+        if (!box_empty(p->bound))
+            p->bound = &everywhere;
+        return;
+    }
+    if (m->swept) {
+        if (!(m->b->jumped[slot >> 3] & (1u << (slot & 7)))) {
+            p->bound = &m->b->reach[slot];
+            return;
         }
+    } else if (!move_between(lc, m->a, m->b, slot, &p->swept)) {
+        p->bound = &p->swept;
         return;
     }
-    origin_of(lc, &m->a->state[slot], oa);
-    origin_of(lc, &m->b->state[slot], ob);
-    for (i = 0; i < 3; i++)
-        d[i] = ob[i] - oa[i];
-    if (teleported(lc, d)) {
-        p->a = p->b = m->now;
-        p->bound = m->now->bound[slot];
-        p->kind = ZL_LAGCOMP_CURRENT;
-        return;
-    }
-    if (!box_empty(&p->bound)) {
-        sweep(&p->bound.min.x, &p->bound.max.x, d[0]);
-        sweep(&p->bound.min.y, &p->bound.max.y, d[1]);
-        sweep(&p->bound.min.z, &p->bound.max.z, d[2]);
-    }
+    p->a = p->b = m->now;
+    p->bound = &m->now->bound[slot];
+    p->kind = ZL_LAGCOMP_CURRENT;
 }
 
 /* The posed state: a recorded one as is, or the interpolation into out. */
@@ -378,11 +423,9 @@ int zl_lagcomp_state_at(const zl_lagcomp *lc, const zl_lagcomp_time *when, int s
         when = &present;
     }
     moment_of(lc, when, &m);
-    if (slot < 0 || slot >= ZL_MAX_CLIENTS)
+    if (slot < 0 || slot >= ZL_MAX_CLIENTS || !is_here(&m, slot))
         return ZL_LAGCOMP_ABSENT;
     place(lc, &m, slot, &p);
-    if (p.kind == ZL_LAGCOMP_ABSENT)
-        return p.kind;
     s = pose(lc, &p, slot, m.t, out);
     if (s != out)
         memcpy(out, s, lc->game.player_schema->size);
@@ -390,57 +433,6 @@ int zl_lagcomp_state_at(const zl_lagcomp *lc, const zl_lagcomp_time *when, int s
 }
 
 /* ---- shots ---- */
-
-/* The broadphase: a separating-axis test of the segment against a closed
- * box. It decides closed-box overlap exactly, so it never rejects a box
- * zl_ray_box would hit (those are open), and with the segment's terms
- * computed once per trace it costs a few multiplies per player, a third
- * of a full zl_ray_box. Everything is doubled to stay in integers: with
- * coordinates inside ZL_RAY_LIMIT (2^29 raw) every product is below 2^62. */
-typedef struct segment {
-    int64_t mid2[3]; /* start + end */
-    int64_t dir[3];  /* end - start */
-    int64_t len[3];  /* |end - start| per axis */
-} segment;
-
-/* 0 when the segment leaves the supported range (ZL_RAY_LIMIT). */
-static int segment_of(const zl_vec3 *start, const zl_vec3 *end, segment *g)
-{
-    const zl_fx s[3] = {start->x, start->y, start->z}, e[3] = {end->x, end->y, end->z};
-    int i;
-    for (i = 0; i < 3; i++) {
-        if (s[i] <= -ZL_RAY_LIMIT || s[i] >= ZL_RAY_LIMIT || e[i] <= -ZL_RAY_LIMIT ||
-            e[i] >= ZL_RAY_LIMIT)
-            return 0;
-        g->mid2[i] = (int64_t)s[i] + e[i];
-        g->dir[i] = (int64_t)e[i] - s[i];
-        g->len[i] = abs64(g->dir[i]);
-    }
-    return 1;
-}
-
-static int segment_meets(const segment *g, const zl_box *b)
-{
-    const zl_fx lo[3] = {b->min.x, b->min.y, b->min.z}, hi[3] = {b->max.x, b->max.y, b->max.z};
-    int64_t c[3], h[3];
-    int i;
-    for (i = 0; i < 3; i++) {
-        c[i] = g->mid2[i] - ((int64_t)lo[i] + hi[i]); /* centre offset, doubled */
-        h[i] = (int64_t)hi[i] - lo[i];                /* box size: half, doubled */
-    }
-    /* The vertical axis first: shots fly mostly level, so the distance
-     * from the line seen from above rejects most players at once. */
-    for (i = 2; i >= 0; i--) {
-        int j = (i + 1) % 3, k = (i + 2) % 3;
-        if (abs64(c[j] * g->dir[k] - c[k] * g->dir[j]) > h[j] * g->len[k] + h[k] * g->len[j])
-            return 0;
-    }
-    for (i = 0; i < 3; i++)
-        if (abs64(c[i]) > h[i] + g->len[i])
-            return 0;
-    return 1;
-}
-
 
 static void record_hit(const zl_lagcomp *lc, const moment *m, const zl_lagcomp_time *when,
                        int32_t shooter, int rc, const zl_trace *tr, int nboxes,
@@ -469,36 +461,43 @@ static int trace_at(zl_lagcomp *lc, const zl_lagcomp_time *when, const zl_vec3 *
 {
     zl_lagcomp_time present;
     moment m;
-    segment g;
-    int slot, n = 0, rc, count;
+    zl_segment g;
+    uint32_t skipped = 0, posed = 0;
+    int byte, slot, n = 0, rc;
     ZL_ASSERT(lc && start && end && out);
     if (!when) {
         zl_lagcomp_present(lc, &present);
         when = &present;
     }
     moment_of(lc, when, &m);
-    if (!segment_of(start, end, &g))
+    if (zl_segment_init(&g, start, end) != ZL_OK)
         return ZL_ERR_INVALID; /* as zl_game.trace would */
     lc->stats.shots++;
-    count = m.now ? m.now->count : 0;
-    for (slot = 0; slot < count; slot++) {
-        placement p;
-        if (slot == shooter)
-            continue;
-        place(lc, &m, slot, &p);
-        /* Nobody there, or dead at the target time: no box to hit. */
-        if (p.kind == ZL_LAGCOMP_ABSENT || box_empty(&p.bound))
-            continue;
-        if (p.kind == ZL_LAGCOMP_CURRENT)
-            lc->stats.not_rewound++;
-        if (broadphase && !segment_meets(&g, &p.bound)) {
-            lc->stats.skipped++;
-            continue;
+    if (shooter >= 0 && shooter < ZL_MAX_CLIENTS)
+        m.here[shooter >> 3] = (uint8_t)(m.here[shooter >> 3] & ~(1u << (shooter & 7)));
+    for (byte = 0; byte < (int)sizeof m.here; byte++) {
+        unsigned bits = m.here[byte];
+        for (slot = byte * 8; bits; slot++, bits >>= 1) {
+            placement p;
+            if (!(bits & 1u))
+                continue;
+            place(lc, &m, slot, &p);
+            /* Dead at the target time: no box to hit. */
+            if (box_empty(p.bound))
+                continue;
+            if (p.kind == ZL_LAGCOMP_CURRENT)
+                lc->stats.not_rewound++;
+            if (broadphase && !zl_segment_meets(&g, p.bound)) {
+                skipped++;
+                continue;
+            }
+            posed++;
+            n += lc->game.hitboxes(lc->game.ctx, pose(lc, &p, slot, m.t, lc->scratch.bytes),
+                                   slot, lc->boxes + n, ZL_LAGCOMP_HITBOXES);
         }
-        lc->stats.posed++;
-        n += lc->game.hitboxes(lc->game.ctx, pose(lc, &p, slot, m.t, lc->scratch.bytes), slot,
-                               lc->boxes + n, ZL_LAGCOMP_HITBOXES);
     }
+    lc->stats.skipped += skipped;
+    lc->stats.posed += posed;
     rc = lc->game.trace(lc->game.ctx, start, end, lc->boxes, n, out);
     if (hit)
         record_hit(lc, &m, when, shooter, rc, out, n, hit);

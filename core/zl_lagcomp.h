@@ -115,12 +115,20 @@ typedef struct zl_lagcomp_frame {
     uint8_t present[(ZL_MAX_CLIENTS + 7) / 8]; /* bit per slot: in the game */
     zl_box bound[ZL_MAX_CLIENTS]; /* union of its hitboxes, within
                                      ZL_RAY_LIMIT; all zero: none (dead) */
+    /* Filled when the tick before was recorded just before this one: each
+     * player's bound at that tick swept along its move to this one, a box
+     * that holds every pose between the two (the broadphase's usual case,
+     * precomputed once per tick instead of once per shot). */
+    uint8_t swept;
+    uint8_t jumped[(ZL_MAX_CLIENTS + 7) / 8]; /* bit per slot: moved more
+                                                 than teleport_distance */
+    zl_box reach[ZL_MAX_CLIENTS];
     zl_lagcomp_state state[ZL_MAX_CLIENTS];
 } zl_lagcomp_frame;
 
 /* The history; caller-owned (static is fine), fields private except stats.
- * About ZL_LAGCOMP_TICKS * ZL_MAX_CLIENTS * (ZL_STATE_MAX + 24) bytes:
- * 720 KiB with the defaults. Not for concurrent use: traces share scratch
+ * About ZL_LAGCOMP_TICKS * ZL_MAX_CLIENTS * (ZL_STATE_MAX + 48) bytes:
+ * 910 KiB with the defaults. Not for concurrent use: traces share scratch
  * space inside it. */
 typedef struct zl_lagcomp {
     zl_game game; /* a copy; its ctx and schemas must outlive lc */

@@ -43,6 +43,24 @@ typedef struct zl_hit {
  * or ZL_ERR_INVALID when a coordinate is outside the supported range. */
 int zl_ray_box(const zl_vec3 *start, const zl_vec3 *end, const zl_box *box, zl_hit *hit);
 
+/* A segment prepared once for many quick box tests (a broadphase): its
+ * midpoint and direction doubled, so the tests stay in integers. */
+typedef struct zl_segment {
+    int64_t mid2[3]; /* start + end */
+    int64_t dir[3];  /* end - start */
+    int64_t len[3];  /* |end - start| per axis */
+} zl_segment;
+
+/* Prepares start -> end: ZL_OK, or ZL_ERR_INVALID (g unusable) when a
+ * coordinate lies outside the range zl_ray_box supports. */
+int zl_segment_init(zl_segment *g, const zl_vec3 *start, const zl_vec3 *end);
+
+/* 1 when the segment meets the CLOSED box (touching counts), else 0: exact
+ * (a separating-axis test), so it never rejects a box zl_ray_box would
+ * hit, and it costs a few multiplies. The box's corners must lie within
+ * the supported range too (not checked). */
+int zl_segment_meets(const zl_segment *g, const zl_box *box);
+
 /* 1 when a lies strictly before b along the same segment, else 0. Exact:
  * use it to keep the nearest of several hits (ties keep the first). */
 int zl_hit_nearer(const zl_hit *a, const zl_hit *b);

@@ -161,6 +161,12 @@ static void test_range(void)
     s.x = 0;
     e.y = ZL_RAY_LIMIT;
     ZL_CHECK_EQ(zl_ray_box(&s, &e, &b, &h), ZL_ERR_INVALID);
+    {
+        zl_segment g;
+        ZL_CHECK_EQ(zl_segment_init(&g, &s, &e), ZL_ERR_INVALID);
+        e.y = -ZL_RAY_LIMIT + 1;
+        ZL_CHECK_EQ(zl_segment_init(&g, &s, &e), ZL_OK);
+    }
     e.y = 0;
     b.max.z = ZL_FX_MAX;
     ZL_CHECK_EQ(zl_ray_box(&s, &e, &b, &h), ZL_ERR_INVALID);
@@ -259,6 +265,9 @@ static int touches(const int32_t s[3], const int32_t d[3], const int32_t lo[3],
     return 0;
 }
 
+/* Random segments against random boxes on a unit grid, so touching is
+ * common, checked against the exact oracle: zl_ray_box's hit and t, and
+ * zl_segment_meets's closed-box answer. */
 static void test_exact_oracle(void)
 {
     zl_test_rng rng;
@@ -271,6 +280,7 @@ static void test_exact_oracle(void)
         zl_vec3 vs, ve;
         zl_box b;
         zl_hit h;
+        zl_segment g;
         for (i = 0; i < 3; i++) {
             s[i] = zl_test_rng_range(&rng, -6, 6);
             e[i] = zl_test_rng_range(&rng, -6, 6);
@@ -286,6 +296,9 @@ static void test_exact_oracle(void)
         want = oracle(s, d, lo, hi, &axis);
         got = zl_ray_box(&vs, &ve, &b, &h);
         ZL_CHECK_EQ(got, want >= 0);
+        /* The quick test decides the closed box exactly. */
+        ZL_CHECK_EQ(zl_segment_init(&g, &vs, &ve), ZL_OK);
+        ZL_CHECK_EQ(zl_segment_meets(&g, &b), touches(s, d, lo, hi));
         if (got != (want >= 0))
             return;
         if (want < 0) {
@@ -327,7 +340,8 @@ static zl_fx rand_coord(zl_test_rng *rng)
 }
 
 /* Random boxes anywhere in the supported range, shot from anywhere through
- * their centre: always a hit, t checked against long double. */
+ * their centre: always a hit (for the quick test too), t checked against
+ * long double. */
 static void test_long_rays(void)
 {
     zl_test_rng rng;
@@ -358,6 +372,11 @@ static void test_long_rays(void)
         vs = zl_vec3_make(s[0], s[1], s[2]);
         ve = zl_vec3_make(e[0], e[1], e[2]);
         got = zl_ray_box(&vs, &ve, &b, &h);
+        {
+            /* No overflow in the quick test at the range's edges either. */
+            zl_segment g;
+            ZL_CHECK(zl_segment_init(&g, &vs, &ve) == ZL_OK && zl_segment_meets(&g, &b));
+        }
         for (i = 0; i < 3; i++) {
             long double di = (long double)e[i] - s[i];
             if (di != 0) {

@@ -62,12 +62,18 @@ static zl_box grown(const zl_box *wall, const zl_box *hull)
 
 int fps_world_sweep(const zl_vec3 *start, const zl_vec3 *end, const zl_box *hull, zl_hit *hit)
 {
+    zl_segment g;
     size_t i;
     int found = 0;
+    if (zl_segment_init(&g, start, end) != ZL_OK)
+        return ZL_ERR_INVALID;
     for (i = 0; i < ZL_COUNTOF(world); i++) {
         zl_box b = grown(&world[i], hull);
         zl_hit h;
-        int rc = zl_ray_box(start, end, &b, &h);
+        int rc;
+        if (!zl_segment_meets(&g, &b))
+            continue; /* the quick test: most walls are far from the path */
+        rc = zl_ray_box(start, end, &b, &h);
         if (rc < 0)
             return rc;
         /* A wall already overlapped at the start (axis -1) does not block:
