@@ -26,6 +26,7 @@
     X(cmdstream)         \
     X(clock)             \
     X(match)             \
+    X(slip)              \
     X(hal)
 
 #endif

@@ -1,13 +1,14 @@
 # Bare-metal Cortex-M3 on QEMU's mps2-an385 board: newlib with semihosting
 # (rdimon) for output and exit status, no heap (_sbrk is wrapped to fail),
-# SysTick clock, and the in-image loopback network as transport.
+# SysTick clock, the in-image loopback network as transport, and a SLIP
+# transport over UART0 for programs that talk to a host (zl_uart.h).
 CROSS := arm-none-eabi-
 EXE := .elf
 PORT_CFLAGS := -mcpu=cortex-m3 -mthumb -ffunction-sections -fdata-sections -DZL_PRINT_PORT_OUTPUT
 PORT_LDFLAGS := --specs=rdimon.specs -nostartfiles -Tports/cortex-m3/mps2-an385.ld \
 	-Wl,--gc-sections -Wl,--wrap=_sbrk
 PORT_LIBS := -lm
-PORT_SRC := ports/cortex-m3/zl_port_cortex_m3.c
+PORT_SRC := ports/cortex-m3/zl_port_cortex_m3.c ports/cortex-m3/zl_uart.c
 PORT_IMAGE_SRC := ports/cortex-m3/startup.c
 PORT_BENCH_SRC := ports/cortex-m3/zl_bench_timer_cortex_m3.c
 # The emulated board runs long loops about 100x slower than a host.

@@ -1,0 +1,64 @@
+/* zl_user_config.h - the small embedded configuration: 8 players, 4 rockets,
+ * a 32-command prediction ring; the client fits a 16 KiB-RAM microcontroller. */
+#ifndef ZL_FOOTPRINT_USER_CONFIG_H
+#define ZL_FOOTPRINT_USER_CONFIG_H
+
+/* Used by `make footprint` (mk/footprint.mk) through -DZL_USER_CONFIG
+ * -Iexamples/footprint. Server and client must share every value that
+ * shapes the wire (ZL_MAX_CLIENTS, ZL_MAX_ENTITIES, ZL_MAX_PACKET,
+ * ZL_CMDSTREAM_MAX_PER_PACKET): a small client joins a server built with
+ * this same file. The footprint programs ask for 20 snapshots/s, which is
+ * what the short histories below are sized for. */
+
+/* 576 bytes: the smallest datagram every IPv4 host must accept. A snapshot
+ * that would not fit sends its most urgent entities and carries the rest
+ * to the next ones. The UART's two frame buffers and the receive buffers
+ * on the stack scale with it. */
+#define ZL_MAX_PACKET 576
+
+/* The reference FPS player is 44 bytes, its rocket 28: every stored state
+ * (prediction ring, interpolation samples, snapshot frames) is this big. */
+#define ZL_STATE_MAX 44
+
+/* 8 players and 4 rockets in flight (entity numbers 8..11). Each entity
+ * number costs a client about 490 bytes (its interpolation samples, its
+ * state in every snapshot frame, the drawn copy). */
+#define ZL_MAX_CLIENTS 8
+#define ZL_MAX_ENTITIES 12
+
+/* ---- The client ---- */
+
+/* 32 unacknowledged commands: 0.5 s at 64 commands/s. */
+#define ZL_PREDICT_COMMANDS 32
+/* 4 samples per entity: 200 ms at 20 snapshots/s, the 100 ms
+ * interpolation delay plus one lost snapshot. */
+#define ZL_INTERP_SAMPLES 4
+/* Decoded snapshots kept as delta bases: 200 ms of round trip at 20/s
+ * (a slower link asks for full snapshots). */
+#define ZL_SNAPSHOT_FRAMES 4
+/* Packets remembered for acks and round-trip times: the smallest allowed. */
+#define ZL_LINK_SENT_CAPACITY 64
+/* At most 16 commands per packet (the client sends up to 16 anyway). */
+#define ZL_CMDSTREAM_MAX_PER_PACKET 16
+
+/* ---- The server ---- */
+
+/* 16 ticks of world history for delta baselines, 16 unacknowledged
+ * snapshots per client, 32 ticks of rewind (0.5 s at 64 Hz), 32 buffered
+ * commands per client. */
+#define ZL_SNAPSHOT_WORLD_TICKS 16
+#define ZL_SNAPSHOT_SENT 16
+#define ZL_LAGCOMP_TICKS 32
+#define ZL_CMDBUF_CAPACITY 32
+/* Events of one tick: 8 players x a few commands x FPS_MAX_EVENTS_PER_COMMAND,
+ * and the hits. */
+#define ZL_SERVER_EVENTS 128
+#define ZL_SERVER_NOTICES 8
+/* Challenge rate-limit buckets (a power of two): a LAN-sized table. */
+#define ZL_RATELIMIT_BUCKETS 16
+
+/* ---- The in-image network of the self-test (platform/zl_loopnet.h) ---- */
+#define ZL_LOOPNET_ENDPOINTS 4
+#define ZL_LOOPNET_PACKETS 16
+
+#endif
