@@ -32,6 +32,7 @@ PORT_IMAGE_SRC :=
 BENCH_RUN = $(RUN)
 CORE_ONLY_CFLAGS :=
 TEST_CFLAGS :=
+PORT_DEMO_CFLAGS :=
 include ports/$(PORT)/port.mk
 
 CC := $(CROSS)gcc
@@ -51,7 +52,9 @@ LIB_SRC := $(CORE_SRC) $(PLATFORM_SRC) $(PORT_SRC)
 # The reference FPS rules: simulation code, held to core's rules (no float).
 GAME_SRC := $(wildcard examples/fps/*.c)
 # Startup code a bare-metal port links into every program image.
-TEST_SRC := $(wildcard tests/*.c) $(PORT_TEST_SRC) $(PORT_IMAGE_SRC)
+# The demo's bookkeeping (records, histogram, options, the shot join) is tested too.
+TEST_SRC := $(wildcard tests/*.c) $(PORT_TEST_SRC) $(PORT_IMAGE_SRC) \
+	$(addprefix examples/demo/,demo_record.c demo_stopwatch.c demo_match.c demo_options.c)
 BENCH_SRC := $(wildcard bench/*.c) tests/zl_print.c tests/zl_runner.c $(PORT_BENCH_SRC) $(PORT_IMAGE_SRC)
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -93,7 +96,8 @@ $(BUILD)/test-obj/examples/fps/%.o: examples/fps/%.c
 
 $(BUILD)/test-obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) -Itests -Iexamples/fps -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) $(PORT_DEMO_CFLAGS) -Itests -Iexamples/fps -Iexamples/demo \
+		-c $< -o $@
 
 $(TEST_BIN): $(TEST_OBJ)
 	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) $(PORT_LDFLAGS) $^ $(PORT_LIBS) -o $@

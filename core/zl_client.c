@@ -344,6 +344,11 @@ void zl_client_frame(zl_client *c, uint64_t now_us)
         c->drawn[e] = c->history[e].count > 0 &&
                       zl_interp_sample(&c->history[e], &is, render_us, c->view[e], &pick) >
                           ZL_PICK_EMPTY;
+        /* A history that starts after the render time (a respawn, a new
+         * entity) has nothing to show yet: drawn early, it would stand
+         * where the server's rewind to that time will not find it. */
+        if (c->drawn[e] && pick.mode == ZL_PICK_HELD && pick.time_a > render_us)
+            c->drawn[e] = 0;
         if (c->drawn[e] && pick.mode == ZL_PICK_EXTRAPOLATED)
             c->extrapolated++;
     }

@@ -27,6 +27,7 @@
     X(clock)             \
     X(match)             \
     X(slip)              \
+    X(demo)              \
     X(hal)
 
 #endif

@@ -7,8 +7,11 @@
 /* Origins on a 1/32-unit grid within the supported +/-4096 units, speeds
  * on a 1/16 grid (the clamp is 2000): 18 and 16 bits. Timers and counters
  * are exact. Fields that change every tick come first. Velocity, the
- * weapon timer, clips and the respawn timer go to the player's own client
- * only (ZL_OWNER): prediction needs them, drawing other players does not. */
+ * weapon timer and clips go to the player's own client only (ZL_OWNER):
+ * prediction needs them, drawing other players does not. The respawn
+ * timer runs in the server's tick, which no client predicts: it is not
+ * sent at all (ZL_LOCAL), or every reconciliation of a dead player would
+ * count a misprediction. */
 static const zl_field player_fields[] = {
     ZL_FIELD_FX(fps_player, origin.x, -4096, 4095, 5, ZL_INTERP_LINEAR),
     ZL_FIELD_FX(fps_player, origin.y, -4096, 4095, 5, ZL_INTERP_LINEAR),
@@ -25,7 +28,7 @@ static const zl_field player_fields[] = {
     ZL_FIELD_INT(fps_player, clip[0], 0, 30, ZL_INTERP_STEP | ZL_OWNER),
     ZL_FIELD_INT(fps_player, clip[1], 0, 12, ZL_INTERP_STEP | ZL_OWNER),
     ZL_FIELD_INT(fps_player, clip[2], 0, 4, ZL_INTERP_STEP | ZL_OWNER),
-    ZL_FIELD_INT(fps_player, respawn_time, 0, FPS_RESPAWN_MS, ZL_INTERP_STEP | ZL_OWNER),
+    ZL_FIELD_INT(fps_player, respawn_time, 0, FPS_RESPAWN_MS, ZL_INTERP_STEP | ZL_LOCAL),
     ZL_FIELD_INT(fps_player, teleport, 0, 255, ZL_INTERP_STEP),
     /* Only for footstep timing: the client keeps its own. */
     ZL_FIELD_INT(fps_player, step_time, 0, 1000, ZL_INTERP_STEP | ZL_LOCAL),

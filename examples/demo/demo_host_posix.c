@@ -1,0 +1,99 @@
+/* demo_host_posix.c - the demo's operating-system needs on POSIX systems:
+ * nanosleep, sigaction and a termios raw keyboard. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <signal.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "demo_host.h"
+
+static volatile sig_atomic_t interrupted;
+static struct termios saved_tty;
+static int tty_raw;
+
+void demo_host_sleep_us(uint32_t us)
+{
+    struct timespec ts;
+    ts.tv_sec = (time_t)(us / 1000000u);
+    ts.tv_nsec = (long)(us % 1000000u) * 1000L;
+    nanosleep(&ts, NULL);
+}
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+void demo_host_catch_interrupt(void)
+{
+    struct sigaction sa;
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    /* A launcher that stopped reading our output must not kill us before
+     * we have said goodbye to the server. */
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, NULL);
+}
+
+int demo_host_interrupted(void)
+{
+    return interrupted != 0;
+}
+
+int demo_host_is_terminal(void)
+{
+    return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+}
+
+int demo_host_keyboard_raw(void)
+{
+    struct termios raw;
+    if (!demo_host_is_terminal() || tcgetattr(STDIN_FILENO, &saved_tty) != 0)
+        return -1;
+    raw = saved_tty;
+    /* Keep ISIG: Ctrl-C still raises SIGINT and takes the clean way out. */
+    raw.c_lflag &= (tcflag_t) ~(ICANON | ECHO);
+    raw.c_iflag &= (tcflag_t) ~(IXON | ICRNL);
+    raw.c_cc[VMIN] = 0;
+    raw.c_cc[VTIME] = 0;
+    if (tcsetattr(STDIN_FILENO, TCSANOW, &raw) != 0)
+        return -1;
+    tty_raw = 1;
+    return 0;
+}
+
+void demo_host_keyboard_restore(void)
+{
+    if (tty_raw)
+        tcsetattr(STDIN_FILENO, TCSANOW, &saved_tty);
+    tty_raw = 0;
+}
+
+static int read_byte(void)
+{
+    unsigned char ch;
+    return read(STDIN_FILENO, &ch, 1) == 1 ? ch : -1;
+}
+
+int demo_host_key(void)
+{
+    int ch = read_byte();
+    if (ch != 0x1b)
+        return ch;
+    /* An arrow is ESC [ A..D, and its bytes arrive together. */
+    if (read_byte() != '[')
+        return 0x1b;
+    switch (read_byte()) {
+    case 'A': return DEMO_KEY_UP;
+    case 'B': return DEMO_KEY_DOWN;
+    case 'C': return DEMO_KEY_RIGHT;
+    case 'D': return DEMO_KEY_LEFT;
+    default: return 0x1b;
+    }
+}

@@ -1,0 +1,58 @@
+/* demo_net.c - stacks the link conditioner on the port's UDP socket, so the
+ * demo's impairment is core's own, identical on every platform. */
+#include <string.h>
+
+#include "demo_host.h"
+#include "demo_net.h"
+
+int demo_net_open(demo_net *n, const zl_addr *bind_addr, const demo_options *o, uint64_t seed)
+{
+    zl_conditioner_settings cs;
+    int rc;
+    memset(n, 0, sizeof *n);
+    rc = zl_port_open(&n->port, bind_addr, &n->socket);
+    if (rc != ZL_OK)
+        return rc;
+    zl_conditioner_init(&n->cond, &n->socket, seed, &n->hal);
+    memset(&cs, 0, sizeof cs);
+    cs.enabled = o->fakelag_ms || o->fakejitter_ms || o->fakeloss_ppm;
+    cs.latency_us = o->fakelag_ms * 500u;
+    cs.jitter_us = o->fakejitter_ms * 1000u;
+    cs.loss_ppm = o->fakeloss_ppm;
+    /* The options' ranges keep every value within what configure takes. */
+    zl_conditioner_configure(&n->cond, ZL_CONDITIONER_SEND, &cs);
+    zl_conditioner_configure(&n->cond, ZL_CONDITIONER_RECEIVE, &cs);
+    return ZL_OK;
+}
+
+int demo_net_next(demo_net *n, zl_addr *from, void *buf, size_t cap)
+{
+    for (;;) {
+        int len = n->hal.receive(n->hal.ctx, from, buf, cap);
+        if (len >= 0)
+            return len;
+        if (len != ZL_ERR_TRUNCATED)
+            return -1;
+    }
+}
+
+void demo_net_pump(demo_net *n)
+{
+    zl_conditioner_pump(&n->cond);
+}
+
+void demo_net_flush(demo_net *n, uint32_t max_us)
+{
+    uint64_t end = n->hal.now_us(n->hal.ctx) + max_us;
+    zl_conditioner_pump(&n->cond);
+    while (zl_conditioner_next_due(&n->cond, ZL_CONDITIONER_SEND) != UINT64_MAX &&
+           n->hal.now_us(n->hal.ctx) < end) {
+        demo_host_sleep_us(1000);
+        zl_conditioner_pump(&n->cond);
+    }
+}
+
+void demo_net_close(demo_net *n)
+{
+    zl_port_close(&n->port);
+}

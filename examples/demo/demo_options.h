@@ -1,0 +1,52 @@
+/* demo_options.h - the command-line options of zl_server and zl_client: one
+ * table gives each option's name, range, default and help line. */
+#ifndef DEMO_OPTIONS_H
+#define DEMO_OPTIONS_H
+
+#include <stdint.h>
+
+#include "zl_handshake.h"
+
+/* Which program an option belongs to (a mask). */
+#define DEMO_FOR_SERVER 1u
+#define DEMO_FOR_CLIENT 2u
+#define DEMO_FOR_LAUNCHER 4u
+
+#define DEMO_TEXT_MAX 256
+
+/* Everything either program can be told. Times are in the unit the user
+ * types (milliseconds, seconds); loss in parts per million. */
+typedef struct demo_options {
+    char address[DEMO_TEXT_MAX]; /* server: address to bind; client: the server's */
+    uint32_t port;
+    uint32_t tickrate;
+    uint32_t maxclients;
+    /* Client: the settings asked for. Server: updaterate, cmdrate and rate
+     * are the most a client may ask for (sv_maxupdaterate, sv_maxrate...). */
+    uint32_t updaterate, cmdrate, rate, interp_ms, interp_ratio;
+    uint32_t fakelag_ms;    /* round trip added, half each way */
+    uint32_t fakejitter_ms; /* each way, uniform +/- */
+    uint32_t fakeloss_ppm;  /* each way */
+    uint32_t fps;           /* client frames (commands) per second */
+    uint32_t duration_s;    /* 0: until Ctrl-C */
+    uint32_t status_s;      /* server status line interval, 0: never */
+    uint32_t bot;           /* client: a bot plays instead of the keyboard */
+    uint32_t nolagcomp;     /* server: trace shots in the present */
+    uint32_t machine;       /* print records for the demo launcher (stdout)
+                               and human text on stderr */
+    uint32_t seed;          /* bot behaviour; 0: from the HAL's random bytes */
+    uint32_t bots;          /* launcher: bot clients to start */
+    char bin[DEMO_TEXT_MAX]; /* launcher: where zl_server and zl_client are */
+    char out[DEMO_TEXT_MAX]; /* launcher: where logs and pictures go */
+} demo_options;
+
+/* Fills o with the defaults of `program` (DEMO_FOR_SERVER, _CLIENT or
+ * _LAUNCHER: the demo match, 8 bots for 30 s at 100 ms, 20 ms, 2%), then
+ * reads argv (argv[0] is the program) over them. Returns 0 to go on, 1
+ * when --help was printed (exit with success), -1 after printing an error. */
+int demo_options_load(demo_options *o, unsigned program, int argc, char **argv);
+
+/* The client settings o asks for, with interp in microseconds. */
+zl_client_settings demo_options_settings(const demo_options *o);
+
+#endif

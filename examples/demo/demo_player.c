@@ -1,0 +1,152 @@
+/* demo_player.c - drives one client for the demo: frames and commands, and
+ * the bookkeeping that lets the report judge prediction and every shot. */
+#include <string.h>
+
+#include "demo_player.h"
+
+static void bot_input(void *ctx, const zl_client *c, int self, uint64_t now_us, uint16_t msec,
+                      int may_fire, zl_usercmd *out)
+{
+    (void)now_us;
+    demo_bot_think((demo_bot *)ctx, c, self, msec, may_fire, out);
+}
+
+void demo_player_init(demo_player *p, const zl_client_config *cfg, const zl_platform *hal,
+                      const zl_conditioner *cond, uint64_t nonce, uint64_t bot_seed,
+                      demo_sink sink)
+{
+    memset(p, 0, sizeof *p);
+    demo_game_init(&p->game);
+    zl_client_init(&p->client, cfg, &p->game.rules, hal, nonce);
+    demo_bot_init(&p->bot, bot_seed);
+    p->input = bot_input;
+    p->input_ctx = &p->bot;
+    p->cond = cond;
+    p->sink = sink;
+}
+
+static uint32_t mispredicted(demo_player *p, uint64_t now_us)
+{
+    zl_client_stats st;
+    zl_client_get_stats(&p->client, now_us, &st);
+    return st.predict.mispredicted;
+}
+
+void demo_player_receive(demo_player *p, const zl_addr *from, const void *data, size_t len,
+                         uint64_t now_us)
+{
+    const fps_player *me = (const fps_player *)zl_client_predicted(&p->client);
+    uint32_t before = mispredicted(p, now_us), after;
+    uint8_t health = me ? me->health : 0, dead = me ? (me->flags & FPS_PF_DEAD) : 0;
+    zl_client_receive(&p->client, from, data, len, now_us);
+    after = mispredicted(p, now_us);
+    me = (const fps_player *)zl_client_predicted(&p->client);
+    if (after == before || !me)
+        return;
+    if (dead || (me->flags & FPS_PF_DEAD))
+        p->mispredicted_dead += after - before;
+    else if (me->health != health)
+        p->mispredicted_hurt += after - before;
+}
+
+void demo_player_update(demo_player *p, uint64_t now_us)
+{
+    zl_client_update(&p->client, now_us);
+    if (!p->hello && zl_client_state(&p->client) == ZL_CLIENT_CONNECTED) {
+        demo_rec_hello r;
+        r.slot = zl_client_slot(&p->client);
+        demo_sink_put(&p->sink, DEMO_REC_HELLO, &r);
+        p->hello = 1;
+    }
+}
+
+/* The shots a command just predicted, traced against what this frame drew. */
+static void witness(demo_player *p, const zl_events *ev, uint64_t now_us)
+{
+    uint32_t i;
+    for (i = 0; i < ev->count; i++) {
+        const zl_event *e = &ev->items[i];
+        demo_rec_shot r;
+        if (e->type == FPS_EV_LAUNCH)
+            p->rockets++;
+        if (e->type != FPS_EV_FIRE)
+            continue;
+        r.time_ms = (uint32_t)(now_us / 1000u);
+        r.sequence = p->game.cmd.sequence;
+        r.weapon = e->param;
+        r.target = demo_sight(&p->client, zl_client_slot(&p->client), e, &r.drawn);
+        r.extrapolated = p->guessing;
+        r.eye = e->origin;
+        r.dir = e->dir;
+        p->shots++;
+        p->hits_seen += r.target >= 0;
+        if (r.target >= 0)
+            p->last_hit_ms = r.time_ms;
+        demo_sink_put(&p->sink, DEMO_REC_SHOT, &r);
+    }
+}
+
+void demo_player_frame(demo_player *p, uint64_t now_us, uint16_t msec, int may_fire)
+{
+    zl_event store[FPS_MAX_EVENTS_PER_COMMAND];
+    zl_events ev;
+    zl_client_stats st;
+    zl_usercmd cmd;
+    uint32_t extrapolated;
+    zl_client_get_stats(&p->client, now_us, &st);
+    extrapolated = st.extrapolated;
+    zl_client_frame(&p->client, now_us);
+    zl_client_get_stats(&p->client, now_us, &st);
+    /* The server cannot rebuild a guess: shots of such frames are marked. */
+    p->guessing = st.extrapolated != extrapolated;
+    p->input(p->input_ctx, &p->client, zl_client_slot(&p->client), now_us, msec, may_fire, &cmd);
+    zl_events_init(&ev, store, FPS_MAX_EVENTS_PER_COMMAND);
+    if (zl_client_command(&p->client, &cmd, &ev) == ZL_OK)
+        witness(p, &ev, now_us);
+}
+
+void demo_player_net(demo_player *p, uint64_t now_us, demo_rec_net *r)
+{
+    zl_client_stats st;
+    uint32_t drawn[ZL_STATE_MAX / 4];
+    const fps_player *predicted = (const fps_player *)zl_client_predicted(&p->client);
+    zl_client_get_stats(&p->client, now_us, &st);
+    memset(r, 0, sizeof *r);
+    r->time_ms = (uint32_t)(now_us / 1000u);
+    r->rtt_us = st.link.rtt_us;
+    r->jitter_us = st.link.jitter_us;
+    r->loss_in_q16 = st.link.loss_in_q16;
+    r->loss_out_q16 = st.link.loss_out_q16;
+    r->bytes_in = st.link.bytes_in_per_s;
+    r->bytes_out = st.link.bytes_out_per_s;
+    r->interp_us = st.interp_us;
+    r->mispredicted = st.predict.mispredicted;
+    r->mispredicted_dead = p->mispredicted_dead;
+    r->mispredicted_hurt = p->mispredicted_hurt;
+    r->reconciled = st.predict.reconciled;
+    r->snapshots = st.snapshots;
+    r->snapshot_bytes = st.last_snapshot_bytes;
+    /* What the smoothing still hides: the drawn player minus the predicted. */
+    if (predicted && zl_client_player(&p->client, now_us, drawn) == ZL_OK)
+        r->prediction_error = zl_vec3_length(
+            zl_vec3_sub(((const fps_player *)(const void *)drawn)->origin, predicted->origin));
+    r->shots = p->shots;
+    r->hits_seen = p->hits_seen;
+    r->rockets = p->rockets;
+    r->extrapolated = st.extrapolated;
+    r->undecodable = st.snapshots_undecodable;
+    if (p->cond)
+        r->cond_lost = zl_conditioner_get_stats(p->cond, ZL_CONDITIONER_SEND)->dropped_loss +
+                       zl_conditioner_get_stats(p->cond, ZL_CONDITIONER_RECEIVE)->dropped_loss;
+}
+
+void demo_player_leave(demo_player *p, uint64_t now_us)
+{
+    demo_rec_net r;
+    demo_rec_bye bye;
+    demo_player_net(p, now_us, &r);
+    demo_sink_put(&p->sink, DEMO_REC_NET, &r);
+    bye.state = (uint32_t)zl_client_state(&p->client);
+    demo_sink_put(&p->sink, DEMO_REC_BYE, &bye);
+    zl_client_disconnect(&p->client, now_us);
+}

@@ -1,0 +1,54 @@
+/* demo_player.h - one client as the demo runs it: the zl_client, its input
+ * (a bot or a person), and the records of what it saw, shot and mispredicted. */
+#ifndef DEMO_PLAYER_H
+#define DEMO_PLAYER_H
+
+#include "demo_bot.h"
+#include "demo_game.h"
+#include "zl_conditioner.h"
+
+/* Fills out with one frame's command; c is drawn for this frame. */
+typedef void (*demo_input)(void *ctx, const zl_client *c, int self, uint64_t now_us,
+                           uint16_t msec, int may_fire, zl_usercmd *out);
+
+/* Large (a zl_client): static storage. Fields are the owner's to read. */
+typedef struct demo_player {
+    demo_game game;
+    zl_client client;
+    demo_bot bot;
+    demo_input input;  /* NULL: the bot plays */
+    void *input_ctx;
+    const zl_conditioner *cond; /* its link's impairment, for the net graph */
+    demo_sink sink;
+    uint32_t shots, hits_seen, rockets;
+    uint32_t last_hit_ms;   /* when one of its shots last met someone drawn */
+    /* Mispredictions by what the client could not know: while its player
+     * was dead (the server counts the respawn down) and damage taken. */
+    uint32_t mispredicted_dead, mispredicted_hurt;
+    uint8_t guessing;       /* this frame drew someone extrapolated */
+    uint8_t hello;          /* the HELLO record is out */
+} demo_player;
+
+/* Starts the client over hal (cond: the conditioner inside hal, or NULL)
+ * with a bot seeded by bot_seed; records go to sink. */
+void demo_player_init(demo_player *p, const zl_client_config *cfg, const zl_platform *hal,
+                      const zl_conditioner *cond, uint64_t nonce, uint64_t bot_seed,
+                      demo_sink sink);
+
+/* Takes one datagram, blaming any misprediction it reveals. */
+void demo_player_receive(demo_player *p, const zl_addr *from, const void *data, size_t len,
+                         uint64_t now_us);
+
+/* zl_client_update, and the HELLO record once connected. */
+void demo_player_update(demo_player *p, uint64_t now_us);
+
+/* One frame: draw, take the input's command, predict it, witness its shots. */
+void demo_player_frame(demo_player *p, uint64_t now_us, uint16_t msec, int may_fire);
+
+/* The net graph now. */
+void demo_player_net(demo_player *p, uint64_t now_us, demo_rec_net *out);
+
+/* The last NET and the BYE records, then the disconnect. */
+void demo_player_leave(demo_player *p, uint64_t now_us);
+
+#endif

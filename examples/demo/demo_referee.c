@@ -1,0 +1,43 @@
+/* demo_referee.c - turns the server's own statistics into records, so the
+ * report can put the server's view of each client beside the client's. */
+#include "demo_referee.h"
+
+void demo_referee_slots(zl_server *s, int max_clients, uint64_t now_us, const demo_sink *sink)
+{
+    int slot;
+    for (slot = 0; slot < max_clients; slot++) {
+        zl_server_client_stats st;
+        demo_rec_slot r;
+        if (zl_server_get_client_stats(s, slot, now_us, &st) != ZL_OK)
+            continue;
+        r.time_ms = (uint32_t)(now_us / 1000u);
+        r.slot = slot;
+        r.choked = st.choked;
+        r.snapshots = st.snapshots;
+        r.snapshot_bytes = st.last_snapshot_bytes;
+        r.rtt_us = st.link.rtt_us;
+        r.bytes_out = st.link.bytes_out_per_s;
+        r.bytes_in = st.link.bytes_in_per_s;
+        r.commands_lost = st.commands.lost;
+        r.hits = st.hits;
+        r.depth_us = st.commands.depth_us;
+        demo_sink_put(sink, DEMO_REC_SLOT, &r);
+    }
+}
+
+void demo_referee_close(const zl_server *s, const demo_stopwatch *cost, uint32_t tick_rate,
+                        int instructions, uint32_t timeouts, const demo_sink *sink)
+{
+    demo_rec_ticks t;
+    demo_rec_drops d;
+    t.ticks = cost->count;
+    t.median = demo_stopwatch_quantile(cost, 500);
+    t.p99 = demo_stopwatch_quantile(cost, 990);
+    t.max = cost->max;
+    t.tick_rate = tick_rate;
+    t.instructions = (uint32_t)instructions;
+    demo_sink_put(sink, DEMO_REC_TICKS, &t);
+    zl_server_get_drops(s, d.dropped);
+    d.timeouts = timeouts;
+    demo_sink_put(sink, DEMO_REC_DROPS, &d);
+}

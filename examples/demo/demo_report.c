@@ -1,0 +1,264 @@
+/* demo_report.c - turns the match's records into the figures people read:
+ * ping, loss, choke, bandwidth, prediction, and shot agreement. */
+#include <stddef.h>
+#include <string.h>
+
+#include "demo_report.h"
+
+static double pct(uint32_t part, uint32_t whole)
+{
+    return whole ? 100.0 * part / whole : 0.0;
+}
+
+static double q16_pct(uint32_t q16)
+{
+    return q16 * 100.0 / 65536.0;
+}
+
+/* v rounded to `decimals` (0 or 1) decimals, right-aligned in width, made
+ * from integers: printing then needs no floating point from the C library,
+ * whose formatting allocates on a bare-metal newlib. A dozen results can be
+ * alive at once (one report line). */
+static const char *fixed(double v, int width, int decimals)
+{
+    static char ring[12][24];
+    static unsigned next;
+    char *out = ring[next++ % 12u], digits[24];
+    long scaled = (long)(v * (decimals ? 10.0 : 1.0) + (v < 0 ? -0.5 : 0.5));
+    long whole = scaled < 0 ? -scaled : scaled;
+    if (decimals)
+        sprintf(digits, "%s%ld.%ld", scaled < 0 ? "-" : "", whole / 10, whole % 10);
+    else
+        sprintf(digits, "%ld", scaled);
+    sprintf(out, "%*s", width, digits);
+    return out;
+}
+
+static const char *bot_name(uint32_t i)
+{
+    static char name[16];
+    sprintf(name, "bot %lu", (unsigned long)i + 1u);
+    return name;
+}
+
+void demo_report_graph(FILE *f, const demo_match *m, uint32_t now_ms, int in_place, int *lines)
+{
+    uint32_t i, elapsed = now_ms - m->start_ms, connected = 0, bar;
+    char progress[41];
+    for (i = 0; i < m->setup.bots; i++)
+        connected += m->bot[i].slot >= 0 && m->bot[i].running;
+    bar = m->setup.duration_s ? elapsed / 25u / m->setup.duration_s : 0;
+    for (i = 0; i < 40; i++)
+        progress[i] = i < bar ? '#' : '.';
+    progress[40] = '\0';
+    if (in_place && *lines)
+        fprintf(f, "\033[%dA", *lines);
+    fprintf(f, "%s[%s] %s s of %lu   %lu/%lu bots in the game   server port %lu\n",
+            in_place ? "\r\033[K" : "", progress, fixed(elapsed / 1000.0, 5, 1),
+            (unsigned long)m->setup.duration_s, (unsigned long)connected,
+            (unsigned long)m->setup.bots, (unsigned long)m->port);
+    fprintf(f, "%s%-7s %4s %6s %13s %6s %7s %7s %5s %8s %6s %11s\n", in_place ? "\033[K" : "",
+            "client", "slot", "ping", "loss in/out", "choke", "in B/s", "out B/s", "lerp",
+            "mispred", "shots", "hits c/s");
+    for (i = 0; i < m->setup.bots; i++) {
+        const demo_bot_view *b = &m->bot[i];
+        const demo_rec_net *n = &b->net;
+        fprintf(f, "%s%-7s ", in_place ? "\033[K" : "", bot_name(i));
+        if (b->slot < 0) {
+            fprintf(f, "%s\n", b->running ? "connecting..." : "ended before it connected");
+            continue;
+        }
+        fprintf(f, "%4ld %4lums %s%%/%s%% %6lu %7lu %7lu %3lums %8lu %6lu %5lu/%-5lu%s\n",
+                (long)b->slot, (unsigned long)(n->rtt_us / 1000u),
+                fixed(q16_pct(n->loss_in_q16), 5, 1), fixed(q16_pct(n->loss_out_q16), 5, 1), (unsigned long)b->server.choked,
+                (unsigned long)n->bytes_in, (unsigned long)n->bytes_out,
+                (unsigned long)(n->interp_us / 1000u), (unsigned long)n->mispredicted,
+                (unsigned long)n->shots, (unsigned long)n->hits_seen,
+                (unsigned long)b->server.hits, b->running ? "" : "  (ended)");
+    }
+    *lines = (int)m->setup.bots + 2;
+    fflush(f);
+}
+
+/* The mean of one uint32 field of a bot's net samples after the first
+ * second (the connection settling), or of all when the run was shorter. */
+static double mean(const demo_bot_view *b, size_t offset)
+{
+    uint32_t i, first = b->samples > 20u ? 10u : 0u, n = 0;
+    double sum = 0;
+    for (i = first; i < b->samples; i++) {
+        uint32_t v;
+        memcpy(&v, (const uint8_t *)&b->sample[i] + offset, sizeof v);
+        sum += v;
+        n++;
+    }
+    return n ? sum / n : 0.0;
+}
+
+/* Agreement as a column: a percentage, or a dash with nothing judged. */
+static const char *agreement(const demo_tally *t)
+{
+    static char text[16];
+    if (!t->judged)
+        return "      -";
+    sprintf(text, "%s%%", fixed(pct(t->agree, t->judged), 6, 1));
+    return text;
+}
+
+#define MEAN(b, field) mean(b, offsetof(demo_rec_net, field))
+
+typedef struct totals {
+    double ping, jitter, loss_in, loss_out, bytes_in, bytes_out;
+    uint32_t bots, choked, snapshots, mispredicted, reconciled, dead, hurt;
+} totals;
+
+static void print_bot(FILE *f, const demo_match *m, uint32_t i, totals *t)
+{
+    const demo_bot_view *b = &m->bot[i];
+    const demo_rec_net *n = &b->net;
+    demo_tally tl;
+    uint32_t sent = b->server.snapshots + b->server.choked;
+    if (b->slot < 0) {
+        fprintf(f, "%-7s never connected\n", bot_name(i));
+        return;
+    }
+    demo_match_tally(m, b->slot, &tl);
+    fprintf(f, "%-7s %4ld %s %s %s%%/%s%% %s%% %s %s %5lu/%-5lu %6lu %6lu %6lu %s\n",
+            bot_name(i), (long)b->slot, fixed(MEAN(b, rtt_us) / 1000.0, 5, 0),
+            fixed(MEAN(b, jitter_us) / 1000.0, 6, 1),
+            fixed(q16_pct((uint32_t)MEAN(b, loss_in_q16)), 5, 1),
+            fixed(q16_pct((uint32_t)MEAN(b, loss_out_q16)), 5, 1),
+            fixed(pct(b->server.choked, sent), 5, 1), fixed(MEAN(b, bytes_in), 7, 0),
+            fixed(MEAN(b, bytes_out), 7, 0),
+            (unsigned long)n->mispredicted, (unsigned long)n->reconciled,
+            (unsigned long)tl.shots, (unsigned long)tl.client_hits, (unsigned long)tl.server_hits,
+            agreement(&tl));
+    t->bots++;
+    t->ping += MEAN(b, rtt_us) / 1000.0;
+    t->jitter += MEAN(b, jitter_us) / 1000.0;
+    t->loss_in += q16_pct((uint32_t)MEAN(b, loss_in_q16));
+    t->loss_out += q16_pct((uint32_t)MEAN(b, loss_out_q16));
+    t->bytes_in += MEAN(b, bytes_in);
+    t->bytes_out += MEAN(b, bytes_out);
+    t->choked += b->server.choked;
+    t->snapshots += sent;
+    t->mispredicted += n->mispredicted;
+    t->reconciled += n->reconciled;
+    t->dead += n->mispredicted_dead;
+    t->hurt += n->mispredicted_hurt;
+}
+
+static void print_shots(FILE *f, const demo_tally *t)
+{
+    fprintf(f, "Shots: the clients predicted %lu hitscan shots; the server judged %lu of them and "
+               "agreed on %lu (%s%%): same player hit, or both a miss.\n",
+            (unsigned long)t->shots, (unsigned long)t->judged, (unsigned long)t->agree,
+            fixed(pct(t->agree, t->judged), 0, 1));
+    fprintf(f, "  Hits the clients saw: %lu, %lu of them judged; the server confirmed %lu "
+               "(%s%%). Hits the server scored: %lu, %lu of them traced at exactly the pose "
+               "the shooter's command claims it drew.\n",
+            (unsigned long)t->client_hits, (unsigned long)t->judged_hits,
+            (unsigned long)t->confirmed, fixed(pct(t->confirmed, t->judged_hits), 0, 1),
+            (unsigned long)t->server_hits, (unsigned long)t->rebuilt);
+    const struct {
+        uint32_t count;
+        const char *text;
+    } notes[] = {
+        {t->hit_dead, "of the server's hits met a target that another shot had killed in the "
+                      "meantime: as the shooter saw it, it was alive; the dead take no damage."},
+        {t->shooter_dead, "shots were never fired on the server: the shooter was already dead "
+                          "there, killed before its client heard of it (damage is not "
+                          "predicted)."},
+        {t->unjudged, "shots have no verdict: their commands never reached the server (sent "
+                      "as the match ended)."},
+        {t->other_shot, "disagreements came from a different shot: the server ran the command "
+                        "from another position or aim than the client predicted."},
+        {t->guessed, "disagreements were shot at a target drawn by extrapolation (its "
+                     "snapshots were late): a guess the server cannot rebuild, so it judges "
+                     "the newest snapshot instead."},
+        {t->drawn_ahead, "disagreements were shot at a target drawn where its snapshots did not "
+                         "hold it at the claimed time: a player who had just respawned, shown "
+                         "at its spawn point before the render time reached its respawn."},
+        {t->other_pose, "disagreements on the very same drawing: the server traced another "
+                        "time than the command claimed (lag compensation off, a claim outside "
+                        "the trust window, or a teleport)."},
+        {t->server_only, "verdicts are for shots the client never predicted."},
+    };
+    size_t i;
+    for (i = 0; i < sizeof notes / sizeof notes[0]; i++)
+        if (notes[i].count)
+            fprintf(f, "  %lu %s\n", (unsigned long)notes[i].count, notes[i].text);
+}
+
+void demo_report_final(FILE *f, const demo_match *m, const char *hits_svg,
+                       const char *timeline_svg, const char *log_dir)
+{
+    const demo_setup *s = &m->setup;
+    totals t;
+    demo_tally all;
+    uint32_t i;
+    memset(&t, 0, sizeof t);
+    fprintf(f, "\n== zerolag demo: %lu bots, %lu s, %lu ticks/s, %lu snapshots/s, link "
+               "conditioner %lu ms round trip, +/-%lu ms jitter and %s%% loss each way, lag "
+               "compensation %s ==\n\n",
+            (unsigned long)s->bots, (unsigned long)s->duration_s, (unsigned long)s->tickrate,
+            (unsigned long)s->updaterate, (unsigned long)s->fakelag_ms,
+            (unsigned long)s->fakejitter_ms, fixed(s->fakeloss_ppm / 10000.0, 0, 1),
+            s->lagcomp ? "on" : "off");
+    if (m->interrupted)
+        fprintf(f, "Stopped by Ctrl-C after %s s: every program said goodbye.\n\n",
+                fixed((m->end_ms - m->start_ms) / 1000.0, 0, 1));
+    fprintf(f, "%-7s %4s %5s %6s %13s %6s %7s %7s %11s %6s %6s %6s %7s\n", "client", "slot",
+            "ping", "jitter", "loss in/out", "choke", "in B/s", "out B/s", "mispredict",
+            "shots", "c-hits", "s-hits", "agree");
+    for (i = 0; i < s->bots; i++)
+        print_bot(f, m, i, &t);
+    demo_match_tally(m, -1, &all);
+    if (t.bots)
+        fprintf(f, "%-7s %4s %s %s %s%%/%s%% %s%% %s %s %5lu/%-5lu %6lu %6lu %6lu %s\n",
+                "overall", "", fixed(t.ping / t.bots, 5, 0), fixed(t.jitter / t.bots, 6, 1),
+                fixed(t.loss_in / t.bots, 5, 1), fixed(t.loss_out / t.bots, 5, 1),
+                fixed(pct(t.choked, t.snapshots), 5, 1), fixed(t.bytes_in / t.bots, 7, 0),
+                fixed(t.bytes_out / t.bots, 7, 0), (unsigned long)t.mispredicted, (unsigned long)t.reconciled,
+                (unsigned long)all.shots, (unsigned long)all.client_hits,
+                (unsigned long)all.server_hits, agreement(&all));
+    fprintf(f, "(means per bot after the first second; bytes/s are per client; choke is the "
+               "share of due snapshots the rate held back)\n\n");
+    print_shots(f, &all);
+    fprintf(f, "Prediction: %lu of %lu reconciliations mispredicted: %lu on death or respawn "
+               "(server events no client predicts), %lu from damage taken, %lu otherwise.\n",
+            (unsigned long)t.mispredicted, (unsigned long)t.reconciled, (unsigned long)t.dead,
+            (unsigned long)t.hurt, (unsigned long)(t.mispredicted - t.dead - t.hurt));
+    if (m->ticks.ticks && m->ticks.instructions)
+        fprintf(f, "Server tick: median %lu, 99th percentile %lu, max %lu instructions over %lu "
+                   "ticks (counted by the emulator: one instruction per virtual nanosecond).\n",
+                (unsigned long)m->ticks.median, (unsigned long)m->ticks.p99,
+                (unsigned long)m->ticks.max, (unsigned long)m->ticks.ticks);
+    else if (m->ticks.ticks)
+        fprintf(f, "Server tick: median %s us, 99th percentile %s us, max %s us over %lu "
+                   "ticks (the budget at %lu ticks/s is %lu us).\n",
+                fixed(m->ticks.median / 1000.0, 0, 1), fixed(m->ticks.p99 / 1000.0, 0, 1),
+                fixed(m->ticks.max / 1000.0, 0, 1), (unsigned long)m->ticks.ticks,
+                (unsigned long)m->ticks.tick_rate,
+                (unsigned long)(m->ticks.tick_rate ? 1000000u / m->ticks.tick_rate : 0u));
+    else
+        fprintf(f, "Server tick: no figures (the server did not report; see its log).\n");
+    fprintf(f, "Server drops before a connection: packet %lu, message %lu, stranger %lu, rate %lu, "
+               "cookie %lu, nonce %lu; clients timed out: %lu.\n",
+            (unsigned long)m->drops.dropped[ZL_SERVER_DROP_PACKET],
+            (unsigned long)m->drops.dropped[ZL_SERVER_DROP_MESSAGE],
+            (unsigned long)m->drops.dropped[ZL_SERVER_DROP_STRANGER],
+            (unsigned long)m->drops.dropped[ZL_SERVER_DROP_RATE],
+            (unsigned long)m->drops.dropped[ZL_SERVER_DROP_COOKIE],
+            (unsigned long)m->drops.dropped[ZL_SERVER_DROP_NONCE],
+            (unsigned long)m->drops.timeouts);
+    if (m->lost)
+        fprintf(f, "(%lu records did not fit the launcher's tables and were not counted.)\n",
+                (unsigned long)m->lost);
+    fprintf(f, "\nPictures:\n  %s  lag-compensated hits: red the box the shooter drew, blue the "
+               "server's rewound box, green the target's box at that tick\n  %s  ping, "
+               "prediction error and snapshot size over time, per client\n",
+            hits_svg ? hits_svg : "(not written)", timeline_svg ? timeline_svg : "(not written)");
+    if (log_dir)
+        fprintf(f, "Logs: %s/server.log and %s/bot-N.log\n", log_dir, log_dir);
+}

@@ -1,0 +1,20 @@
+/* demo_report.h - the demo's text: the live net graph, one line per bot
+ * refreshed in place, and the final report per bot and overall. */
+#ifndef DEMO_REPORT_H
+#define DEMO_REPORT_H
+
+#include <stdio.h>
+
+#include "demo_match.h"
+
+/* Prints the net graph at now_ms (launcher clock). in_place: move the
+ * cursor back over the previous graph first (a terminal); *lines holds the
+ * lines drawn last time, for that. */
+void demo_report_graph(FILE *f, const demo_match *m, uint32_t now_ms, int in_place, int *lines);
+
+/* Prints the final report; the file names are mentioned as given (NULL:
+ * that picture failed; log_dir NULL: there are no logs). */
+void demo_report_final(FILE *f, const demo_match *m, const char *hits_svg,
+                       const char *timeline_svg, const char *log_dir);
+
+#endif

@@ -1,0 +1,210 @@
+/* zl_server.c - the zerolag server program: runs the FPS rules for its
+ * clients over UDP, prints joins, leaves and status, stops on Ctrl-C. */
+#include <stdio.h>
+#include <string.h>
+
+#include "demo_game.h"
+#include "demo_host.h"
+#include "demo_net.h"
+#include "demo_referee.h"
+#include "zl_bench.h"
+
+#define SLOT_RECORD_US 250000u /* how often the launcher gets each slot's graph */
+
+static demo_options opt;
+static demo_net net;
+static demo_game game;
+static zl_server server;
+static demo_stopwatch cost;
+static FILE *text;   /* what people read: stdout, or stderr under --machine */
+static uint32_t timeouts;
+static zl_addr slot_addr[ZL_MAX_CLIENTS]; /* from the join notices */
+static demo_sink sink;   /* the launcher's records, or nowhere */
+
+static const char *leave_reason(uint8_t reason)
+{
+    static const char *names[ZL_DISCONNECT_COUNT] = {"quit", "timed out", "kicked", "shutdown"};
+    return reason < ZL_DISCONNECT_COUNT ? names[reason] : "?";
+}
+
+static void print_drops(void)
+{
+    uint32_t d[ZL_SERVER_DROP_COUNT];
+    zl_server_get_drops(&server, d);
+    fprintf(text, "drops: packet %lu, message %lu, stranger %lu, rate %lu, cookie %lu, nonce %lu\n",
+            (unsigned long)d[ZL_SERVER_DROP_PACKET], (unsigned long)d[ZL_SERVER_DROP_MESSAGE],
+            (unsigned long)d[ZL_SERVER_DROP_STRANGER], (unsigned long)d[ZL_SERVER_DROP_RATE],
+            (unsigned long)d[ZL_SERVER_DROP_COOKIE], (unsigned long)d[ZL_SERVER_DROP_NONCE]);
+}
+
+static void print_status(uint64_t now_us)
+{
+    int slot;
+    fprintf(text, "status: tick %lu, %d/%lu players, tick cost median %.1f us, max %.1f us; ",
+            (unsigned long)zl_server_tick(&server), zl_server_client_count(&server),
+            (unsigned long)opt.maxclients, demo_stopwatch_quantile(&cost, 500) / 1000.0,
+            cost.max / 1000.0);
+    print_drops();
+    for (slot = 0; slot < (int)opt.maxclients; slot++) {
+        zl_server_client_stats st;
+        char addr[ZL_ADDR_TEXT_MAX];
+        if (zl_server_get_client_stats(&server, slot, now_us, &st) != ZL_OK)
+            continue;
+        zl_addr_format(&slot_addr[slot], addr, sizeof addr);
+        fprintf(text,
+                "  slot %2d %-21s ping %4lu ms  loss %4.1f%%/%4.1f%%  choke %lu  snapshot %lu B  "
+                "out %5.1f KB/s  in %4.1f KB/s  commands lost %lu  hits %lu\n",
+                slot, addr, (unsigned long)(st.link.rtt_us / 1000u),
+                st.link.loss_in_q16 * 100.0 / 65536.0, st.link.loss_out_q16 * 100.0 / 65536.0,
+                (unsigned long)st.choked, (unsigned long)st.last_snapshot_bytes,
+                st.link.bytes_out_per_s / 1000.0, st.link.bytes_in_per_s / 1000.0,
+                (unsigned long)st.commands.lost, (unsigned long)st.hits);
+    }
+    fflush(text);
+}
+
+static void take_notices(void)
+{
+    zl_server_notice n;
+    while (zl_server_next_notice(&server, &n)) {
+        char addr[ZL_ADDR_TEXT_MAX];
+        demo_rec_join r;
+        zl_addr_format(&n.addr, addr, sizeof addr);
+        r.slot = n.slot;
+        r.reason = n.reason;
+        if (n.kind == ZL_NOTICE_JOIN) {
+            slot_addr[n.slot] = n.addr;
+            fprintf(text, "join: slot %u from %s (%d players)\n", n.slot, addr,
+                    zl_server_client_count(&server));
+        } else {
+            fprintf(text, "leave: slot %u %s (%s)\n", n.slot, addr, leave_reason(n.reason));
+            timeouts += n.reason == ZL_DISCONNECT_TIMEOUT;
+        }
+        fflush(text);
+        demo_sink_put(&sink, n.kind == ZL_NOTICE_JOIN ? DEMO_REC_JOIN : DEMO_REC_LEAVE, &r);
+    }
+}
+
+static int start(void)
+{
+    zl_server_config cfg;
+    zl_addr bind_addr, local;
+    zl_platform sys;
+    uint8_t secret[2 * ZL_SIPHASH_KEY_SIZE];
+    uint64_t seed;
+    char addr[ZL_ADDR_TEXT_MAX];
+    int rc;
+    if (zl_addr_parse(&bind_addr, opt.address) != ZL_OK) {
+        fprintf(stderr, "zl_server: '%s' is not an IPv4 or IPv6 address\n", opt.address);
+        return -1;
+    }
+    bind_addr.port = (uint16_t)opt.port;
+    zl_port_clock_only(&sys);
+    if (sys.random(sys.ctx, &seed, sizeof seed) != ZL_OK ||
+        sys.random(sys.ctx, secret, sizeof secret) != ZL_OK) {
+        fprintf(stderr, "zl_server: no random bytes from the system\n");
+        return -1;
+    }
+    rc = demo_net_open(&net, &bind_addr, &opt, seed);
+    if (rc != ZL_OK || zl_port_local_addr(&net.port, &local) != ZL_OK) {
+        fprintf(stderr, "zl_server: cannot listen on %s port %lu: %s\n", opt.address,
+                (unsigned long)opt.port, zl_strerror(rc));
+        return -1;
+    }
+    demo_game_init(&game);
+    zl_server_config_default(&cfg);
+    cfg.tick_rate = (uint16_t)opt.tickrate;
+    cfg.max_clients = (uint16_t)opt.maxclients;
+    cfg.lag_compensation = (uint8_t)!opt.nolagcomp;
+    cfg.limits.updaterate_max = (uint16_t)(opt.updaterate < opt.tickrate ? opt.updaterate : opt.tickrate);
+    cfg.limits.cmdrate_max = (uint16_t)opt.cmdrate;
+    cfg.limits.rate_max = opt.rate;
+    if (cfg.limits.rate_min > opt.rate)
+        cfg.limits.rate_min = opt.rate;
+    zl_server_init(&server, &cfg, &game.rules, &net.hal, secret, net.hal.now_us(net.hal.ctx));
+    demo_game_watch(&game, &server);
+    zl_addr_format(&local, addr, sizeof addr);
+    fprintf(text, "zl_server: listening on %s, %lu ticks/s, %lu slots, lag compensation %s",
+            addr, (unsigned long)opt.tickrate, (unsigned long)opt.maxclients,
+            opt.nolagcomp ? "off" : "on");
+    if (opt.fakelag_ms || opt.fakejitter_ms || opt.fakeloss_ppm)
+        fprintf(text, ", fake lag %lu ms +/- %lu ms, loss %.1f%%", (unsigned long)opt.fakelag_ms,
+                (unsigned long)opt.fakejitter_ms, opt.fakeloss_ppm / 10000.0);
+    fprintf(text, "\n");
+    fflush(text);
+    {
+        demo_rec_listen r;
+        r.port = local.port;
+        demo_sink_put(&sink, DEMO_REC_LISTEN, &r);
+    }
+    return 0;
+}
+
+static void run(void)
+{
+    uint8_t buf[ZL_MAX_PACKET];
+    uint64_t begin = net.hal.now_us(net.hal.ctx);
+    uint64_t next_status = begin + (uint64_t)opt.status_s * 1000000u;
+    uint64_t next_slots = begin;
+    while (!demo_host_interrupted()) {
+        uint64_t now = net.hal.now_us(net.hal.ctx), t0;
+        zl_addr from;
+        int n, ticks;
+        if (opt.duration_s && now - begin >= (uint64_t)opt.duration_s * 1000000u)
+            break;
+        while ((n = demo_net_next(&net, &from, buf, sizeof buf)) >= 0)
+            zl_server_receive(&server, &from, buf, (size_t)n, now);
+        t0 = zl_bench_timer_now();
+        ticks = zl_server_update(&server, now);
+        if (ticks > 0) {
+            uint32_t each = (uint32_t)((zl_bench_timer_now() - t0) / (uint64_t)ticks);
+            int i;
+            for (i = 0; i < ticks; i++)
+                demo_stopwatch_add(&cost, each);
+        }
+        demo_game_flush(&game, (uint32_t)(now / 1000u), &sink);
+        take_notices();
+        demo_net_pump(&net);
+        if (opt.status_s && now >= next_status) {
+            print_status(now);
+            next_status += (uint64_t)opt.status_s * 1000000u;
+        }
+        if (now >= next_slots) {
+            demo_referee_slots(&server, (int)opt.maxclients, now, &sink);
+            next_slots += SLOT_RECORD_US;
+        }
+        demo_host_sleep_us(1000);
+    }
+}
+
+static void stop(void)
+{
+    uint64_t now = net.hal.now_us(net.hal.ctx);
+    zl_server_shutdown(&server, now);
+    take_notices();
+    /* The goodbyes wait in the conditioner for the fake lag. */
+    demo_net_flush(&net, opt.fakelag_ms * 500u + opt.fakejitter_ms * 1000u + 50000u);
+    fprintf(text, "zl_server: stopped after %lu ticks; tick cost median %.1f us, 99%% %.1f us, "
+                  "max %.1f us\n",
+            (unsigned long)zl_server_tick(&server), demo_stopwatch_quantile(&cost, 500) / 1000.0,
+            demo_stopwatch_quantile(&cost, 990) / 1000.0, cost.max / 1000.0);
+    print_drops();
+    demo_referee_close(&server, &cost, opt.tickrate, 0, timeouts, &sink);
+    demo_net_close(&net);
+}
+
+int main(int argc, char **argv)
+{
+    int rc = demo_options_load(&opt, DEMO_FOR_SERVER, argc, argv);
+    if (rc != 0)
+        return rc > 0 ? 0 : 2;
+    text = opt.machine ? stderr : stdout;
+    sink.put = opt.machine ? demo_record_put : NULL;
+    sink.ctx = stdout;
+    demo_host_catch_interrupt();
+    if (start() != 0)
+        return 1;
+    run();
+    stop();
+    return 0;
+}

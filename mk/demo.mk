@@ -1,0 +1,68 @@
+# mk/demo.mk - the demo match and the programs people run.
+#   make demo                          a 30 s match: server + 8 bots as processes,
+#                                      live net graph, report, pictures in build/demo/
+#   make demo DEMO_ARGS="--fakelag 200 --bots 4"   the launcher's options (--help)
+#   make demo-programs [PORT=windows]  zl_server and zl_client for one port
+#   make demo-image [PORT=cortex-m3]   the match in one program image on a simulated
+#                                      clock (in-image loopback), the same report
+# Outputs go to build/demo/, or to $(BUILD)/demo when BUILD is given.
+
+DEMO_DIR := $(if $(filter command line,$(origin BUILD)),$(BUILD)/demo,build/demo)
+# Each host file carries one operating system's calls; ports without their
+# own (armhf, s390x) are POSIX.
+DEMO_HOST_SRC := $(firstword $(wildcard examples/demo/demo_host_$(PORT).c) examples/demo/demo_host_posix.c)
+# What the single image needs: no sockets, no terminal, no options.
+DEMO_MATCH_SRC := $(addprefix examples/demo/,demo_arena.c demo_bot.c demo_game.c demo_match.c \
+	demo_pictures.c demo_player.c demo_record.c demo_referee.c demo_report.c demo_stopwatch.c \
+	demo_svg.c)
+DEMO_SRC := $(DEMO_MATCH_SRC) $(addprefix examples/demo/,demo_net.c demo_options.c demo_view.c) \
+	$(DEMO_HOST_SRC) $(PORT_BENCH_SRC)
+DEMO_OBJ := $(DEMO_SRC:%.c=$(BUILD)/obj/%.o)
+DEMO_LIB_OBJ := $(LIB_OBJ) $(GAME_SRC:%.c=$(BUILD)/obj/%.o)
+DEMO_PROGRAMS := $(DEMO_DIR)/zl_server$(EXE) $(DEMO_DIR)/zl_client$(EXE)
+DEMO_IMAGE := $(DEMO_DIR)/zl_demo_image$(EXE)
+DEMO_IMAGE_OBJ := $(BUILD)/obj/examples/demo/zl_demo_image.o \
+	$(DEMO_MATCH_SRC:%.c=$(BUILD)/obj/%.o) \
+	$(PORT_BENCH_SRC:%.c=$(BUILD)/obj/%.o) $(PORT_IMAGE_SRC:%.c=$(BUILD)/obj/%.o)
+# A port may size the match for its memory (PORT_DEMO_CFLAGS in its port.mk).
+DEMO_CFLAGS := $(PORT_DEMO_CFLAGS)
+DEMO_ARGS ?=
+
+.PHONY: demo demo-programs demo-image
+demo-programs: $(DEMO_PROGRAMS)
+
+$(BUILD)/obj/examples/demo/%.o: examples/demo/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(DEMO_CFLAGS) -DDEMO_IMAGE_OUT='"$(DEMO_DIR)"' -Iexamples/fps -Iexamples/demo \
+		-Ibench -c $< -o $@
+
+$(DEMO_DIR)/%$(EXE): $(BUILD)/obj/examples/demo/%.o $(DEMO_OBJ) $(DEMO_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(PORT_LDFLAGS) $^ $(PORT_LIBS) -o $@
+
+# The launcher forks the programs: POSIX only.
+$(DEMO_DIR)/zl_demo: $(BUILD)/obj/examples/demo/zl_demo.o $(DEMO_OBJ) $(DEMO_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(PORT_LDFLAGS) $^ $(PORT_LIBS) -o $@
+
+$(DEMO_IMAGE): $(DEMO_IMAGE_OBJ) $(DEMO_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(PORT_LDFLAGS) $^ $(PORT_LIBS) -o $@
+
+# Two jobs at most: the build machine is shared.
+demo:
+	@$(MAKE) --no-print-directory -j2 $(DEMO_PROGRAMS) $(DEMO_DIR)/zl_demo
+	$(DEMO_DIR)/zl_demo --bin $(DEMO_DIR) --out $(DEMO_DIR) $(DEMO_ARGS)
+
+# BENCH_RUN: on the Cortex-M3 it counts instructions (qemu -icount shift=0).
+demo-image:
+	@$(MAKE) --no-print-directory -j2 $(DEMO_IMAGE)
+	$(BENCH_RUN) $(DEMO_IMAGE)
+
+# The programs' own objects are not intermediate files: keep them.
+.SECONDARY: $(BUILD)/obj/examples/demo/zl_server.o $(BUILD)/obj/examples/demo/zl_client.o \
+	$(BUILD)/obj/examples/demo/zl_demo.o $(BUILD)/obj/examples/demo/zl_demo_image.o
+
+-include $(DEMO_OBJ:.o=.d) $(BUILD)/obj/examples/demo/zl_server.d \
+	$(BUILD)/obj/examples/demo/zl_client.d $(BUILD)/obj/examples/demo/zl_demo.d \
+	$(BUILD)/obj/examples/demo/zl_demo_image.d
