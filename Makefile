@@ -63,7 +63,10 @@ CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o) $(GAME_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ := $(LIB_SRC:%.c=$(BUILD)/test-obj/%.o) $(GAME_SRC:%.c=$(BUILD)/test-obj/%.o) \
 	$(TEST_SRC:%.c=$(BUILD)/test-obj/%.o)
 TEST_BIN := $(BUILD)/zl_tests$(EXE)
-BENCH_OBJ := $(LIB_OBJ) $(GAME_SRC:%.c=$(BUILD)/obj/%.o) $(BENCH_SRC:%.c=$(BUILD)/obj/%.o)
+# Benchmarks rebuild everything with their own capacities (bench/zl_user_config.h:
+# 256 players), in their own object folder, so the library and tests keep the defaults.
+BENCH_CFLAGS := -DZL_USER_CONFIG -Ibench
+BENCH_OBJ := $(patsubst %.c,$(BUILD)/bench-obj/%.o,$(LIB_SRC) $(GAME_SRC) $(BENCH_SRC))
 BENCH_BIN := $(BUILD)/zl_bench$(EXE)
 
 .PHONY: all lib test test-one test-all check-core bench fuzz clean
@@ -117,6 +120,11 @@ endif
 
 test-all:
 	@tools/test-all.sh $(PORTS)
+
+# core/ and the FPS rules keep their core-only flags; the rest sees tests/ and fps.h.
+$(BUILD)/bench-obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(BENCH_CFLAGS) $(if $(filter core/% examples/%,$<),$(CORE_ONLY_CFLAGS),-Itests -Iexamples/fps) -c $< -o $@
 
 $(BENCH_BIN): $(BENCH_OBJ)
 	$(CC) $(CFLAGS_ALL) $(PORT_LDFLAGS) $^ $(PORT_LIBS) -o $@

@@ -1,68 +1,83 @@
-/* bench_lagcomp.c - one lag-compensated shot among 64 players with 1 s of
- * history at 128 Hz: broadphase against rewinding everyone, and recording. */
+/* bench_lagcomp.c - one lag-compensated shot among 16, 64 and 256 players
+ * with 1 s of history at 128 Hz: broadphase against rewinding everyone. */
 #include <string.h>
 
 #include "fps.h"
 #include "zl_bench.h"
-#include "zl_print.h"
 #include "zl_lagcomp.h"
 
-#define PLAYERS ZL_MAX_CLIENTS
 #define TICK_US 7813u /* 128 Hz */
+#define SIZES 3
 
 typedef struct lagcomp_bench {
     fps_game game_state;
     zl_game game;
+    int players;  /* in the game this run */
+    int side;     /* of the square grid they stand on */
+    int target;   /* the player shot at */
     zl_lagcomp_time when;
     zl_vec3 eye, end;
     uint32_t tick;
-    fps_player players[PLAYERS];
+    fps_player player[ZL_MAX_CLIENTS];
     zl_lagcomp lc;
 } lagcomp_bench;
 
-/* Everyone on a grid across the arena, strafing to and fro at up to
- * 320 units/s, the odd ones crouched. */
+ZL_STATIC_ASSERT(sizeof(lagcomp_bench) <= ZL_BENCH_ARENA_BYTES, lagcomp_bench_fits_arena);
+
+/* Everyone on a square grid across the arena, strafing to and fro at up
+ * to 320 units/s, the odd ones crouched. */
 static void move(lagcomp_bench *b, uint32_t tick)
 {
+    int32_t spacing = 2000 / b->side;
     int k;
-    for (k = 0; k < PLAYERS; k++) {
-        fps_player *p = &b->players[k];
+    for (k = 0; k < b->players; k++) {
+        fps_player *p = &b->player[k];
         int32_t phase = (int32_t)((tick + (uint32_t)k * 7u) % 128u);
         int32_t sway = phase < 64 ? phase : 128 - phase; /* 0..64 ticks */
-        p->origin.x = ZL_FX_INT(-875 + (k % 8) * 250);
-        p->origin.y = ZL_FX_INT(-875 + (k / 8) * 250) + sway * ZL_FX_RATIO(5, 2);
+        p->origin.x = ZL_FX_INT(-1000 + spacing / 2 + (k % b->side) * spacing);
+        p->origin.y = ZL_FX_INT(-1000 + spacing / 2 + (k / b->side) * spacing) +
+                      sway * ZL_FX_RATIO(5, 2);
         p->flags = (uint8_t)((k & 1) ? FPS_PF_CROUCHED : 0);
         zl_schema_quantize(&fps_player_schema, p);
     }
 }
 
-static void build(lagcomp_bench *b)
+static int grid_side(int players)
+{
+    int side = 1;
+    while (side * side < players)
+        side++;
+    return side;
+}
+
+/* A full second of history, then player 0 aims at its diagonal neighbour
+ * as drawn 100 ms ago, through the centre of its body. */
+static void build(lagcomp_bench *b, int players)
 {
     fps_player target;
+    zl_hitbox hb[2];
     zl_box body;
     int k;
+    b->players = players;
+    b->side = grid_side(players);
+    b->target = b->side + 1;
     fps_game_init(&b->game_state);
     b->game = fps_game_interface(&b->game_state);
     zl_lagcomp_init(&b->lc, &b->game, TICK_US, NULL);
-    for (k = 0; k < PLAYERS; k++) {
-        memset(&b->players[k], 0, sizeof b->players[k]);
-        fps_player_spawn(&b->game_state, &b->players[k]);
+    for (k = 0; k < players; k++) {
+        memset(&b->player[k], 0, sizeof b->player[k]);
+        fps_player_spawn(&b->game_state, &b->player[k]);
     }
     for (b->tick = 0; b->tick < ZL_LAGCOMP_TICKS; b->tick++) {
         move(b, b->tick);
-        zl_lagcomp_record(&b->lc, b->tick, b->players, NULL, PLAYERS);
+        zl_lagcomp_record(&b->lc, b->tick, b->player, NULL, players);
     }
     b->tick--;
-    /* Player 0 shoots at player 9 (across the grid) as drawn 100 ms ago,
-     * through the centre of its body. */
     zl_lagcomp_time_at(&b->lc, (uint64_t)b->tick * TICK_US - 100000u, &b->when);
-    zl_lagcomp_state_at(&b->lc, &b->when, 9, &target);
-    {
-        zl_hitbox hb[2];
-        fps_player_hitboxes(&target, 9, hb, 2);
-        body = hb[0].box;
-    }
-    b->eye = fps_player_eye(&b->players[0]);
+    zl_lagcomp_state_at(&b->lc, &b->when, b->target, &target);
+    fps_player_hitboxes(&target, b->target, hb, 2);
+    body = hb[0].box;
+    b->eye = fps_player_eye(&b->player[0]);
     b->end = zl_vec3_add(
         b->eye, zl_vec3_scale(zl_vec3_normalize(zl_vec3_sub(
                                   zl_vec3_make((body.min.x + body.max.x) / 2,
@@ -99,26 +114,50 @@ static void record(void *ctx, uint32_t n)
     lagcomp_bench *b = (lagcomp_bench *)ctx;
     uint32_t i;
     for (i = 0; i < n; i++)
-        zl_lagcomp_record(&b->lc, ++b->tick, b->players, NULL, PLAYERS);
+        zl_lagcomp_record(&b->lc, ++b->tick, b->player, NULL, b->players);
     zl_bench_sink += b->lc.latest;
 }
 
 void zl_bench_lagcomp(void)
 {
-    static lagcomp_bench b;
-    zl_trace ta, tb;
-    uint64_t broad, all;
-    build(&b);
-    /* Both must see the same thing: the target, hit. */
-    zl_lagcomp_trace(&b.lc, &b.when, &b.eye, &b.end, 0, &ta, NULL);
-    zl_lagcomp_trace_all(&b.lc, &b.when, &b.eye, &b.end, 0, &tb, NULL);
-    zl_print("  %-12s shot at player %d: broadphase hits %d, rewind-all hits %d\n", "lagcomp",
-                   9, (int)ta.entity, (int)tb.entity);
-    broad = zl_bench_measure("lagcomp", "shot, broadphase (63 others)", shot_broadphase, NULL, &b);
-    all = zl_bench_measure("lagcomp", "shot, rewind everyone (63)", shot_all, NULL, &b);
-    zl_print("  %-12s broadphase is %u.%02ux faster than rewinding everyone\n", "lagcomp",
-                   (unsigned)(all / (broad ? broad : 1)),
-                   (unsigned)(all * 100u / (broad ? broad : 1) % 100u));
-    zl_bench_measure("lagcomp", "record one tick (64 players)", record, NULL, &b);
-    zl_bench_memory("zl_lagcomp", sizeof(zl_lagcomp));
+    lagcomp_bench *b = (lagcomp_bench *)zl_bench_arena(sizeof *b);
+    static const uint32_t sizes[SIZES] = {16, 64, 256};
+    static const char *const broad_names[SIZES] = {"shot, broadphase, 16 players",
+                                                   "shot, broadphase, 64 players",
+                                                   "shot, broadphase, 256 players"};
+    static const char *const all_names[SIZES] = {"shot, rewind all, 16 players",
+                                                 "shot, rewind all, 64 players",
+                                                 "shot, rewind all, 256 players"};
+    static const char *const speedup_names[SIZES] = {"broadphase speed-up, 16 players",
+                                                     "broadphase speed-up, 64 players",
+                                                     "broadphase speed-up, 256 players"};
+    static const char *const record_names[SIZES] = {"record one tick, 16 players",
+                                                    "record one tick, 64 players",
+                                                    "record one tick, 256 players"};
+    uint64_t broad[SIZES], all[SIZES];
+    int i, n = 0;
+    for (i = 0; i < SIZES && sizes[i] <= ZL_MAX_CLIENTS; i++, n++) {
+        zl_trace ta, tb;
+        build(b, (int)sizes[i]);
+        /* Both must see the same thing: the target, hit. */
+        zl_lagcomp_trace(&b->lc, &b->when, &b->eye, &b->end, 0, &ta, NULL);
+        zl_lagcomp_trace_all(&b->lc, &b->when, &b->eye, &b->end, 0, &tb, NULL);
+        zl_bench_note("lagcomp", "%u players, shot at player %d: broadphase hits %d, rewind-all "
+                      "hits %d", (unsigned)sizes[i], b->target, (int)ta.entity, (int)tb.entity);
+        broad[i] = zl_bench_measure("lagcomp", broad_names[i], shot_broadphase, NULL, b);
+        all[i] = zl_bench_measure("lagcomp", all_names[i], shot_all, NULL, b);
+        zl_bench_ratio("lagcomp", speedup_names[i], all[i], broad[i]);
+        zl_bench_measure("lagcomp", record_names[i], record, NULL, b);
+    }
+    if (n < SIZES)
+        zl_bench_note("lagcomp", "no run with %u players: ZL_MAX_CLIENTS is %d in this build",
+                      (unsigned)sizes[n], ZL_MAX_CLIENTS);
+    zl_bench_growth("broadphase", sizes, broad, (size_t)n);
+    zl_bench_growth("rewind all", sizes, all, (size_t)n);
+    if (n > 1) {
+        zl_bench_note("lagcomp", "target: 64 players, broadphase >= 5x faster than rewinding "
+                      "everyone: %s", all[1] >= 5u * broad[1] ? "met" : "NOT met");
+        if (!zl_bench_timer_exact())
+            zl_bench_target("lagcomp", "64 players, one shot on the host", broad[1], 1000u);
+    }
 }

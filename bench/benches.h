@@ -8,7 +8,11 @@
     X(move)              \
     X(predict)           \
     X(interp)            \
+    X(client)            \
+    X(protocol)          \
     X(snapshot)          \
-    X(lagcomp)
+    X(lagcomp)           \
+    X(server)            \
+    X(structs)
 
 #endif

@@ -2,9 +2,18 @@
  * cost per operation with its spread, and mirrors every row as a CSV line. */
 #include "zl_bench.h"
 
+#include <string.h>
+
+#include "zl_base.h"
 #include "zl_print.h"
 
 volatile uint32_t zl_bench_sink;
+
+static union {
+    uint64_t align_u64;
+    void *align_ptr;
+    uint8_t bytes[ZL_BENCH_ARENA_BYTES];
+} arena;
 
 /* Batches per measurement on a noisy host; the median of these is reported. */
 #define HOST_BATCHES 15
@@ -14,16 +23,24 @@ volatile uint32_t zl_bench_sink;
 #define EXACT_BATCH_MIN 400000u
 #define MAX_ITERATIONS (1u << 24)
 
-/* Costs are kept in thousandths of a timer unit so sub-unit costs show. */
-static uint64_t run_batch(zl_bench_body body, void (*setup)(void *), void *ctx, uint32_t n)
+/* One measurement: a body the harness times, or one that times itself. */
+typedef struct job {
+    zl_bench_body plain;
+    zl_bench_timed_body timed;
+    void (*setup)(void *ctx);
+    void *ctx;
+} job;
+
+static uint64_t run_batch(const job *j, uint32_t n)
 {
-    uint64_t t0, t1;
-    if (setup)
-        setup(ctx);
+    uint64_t t0;
+    if (j->setup)
+        j->setup(j->ctx);
+    if (j->timed)
+        return j->timed(j->ctx, n);
     t0 = zl_bench_timer_now();
-    body(ctx, n);
-    t1 = zl_bench_timer_now();
-    return t1 - t0;
+    j->plain(j->ctx, n);
+    return zl_bench_timer_now() - t0;
 }
 
 static void sort(uint64_t *v, unsigned n)
@@ -42,8 +59,68 @@ static void print_milli(uint64_t milli)
     zl_print("%llu.%03llu", (unsigned long long)(milli / 1000), (unsigned long long)(milli % 1000));
 }
 
-uint64_t zl_bench_measure(const char *group, const char *name, zl_bench_body body,
-                          void (*setup)(void *ctx), void *ctx)
+/* One CSV text field, quoted (names hold commas), quotes doubled. */
+static void print_csv_text(const char *s)
+{
+    char buf[96];
+    size_t n = 0;
+    buf[n++] = '"';
+    for (; *s && n < sizeof buf - 3; s++) {
+        if (*s == '"')
+            buf[n++] = '"';
+        buf[n++] = *s;
+    }
+    buf[n++] = '"';
+    buf[n] = 0;
+    zl_print("%s", buf);
+}
+
+/* Starts a row's CSV line: "csv," (the Makefile's marker), group, name,
+ * unit; the caller adds ",median,min,max" and the newline. */
+static void csv_begin(const char *group, const char *name, const char *unit)
+{
+    zl_print("csv,");
+    print_csv_text(group);
+    zl_print(",");
+    print_csv_text(name);
+    zl_print(",%s", unit);
+}
+
+/* num / den as "x.yy" (0.00 when den is 0). */
+static void print_ratio(uint64_t num, uint64_t den)
+{
+    uint64_t r = den ? (num * 100u + den / 2u) / den : 0;
+    zl_print("%llu.%02llu", (unsigned long long)(r / 100), (unsigned long long)(r % 100));
+}
+
+/* One row and its CSV line; costs in thousandths of the timer's unit.
+ * The spread is shown when there is one. */
+static void print_row(const char *group, const char *name, uint64_t median, uint64_t min,
+                      uint64_t max, int spread)
+{
+    zl_print("  %-12s %-34s ", group, name);
+    print_milli(median);
+    zl_print(" %s/op", zl_bench_timer_unit());
+    if (spread) {
+        zl_print("  [min ");
+        print_milli(min);
+        zl_print(", max ");
+        print_milli(max);
+        zl_print("]");
+    }
+    zl_print("\n");
+    csv_begin(group, name, zl_bench_timer_unit());
+    zl_print(",");
+    print_milli(median);
+    zl_print(",");
+    print_milli(min);
+    zl_print(",");
+    print_milli(max);
+    zl_print("\n");
+}
+
+/* Costs are kept in thousandths of a timer unit so sub-unit costs show. */
+static uint64_t measure(const char *group, const char *name, const job *j)
 {
     int exact = zl_bench_timer_exact();
     uint64_t batch_min = exact ? EXACT_BATCH_MIN : HOST_BATCH_MIN;
@@ -53,47 +130,94 @@ uint64_t zl_bench_measure(const char *group, const char *name, zl_bench_body bod
     unsigned b;
 
     /* Warm up while finding a batch size long enough to time. */
-    while (run_batch(body, setup, ctx, n) < batch_min && n < MAX_ITERATIONS)
+    while (run_batch(j, n) < batch_min && n < MAX_ITERATIONS)
         n *= 2;
     for (b = 0; b < batches; b++)
-        cost[b] = run_batch(body, setup, ctx, n) * 1000u / n;
+        cost[b] = run_batch(j, n) * 1000u / n;
     sort(cost, batches);
-
-    zl_print("  %-12s %-34s ", group, name);
-    print_milli(cost[batches / 2]);
-    zl_print(" %s/op", zl_bench_timer_unit());
-    if (!exact) {
-        zl_print("  [min ");
-        print_milli(cost[0]);
-        zl_print(", max ");
-        print_milli(cost[batches - 1]);
-        zl_print("]");
-    }
-    zl_print("\ncsv,%s,%s,%s,", group, name, zl_bench_timer_unit());
-    print_milli(cost[batches / 2]);
-    zl_print(",");
-    print_milli(cost[0]);
-    zl_print(",");
-    print_milli(cost[batches - 1]);
-    zl_print("\n");
+    print_row(group, name, cost[batches / 2], cost[0], cost[batches - 1], !exact);
     return cost[batches / 2];
+}
+
+void zl_bench_derived(const char *group, const char *name, uint64_t milli)
+{
+    print_row(group, name, milli, milli, milli, 0);
+}
+
+uint64_t zl_bench_measure(const char *group, const char *name, zl_bench_body body,
+                          void (*setup)(void *ctx), void *ctx)
+{
+    job j;
+    j.plain = body;
+    j.timed = 0;
+    j.setup = setup;
+    j.ctx = ctx;
+    return measure(group, name, &j);
+}
+
+uint64_t zl_bench_measure_timed(const char *group, const char *name, zl_bench_timed_body body,
+                                void (*setup)(void *ctx), void *ctx)
+{
+    job j;
+    j.plain = 0;
+    j.timed = body;
+    j.setup = setup;
+    j.ctx = ctx;
+    return measure(group, name, &j);
 }
 
 void zl_bench_growth(const char *group, const uint32_t *sizes, const uint64_t *costs,
                      size_t count)
 {
     size_t i;
-    zl_print("  %-12s growth per doubling:", group);
+    zl_print("  %-12s growth:", group);
     for (i = 1; i < count; i++) {
-        uint64_t ratio = costs[i - 1] ? costs[i] * 100u / costs[i - 1] : 0;
-        zl_print(" %u->%u x%llu.%02llu", (unsigned)sizes[i - 1], (unsigned)sizes[i],
-                 (unsigned long long)(ratio / 100), (unsigned long long)(ratio % 100));
+        zl_print(" %u->%u x", (unsigned)sizes[i - 1], (unsigned)sizes[i]);
+        print_ratio(costs[i], costs[i - 1]);
     }
     zl_print("\n");
 }
 
+void zl_bench_ratio(const char *group, const char *name, uint64_t num, uint64_t den)
+{
+    int i;
+    zl_print("  %-12s %-34s x", group, name);
+    print_ratio(num, den);
+    zl_print("\n");
+    csv_begin(group, name, "ratio");
+    for (i = 0; i < 3; i++) { /* median, min and max are the one figure */
+        zl_print(",");
+        print_ratio(num, den);
+    }
+    zl_print("\n");
+}
+
+void zl_bench_target(const char *group, const char *what, uint64_t milli, uint64_t limit)
+{
+    zl_bench_note(group, "target: %s <= %llu %s: %s", what, (unsigned long long)limit,
+                  zl_bench_timer_unit(), milli <= limit * 1000u ? "met" : "NOT met");
+}
+
 void zl_bench_memory(const char *name, size_t bytes)
 {
-    zl_print("  %-12s %-34s %zu bytes\ncsv,memory,%s,bytes,%zu,%zu,%zu\n", "memory", name,
-             bytes, name, bytes, bytes, bytes);
+    zl_print("  %-12s %-34s %zu bytes\n", "memory", name, bytes);
+    csv_begin("memory", name, "bytes");
+    zl_print(",%zu,%zu,%zu\n", bytes, bytes, bytes);
+}
+
+void zl_bench_note(const char *group, const char *fmt, ...)
+{
+    va_list ap;
+    zl_print("  %-12s ", group);
+    va_start(ap, fmt);
+    zl_vprint(fmt, ap);
+    va_end(ap);
+    zl_print("\n");
+}
+
+void *zl_bench_arena(size_t bytes)
+{
+    ZL_ASSERT(bytes <= sizeof arena.bytes);
+    memset(arena.bytes, 0, bytes);
+    return arena.bytes;
 }

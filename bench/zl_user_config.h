@@ -1,0 +1,10 @@
+/* zl_user_config.h - the benchmark build's capacities (bench objects only,
+ * through -DZL_USER_CONFIG): room for the largest series, 256 players. */
+#ifndef ZL_BENCH_USER_CONFIG_H
+#define ZL_BENCH_USER_CONFIG_H
+
+#define ZL_MAX_CLIENTS 256
+/* Every player and the reference FPS's 32 rockets (FPS_MAX_ENTITIES). */
+#define ZL_MAX_ENTITIES (ZL_MAX_CLIENTS + 32)
+
+#endif
