@@ -171,6 +171,33 @@ uint32_t zl_bitwriter_bits_used(const zl_bitwriter *w)
     return w->bit_pos;
 }
 
+void zl_bitwriter_copy(zl_bitwriter *w, const uint8_t *src, uint32_t nbits)
+{
+    uint32_t i, full = nbits >> 3, tail = nbits & 7u, acc;
+    uint8_t *out;
+    unsigned off;
+    ZL_ASSERT(src != NULL || nbits == 0);
+    if (nbits == 0 || !has_room(w, nbits))
+        return;
+    /* The stream is little-endian in bits: each source byte lands off bits
+     * up, so an accumulator carries the top of one into the next. */
+    out = w->data + (w->bit_pos >> 3);
+    off = w->bit_pos & 7u;
+    acc = *out & ((1u << off) - 1u);
+    for (i = 0; i < full; i++) {
+        acc |= (uint32_t)src[i] << off;
+        *out++ = (uint8_t)acc;
+        acc >>= 8;
+    }
+    if (tail)
+        acc |= (uint32_t)(src[full] & ((1u << tail) - 1u)) << off;
+    if (off + tail > 0)
+        *out++ = (uint8_t)acc;
+    if (off + tail > 8)
+        *out = (uint8_t)(acc >> 8);
+    w->bit_pos += nbits;
+}
+
 /* ---- reader ---- */
 
 void zl_bitreader_init(zl_bitreader *r, const void *buf, size_t size_bytes)

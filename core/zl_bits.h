@@ -61,6 +61,11 @@ void zl_bitwriter_align(zl_bitwriter *w);
 int zl_bitwriter_finish(zl_bitwriter *w);
 /* Bits written so far. */
 uint32_t zl_bitwriter_bits_used(const zl_bitwriter *w);
+/* Appends the first nbits of another writer's stream (src, as that writer
+ * laid it out from a byte boundary), so a code written once can be copied
+ * into many packets. All or nothing: on overflow nothing is appended and the
+ * sticky error is set. */
+void zl_bitwriter_copy(zl_bitwriter *w, const uint8_t *src, uint32_t nbits);
 
 /* Reader. A read past the end returns 0 (or min for ranged values), sets
  * error to ZL_ERR_OVERFLOW and never touches memory outside the buffer.

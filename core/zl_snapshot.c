@@ -15,6 +15,7 @@ void zl_snapshot_world_init(zl_snapshot_world *w)
     ZL_ASSERT(w != NULL);
     w->newest = 0;
     w->started = 0;
+    w->codes_valid = 0;
     for (i = 0; i < ZL_SNAPSHOT_WORLD_TICKS; i++)
         w->slot[i].used = 0;
 }
@@ -25,6 +26,7 @@ void zl_snapshot_world_begin(zl_snapshot_world *w, uint32_t tick)
     ZL_ASSERT(!w->started || tick_diff(tick, w->newest) > 0);
     w->newest = tick;
     w->started = 1;
+    w->codes_valid = 0;
     s->tick = tick;
     s->used = 1;
     memset(s->present, 0, sizeof s->present);
@@ -40,6 +42,7 @@ void zl_snapshot_world_set(zl_snapshot_world *w, const zl_snapshot_layout *layou
     ZL_ASSERT(schema != NULL && schema->size <= ZL_STATE_MAX);
     /* A canonical copy (padding and local fields zero) lets memcmp decide
      * "unchanged", and equals byte for byte what the client rebuilds. */
+    w->codes_valid = 0; /* a code may describe the state replaced here */
     memset(s->states[entity], 0, sizeof s->states[entity]);
     zl_schema_copy(schema, s->states[entity], state, ZL_SCHEMA_WIRE);
     zl_schema_quantize(schema, s->states[entity]);
@@ -131,7 +134,7 @@ static uint32_t add_saturated(uint32_t a, uint32_t b, uint32_t max)
 /* Everything one zl_snapshot_write works with. */
 typedef struct writer_job {
     zl_snapshot_client *c;
-    const zl_snapshot_world *w;
+    zl_snapshot_world *w;
     const zl_snapshot_layout *layout;
     const zl_snapshot_world_slot *now;
     const zl_snapshot_record *base;
@@ -162,16 +165,23 @@ static void write_header(const writer_job *j, zl_bitwriter *bw, uint32_t count)
     zl_bitwriter_bits(bw, count, count_bits());
 }
 
-/* Writes one entry (gap from prev, -1 for none). Returns the state code's
- * bits (0 for a leave) or the writer's error. */
-static int write_entry(const writer_job *j, zl_bitwriter *bw, uint16_t e, int32_t prev)
+/* The kind of an entry ahead of its state code (kind_cost bits): 0 an
+ * update against the base; 11 a state against zero although the client
+ * holds one; 01 a leave; nothing for an entity the client does not hold. */
+static void write_kind(zl_bitwriter *bw, uint8_t op)
 {
-    uint8_t op = j->op[e];
-    write_gap(bw, (uint32_t)((int32_t)e - prev - 1));
     if (op == OP_UPDATE)
         zl_bitwriter_bool(bw, 0);
     else if (op != OP_ENTER)
         zl_bitwriter_bits(bw, op == OP_FULL ? 3u : 1u, 2);
+}
+
+/* Writes e's entry after its gap: the kind, then the state code (none for
+ * a leave). Returns the state code's bits or the writer's error. */
+static int write_body(const writer_job *j, zl_bitwriter *bw, uint16_t e)
+{
+    uint8_t op = j->op[e];
+    write_kind(bw, op);
     if (op == OP_LEAVE)
         return bw->error;
     return zl_schema_write_delta(schema_of(j->layout, e), bw,
@@ -179,20 +189,81 @@ static int write_entry(const writer_job *j, zl_bitwriter *bw, uint16_t e, int32_
                                  j->now->states[e], fields_for(e, j->own));
 }
 
+/* e's entry body for this client (kind and state code), written into the
+ * world's codes for the tick or found there (another client's entry
+ * started from the same state), or NULL when the codes are full. */
+static const zl_snapshot_code *body_code(const writer_job *j, uint16_t e)
+{
+    zl_snapshot_world *w = j->w;
+    uint8_t op = j->op[e], which = (uint8_t)fields_for(e, j->own);
+    uint32_t from = op == OP_UPDATE ? j->base->tick - j->base->age[e] : 0;
+    zl_snapshot_code *code;
+    zl_bitwriter cw;
+    uint16_t i;
+    int n;
+    if (!w->codes_valid || w->codes_tick != j->tick) {
+        w->codes_valid = 1;
+        w->codes_tick = j->tick;
+        w->code_count = 0;
+        w->code_used = 0;
+        memset(w->code_head, 0, sizeof w->code_head);
+    }
+    for (i = w->code_head[e]; i != 0; i = w->code[i - 1u].next) {
+        code = &w->code[i - 1u];
+        if (code->op == op && code->which == which && code->from == from)
+            return code;
+    }
+    if (w->code_count == ZL_SNAPSHOT_CODES)
+        return NULL;
+    zl_bitwriter_init(&cw, w->code_bytes + w->code_used, ZL_SNAPSHOT_CODE_BYTES - w->code_used);
+    n = write_body(j, &cw, e);
+    if (n < 0)
+        return NULL;
+    code = &w->code[w->code_count++];
+    code->from = from;
+    code->offset = w->code_used;
+    code->next = w->code_head[e];
+    code->bits = (uint16_t)zl_bitwriter_bits_used(&cw);
+    code->state_bits = (uint16_t)n;
+    code->op = op;
+    code->which = which;
+    w->code_head[e] = (uint16_t)w->code_count;
+    w->code_used += (zl_bitwriter_bits_used(&cw) + 7u) / 8u;
+    return code;
+}
+
+/* Writes e's entry body into bw, from the codes when it can. Returns the
+ * state code's bits or the writer's error. */
+static int write_state(const writer_job *j, zl_bitwriter *bw, uint16_t e)
+{
+    const zl_snapshot_code *code = body_code(j, e);
+    if (!code)
+        return write_body(j, bw, e);
+    zl_bitwriter_copy(bw, j->w->code_bytes + code->offset, code->bits);
+    return bw->error != ZL_OK ? bw->error : (int)code->state_bits;
+}
+
+/* Writes one entry (gap from prev, -1 for none). Returns the state code's
+ * bits (0 for a leave) or the writer's error. */
+static int write_entry(const writer_job *j, zl_bitwriter *bw, uint16_t e, int32_t prev)
+{
+    write_gap(bw, (uint32_t)((int32_t)e - prev - 1));
+    return write_state(j, bw, e);
+}
+
 /* Bits of an entry's state code alone, without writing it anywhere. */
 static uint16_t measure(const writer_job *j, uint16_t e)
 {
-    /* Every field costs at most 1 + 39 bits and a state has at most
+    /* A kind, and every field at most 1 + 39 bits in a state of at most
      * ZL_STATE_MAX fields. */
     uint8_t scratch[ZL_STATE_MAX * 5 + 8];
+    const zl_snapshot_code *code = body_code(j, e);
     zl_bitwriter sw;
     int n;
-    if (j->op[e] == OP_LEAVE)
-        return 0;
+    if (code)
+        return code->state_bits;
     zl_bitwriter_init(&sw, scratch, sizeof scratch);
-    n = zl_schema_write_delta(schema_of(j->layout, e), &sw,
-                              j->op[e] == OP_UPDATE ? base_state(j->w, j->base, e) : NULL,
-                              j->now->states[e], fields_for(e, j->own));
+    n = write_body(j, &sw, e);
     return (uint16_t)(n > 0 ? n : 0);
 }
 
@@ -438,7 +509,7 @@ static void entry_stats(const writer_job *j, zl_snapshot_stats *st)
     }
 }
 
-int zl_snapshot_write(zl_snapshot_client *c, const zl_snapshot_world *world,
+int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
                       const zl_snapshot_layout *layout, uint32_t tick, const uint16_t *relevant,
                       int relevant_count, const uint32_t *priority, uint16_t own_entity,
                       uint32_t budget_bits, uint16_t packet_sequence, zl_bitwriter *bw)

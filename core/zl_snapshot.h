@@ -26,10 +26,25 @@
 #define ZL_SNAPSHOT_FRAMES 32
 #endif
 
+/* Entity state codes the server keeps for the tick being sent, so that
+ * clients whose entries start from the same state share one encoding
+ * (most clients acknowledge the same recent snapshots): how many codes,
+ * and the bytes they may fill. When either runs out, entries are simply
+ * encoded again for each client. */
+#ifndef ZL_SNAPSHOT_CODES
+#define ZL_SNAPSHOT_CODES 1024
+#endif
+#ifndef ZL_SNAPSHOT_CODE_BYTES
+#define ZL_SNAPSHOT_CODE_BYTES 16384
+#endif
+
 ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_SNAPSHOT_WORLD_TICKS) && ZL_SNAPSHOT_WORLD_TICKS >= 2 &&
                      ZL_SNAPSHOT_WORLD_TICKS <= 32768,
                  zl_snapshot_world_ticks);
 ZL_STATIC_ASSERT(ZL_SNAPSHOT_SENT >= 2 && ZL_SNAPSHOT_SENT <= 32768, zl_snapshot_sent);
+ZL_STATIC_ASSERT(ZL_SNAPSHOT_CODES >= 1 && ZL_SNAPSHOT_CODES <= 65535 &&
+                     ZL_SNAPSHOT_CODE_BYTES >= 1,
+                 zl_snapshot_codes);
 ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_SNAPSHOT_FRAMES) && ZL_SNAPSHOT_FRAMES >= 2, zl_snapshot_frames);
 ZL_STATIC_ASSERT(ZL_MAX_ENTITIES >= 1 && ZL_MAX_ENTITIES <= 65535, zl_snapshot_max_entities);
 /* States are stored as uint32_t words so a frame's state can be read as the
@@ -63,11 +78,30 @@ typedef struct zl_snapshot_world_slot {
     uint32_t states[ZL_MAX_ENTITIES][ZL_STATE_MAX / 4];
 } zl_snapshot_world_slot;
 
+/* Private: one entity's entry body (kind and state code) against one
+ * base, written once per tick. */
+typedef struct zl_snapshot_code {
+    uint32_t from;       /* the base state's tick (0 when coded against zero) */
+    uint32_t offset;     /* where the body starts in code_bytes */
+    uint16_t next;       /* index + 1 of the entity's next code; 0: none */
+    uint16_t bits;       /* the body */
+    uint16_t state_bits; /* of which the state code */
+    uint8_t op;          /* the kind of entry */
+    uint8_t which;       /* the fields it carries (ZL_SCHEMA_WIRE or SHARED) */
+} zl_snapshot_code;
+
 /* The server's entity states of the last ZL_SNAPSHOT_WORLD_TICKS ticks,
- * shared by every client. Caller-owned (static: it is large); private. */
+ * shared by every client, and the state codes written for the tick being
+ * sent. Caller-owned (static: it is large); private. */
 typedef struct zl_snapshot_world {
     uint32_t newest; /* the tick being or last recorded */
     uint8_t started;
+    uint8_t codes_valid;  /* the codes below encode states of codes_tick */
+    uint32_t codes_tick;
+    uint32_t code_count, code_used;
+    uint16_t code_head[ZL_MAX_ENTITIES]; /* index + 1 of an entity's first code */
+    zl_snapshot_code code[ZL_SNAPSHOT_CODES];
+    uint8_t code_bytes[ZL_SNAPSHOT_CODE_BYTES];
     zl_snapshot_world_slot slot[ZL_SNAPSHOT_WORLD_TICKS];
 } zl_snapshot_world;
 
@@ -170,8 +204,9 @@ void zl_snapshot_client_reset(zl_snapshot_client *c);
  * usable baseline the snapshot is full and the client needs no old frame.
  * Returns the bits written (stats in c->last), or ZL_ERR_OVERFLOW (nothing
  * written or recorded) when even the header and the own entity do not fit
- * the budget or bw. Uses about 2.5 KiB of stack. */
-int zl_snapshot_write(zl_snapshot_client *c, const zl_snapshot_world *world,
+ * the budget or bw. The world is written only to keep the tick's state
+ * codes, which later clients of the same tick reuse. Uses about 2.5 KiB of stack. */
+int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
                       const zl_snapshot_layout *layout, uint32_t tick, const uint16_t *relevant,
                       int relevant_count, const uint32_t *priority, uint16_t own_entity,
                       uint32_t budget_bits, uint16_t packet_sequence, zl_bitwriter *bw);

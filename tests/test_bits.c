@@ -562,6 +562,52 @@ static void test_ranged_extremes_and_malformed(void)
 
 /* Quantisation error never exceeds half a step, results stay in range, and
  * a code past the top of the range is malformed. */
+/* Copying a stream written elsewhere gives the same bytes as writing its
+ * values directly, at every bit offset and length; a copy that does not
+ * fit appends nothing and sticks the error. */
+static void test_copy(void)
+{
+    zl_test_rng rng;
+    int iter;
+    zl_test_rng_seed(&rng, 77);
+    for (iter = 0; iter < ZL_TEST_ITERATIONS(3000); iter++) {
+        uint8_t src[16], direct[24], copied[24];
+        uint32_t values[8];
+        unsigned widths[8], k, count = (unsigned)zl_test_rng_range(&rng, 0, 8);
+        unsigned lead = (unsigned)zl_test_rng_range(&rng, 0, 15);
+        uint32_t lead_value = zl_test_rng_u32(&rng) & ((1u << lead) - 1u);
+        zl_bitwriter ws, wd, wc;
+        zl_bitwriter_init(&ws, src, sizeof src);
+        zl_bitwriter_init(&wd, direct, sizeof direct);
+        zl_bitwriter_init(&wc, copied, sizeof copied);
+        memset(direct, 0xA5, sizeof direct); /* stale bytes must not leak */
+        memset(copied, 0x5A, sizeof copied);
+        zl_bitwriter_bits(&wd, lead_value, lead);
+        zl_bitwriter_bits(&wc, lead_value, lead);
+        for (k = 0; k < count; k++) {
+            widths[k] = (unsigned)zl_test_rng_range(&rng, 1, 16);
+            values[k] = zl_test_rng_u32(&rng) & ((1u << widths[k]) - 1u);
+            zl_bitwriter_bits(&ws, values[k], widths[k]);
+            zl_bitwriter_bits(&wd, values[k], widths[k]);
+        }
+        zl_bitwriter_copy(&wc, src, zl_bitwriter_bits_used(&ws));
+        zl_bitwriter_bits(&wd, 5, 3); /* and writing goes on after it */
+        zl_bitwriter_bits(&wc, 5, 3);
+        ZL_CHECK_EQ(zl_bitwriter_bits_used(&wc), zl_bitwriter_bits_used(&wd));
+        ZL_CHECK_EQ(zl_bitwriter_finish(&wc), zl_bitwriter_finish(&wd));
+        ZL_CHECK(memcmp(copied, direct, (zl_bitwriter_bits_used(&wd) + 7u) / 8u) == 0);
+    }
+    {
+        uint8_t src[4] = {0xFF, 0xFF, 0xFF, 0xFF}, small[2];
+        zl_bitwriter w;
+        zl_bitwriter_init(&w, small, sizeof small);
+        zl_bitwriter_bits(&w, 1, 3);
+        zl_bitwriter_copy(&w, src, 14); /* 3 + 14 > 16 */
+        ZL_CHECK_EQ(w.error, ZL_ERR_OVERFLOW);
+        ZL_CHECK_EQ(zl_bitwriter_bits_used(&w), 3u);
+    }
+}
+
 static void test_fx_quantisation(void)
 {
     uint8_t buf[16];
@@ -637,4 +683,5 @@ void zl_suite_bits(void)
     ZL_RUN(test_delta_sizes_and_extremes);
     ZL_RUN(test_ranged_extremes_and_malformed);
     ZL_RUN(test_fx_quantisation);
+    ZL_RUN(test_copy);
 }
