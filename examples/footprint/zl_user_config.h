@@ -50,6 +50,10 @@
 #define ZL_SNAPSHOT_SENT 16
 #define ZL_LAGCOMP_TICKS 32
 #define ZL_CMDBUF_CAPACITY 32
+/* Entry codes shared by clients within a tick: 12 entities against a few
+ * baselines each. */
+#define ZL_SNAPSHOT_CODES 64
+#define ZL_SNAPSHOT_CODE_BYTES 1024
 /* Events of one tick: 8 players x a few commands x FPS_MAX_EVENTS_PER_COMMAND,
  * and the hits. */
 #define ZL_SERVER_EVENTS 128
