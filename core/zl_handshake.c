@@ -560,3 +560,21 @@ void zl_ratelimit_get_stats(const zl_ratelimit *r, zl_ratelimit_stats *out)
     ZL_ASSERT(r && out);
     *out = r->stats;
 }
+
+void zl_ratelimit_bucket_init(zl_ratelimit_bucket *b, uint32_t burst, uint64_t now_us)
+{
+    ZL_ASSERT(b && burst > 0);
+    bucket_fill(b, burst);
+    b->last_us = now_us;
+}
+
+int zl_ratelimit_bucket_take(zl_ratelimit_bucket *b, uint32_t rate, uint32_t burst,
+                             uint64_t now_us)
+{
+    ZL_ASSERT(b && rate > 0 && burst > 0);
+    bucket_refill(b, rate, burst, now_us);
+    if (b->credit < CREDIT_PER_TOKEN)
+        return 0;
+    b->credit -= CREDIT_PER_TOKEN;
+    return 1;
+}

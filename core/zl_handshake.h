@@ -329,4 +329,13 @@ int zl_ratelimit_allow(zl_ratelimit *r, const zl_addr *a, uint64_t now_us);
 /* Copies the counters. */
 void zl_ratelimit_get_stats(const zl_ratelimit *r, zl_ratelimit_stats *out);
 
+/* One token bucket on its own, for a limit keyed by something the caller
+ * already holds (a connection's datagrams): init fills it with burst
+ * tokens at now_us; take refills it at rate tokens per second up to burst
+ * and spends one token: 1, or 0 when it is empty (nothing spent). rate and
+ * burst >= 1 (else ZL_ASSERT); a now_us earlier than the last adds nothing. */
+void zl_ratelimit_bucket_init(zl_ratelimit_bucket *b, uint32_t burst, uint64_t now_us);
+int zl_ratelimit_bucket_take(zl_ratelimit_bucket *b, uint32_t rate, uint32_t burst,
+                             uint64_t now_us);
+
 #endif

@@ -20,6 +20,8 @@ void zl_server_config_default(zl_server_config *c)
     c->tick_rate = 64;
     c->max_clients = ZL_MAX_CLIENTS;
     c->timeout_us = 5000000u;
+    c->packet_rate = (uint16_t)(2u * c->tick_rate);
+    c->packet_burst = (uint16_t)(c->tick_rate / 2u);
     c->lag_compensation = 1;
     zl_server_limits_default(&c->limits);
     c->limits.updaterate_max = c->tick_rate;
@@ -78,8 +80,10 @@ static void send_linked(zl_server *s, zl_server_slot *c, uint8_t type, uint8_t *
                         size_t payload, uint64_t now_us)
 {
     int len = zl_link_send(&c->link, type, packet, payload, c->link_id, now_us);
-    if (len > 0)
+    if (len > 0) {
         s->net.send(s->net.ctx, &c->addr, packet, (size_t)len);
+        c->sent++;
+    }
 }
 
 static void send_disconnect(zl_server *s, zl_server_slot *c, uint8_t reason, uint64_t now_us)
@@ -126,6 +130,7 @@ void zl_server_init(zl_server *s, const zl_server_config *c, const zl_game *game
     ZL_ASSERT(s && c && game && net && net->send && secret);
     ZL_ASSERT(c->tick_rate >= 20 && c->tick_rate <= 128);
     ZL_ASSERT(c->max_clients >= 1 && c->max_clients <= ZL_MAX_CLIENTS);
+    ZL_ASSERT(c->packet_rate >= 1 && c->packet_burst >= 1);
     ZL_ASSERT(game->player_schema->size <= ZL_STATE_MAX &&
               game->entity_schema->size <= ZL_STATE_MAX);
     ZL_ASSERT(ZL_MAX_CLIENTS + game->max_entities <= ZL_MAX_ENTITIES);
@@ -183,6 +188,7 @@ static void on_request(zl_server *s, const zl_addr *from, const uint8_t *payload
     }
     if (req.protocol_id != ZL_PROTOCOL_ID) {
         zl_msg_deny d;
+        s->dropped[ZL_SERVER_DROP_VERSION]++;
         d.nonce = req.nonce;
         d.reason = ZL_DENY_VERSION;
         send_unlinked(s, from, ZL_MSG_DENY, packet,
@@ -227,6 +233,7 @@ static void connect_client(zl_server *s, int slot, const zl_addr *from,
     c->last_heard_us = now_us;
     c->next_snapshot_us = now_us;
     c->rate_us = now_us;
+    zl_ratelimit_bucket_init(&c->packets, s->config.packet_burst, now_us);
     zl_link_init(&c->link, now_us);
     /* The client's first command is sequence 1 (zl_client.h). */
     zl_cmdbuf_init(&c->commands, &s->config.cmdbuf, 1);
@@ -265,6 +272,7 @@ static void on_response(zl_server *s, const zl_addr *from, const uint8_t *payloa
     if (slot < 0) {
         uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_DENY_SIZE];
         zl_msg_deny d;
+        s->dropped[ZL_SERVER_DROP_FULL]++;
         d.nonce = r.nonce;
         d.reason = ZL_DENY_FULL;
         send_unlinked(s, from, ZL_MSG_DENY, packet,
@@ -291,6 +299,22 @@ static void on_commands(zl_server_slot *c, const uint8_t *payload, size_t len, u
     zl_cmdbuf_push(&c->commands, cmds, n, now_us);
 }
 
+/* 1 when a header acknowledges a sequence this connection never sent: one
+ * ahead of the newest, or one from before the first while fewer than half
+ * the sequence space have gone out. The link ignores such acks, so they
+ * cannot fake a snapshot baseline; an honest peer never sends one, so they
+ * are counted. */
+static int acks_unsent(const zl_server_slot *c, const zl_packet_header *h)
+{
+    uint16_t newest = (uint16_t)(zl_link_next_sequence(&c->link) - 1u);
+    uint32_t known = c->sent < 32768u ? c->sent : 32768u;
+    uint32_t i;
+    for (i = 0; i < ZL_LINK_ACK_WINDOW; i++)
+        if (((h->ack_bits >> i) & 1u) && (uint16_t)(newest - (uint16_t)(h->ack - i)) >= known)
+            return 1;
+    return 0;
+}
+
 static void on_linked(zl_server *s, int slot, const uint8_t *packet, size_t len, uint64_t now_us)
 {
     zl_server_slot *c = &s->slot[slot];
@@ -303,6 +327,8 @@ static void on_linked(zl_server *s, int slot, const uint8_t *packet, size_t len,
     if (at < 0)
         return; /* counted in the link's stats */
     c->last_heard_us = now_us;
+    if (acks_unsent(c, &h))
+        c->forged_acks++;
     for (i = 0; i < acks.count; i++)
         zl_snapshot_acked(&c->snapshot, acks.sequence[i]);
     payload = packet + at;
@@ -349,9 +375,16 @@ void zl_server_receive(zl_server *s, const zl_addr *from, const void *data, size
     /* A connection's packets are sealed under its own id; its handshake
      * retries (a lost ACCEPT) under the protocol's. */
     if (slot >= 0 && len > 4) {
-        at = zl_packet_open(packet, len, s->slot[slot].link_id, &h, NULL);
+        zl_server_slot *c = &s->slot[slot];
+        at = zl_packet_open(packet, len, c->link_id, &h, NULL);
         if (at >= 0) {
-            on_linked(s, slot, packet, len, now_us);
+            /* Only datagrams sealed for this connection spend its
+             * allowance: a blind spoofer of the address cannot use it up. */
+            if (zl_ratelimit_bucket_take(&c->packets, s->config.packet_rate,
+                                         s->config.packet_burst, now_us))
+                on_linked(s, slot, packet, len, now_us);
+            else
+                c->flooded++;
             return;
         }
     }
@@ -377,16 +410,50 @@ void zl_server_receive(zl_server *s, const zl_addr *from, const void *data, size
 
 typedef struct shot_context {
     zl_server *s;
+    int slot;
+    const zl_usercmd *cmd;
+    int timed;            /* 1 once `when` is worked out */
     zl_lagcomp_time when;
-    int32_t shooter;
     int32_t target;
 } shot_context;
+
+/* The time a command's shots are traced at, worked out at its first shot
+ * (a command that only walked costs nothing) and counted by what became
+ * of the render time the command claimed. */
+static void time_shots(shot_context *sc)
+{
+    zl_server *s = sc->s;
+    zl_server_slot *c = &s->slot[sc->slot];
+    zl_link_stats ls;
+    zl_cmdbuf_stats cs;
+    uint8_t flags;
+    sc->timed = 1;
+    if (!s->config.lag_compensation) {
+        zl_lagcomp_present(&s->lagcomp, &sc->when);
+        return;
+    }
+    zl_link_get_stats(&c->link, c->last_heard_us, &ls);
+    zl_cmdbuf_get_stats(&c->commands, &cs);
+    /* The command reached us half a round trip after it was sampled and
+     * then waited in the input buffer. A refused claim leaves the present
+     * in `when`. */
+    zl_lagcomp_target(&s->lagcomp, sc->cmd, ls.rtt_us / 2u + cs.depth_us,
+                      interp_delay_us(&c->settings), &sc->when);
+    flags = sc->when.flags;
+    c->rewinds++;
+    c->rewinds_untrusted += (uint32_t)((flags & ZL_LAGCOMP_FALLBACK) != 0);
+    c->rewinds_clamped += (uint32_t)((flags & ZL_LAGCOMP_CLAMPED) != 0);
+    c->rewinds_refused += (uint32_t)((flags & ZL_LAGCOMP_REFUSED) != 0);
+}
 
 static int trace_shot(void *ctx, const zl_vec3 *start, const zl_vec3 *end, int32_t shooter,
                       zl_trace *out)
 {
     shot_context *sc = (shot_context *)ctx;
-    int r = zl_lagcomp_trace(&sc->s->lagcomp, &sc->when, start, end, shooter, out, NULL);
+    int r;
+    if (!sc->timed)
+        time_shots(sc);
+    r = zl_lagcomp_trace(&sc->s->lagcomp, &sc->when, start, end, shooter, out, NULL);
     if (r > 0 && out->entity >= 0)
         sc->target = out->entity;
     return r;
@@ -403,21 +470,10 @@ static void resolve_command_events(zl_server *s, int slot, const zl_usercmd *cmd
     if (first == last)
         return;
     sc.s = s;
-    sc.shooter = slot;
+    sc.slot = slot;
+    sc.cmd = cmd;
+    sc.timed = 0;
     sc.target = -1;
-    if (s->config.lag_compensation) {
-        zl_link_stats ls;
-        zl_cmdbuf_stats cs;
-        zl_link_get_stats(&c->link, c->last_heard_us, &ls);
-        zl_cmdbuf_get_stats(&c->commands, &cs);
-        /* The command reached us half a round trip after it was sampled
-         * and then waited in the input buffer. */
-        if (zl_lagcomp_target(&s->lagcomp, cmd, ls.rtt_us / 2u + cs.depth_us,
-                              interp_delay_us(&c->settings), &sc.when) != ZL_OK)
-            zl_lagcomp_present(&s->lagcomp, &sc.when);
-    } else {
-        zl_lagcomp_present(&s->lagcomp, &sc.when);
-    }
     tracer.ctx = &sc;
     tracer.trace = trace_shot;
     for (i = first; i < last; i++) {
@@ -609,6 +665,12 @@ int zl_server_get_client_stats(zl_server *s, int slot, uint64_t now_us,
     out->executed = c->executed;
     out->hits = c->hits;
     out->bad_messages = c->bad_messages;
+    out->flooded = c->flooded;
+    out->forged_acks = c->forged_acks;
+    out->rewinds = c->rewinds;
+    out->rewinds_untrusted = c->rewinds_untrusted;
+    out->rewinds_clamped = c->rewinds_clamped;
+    out->rewinds_refused = c->rewinds_refused;
     return ZL_OK;
 }
 

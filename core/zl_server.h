@@ -31,6 +31,12 @@ typedef struct zl_server_config {
     uint16_t tick_rate;      /* ticks per second, 20..128 (64) */
     uint16_t max_clients;    /* slots in use, 1..ZL_MAX_CLIENTS */
     uint32_t timeout_us;     /* a client silent this long is dropped (5 s) */
+    /* Datagrams per second, and in one burst, that a connection may send;
+     * more are dropped unread and counted (zl_server_client_stats.flooded).
+     * An honest client sends cmdrate of them (at most the tick rate), so
+     * the defaults, twice the tick rate and half a second of it, leave room
+     * for network duplicates and bunching. Both >= 1. */
+    uint16_t packet_rate, packet_burst;
     uint8_t lag_compensation;/* 1: shots are traced as the shooter saw the
                                 world (rewind); 0: against the present */
     zl_server_limits limits; /* clamps on every client's settings */
@@ -40,8 +46,8 @@ typedef struct zl_server_config {
 } zl_server_config;
 
 /* tick_rate 64, max_clients ZL_MAX_CLIENTS, timeout 5 s, compensation on,
- * and the defaults of each part (the update and command rate maxima are
- * set to the tick rate). */
+ * packet_rate 128 and packet_burst 32, and the defaults of each part (the
+ * update and command rate maxima are set to the tick rate). */
 void zl_server_config_default(zl_server_config *c);
 
 /* Something the application may want to print or act on. */
@@ -64,6 +70,10 @@ enum {
     ZL_SERVER_DROP_RATE,        /* a REQUEST over the rate limit: unanswered */
     ZL_SERVER_DROP_COOKIE,      /* a RESPONSE with a stale or forged cookie */
     ZL_SERVER_DROP_NONCE,       /* a message naming another connection attempt */
+    ZL_SERVER_DROP_FULL,        /* a valid RESPONSE finding every slot taken:
+                                   answered with a DENY */
+    ZL_SERVER_DROP_VERSION,     /* a REQUEST for another protocol version:
+                                   answered with a DENY */
     ZL_SERVER_DROP_COUNT
 };
 
@@ -78,6 +88,16 @@ typedef struct zl_server_client_stats {
     uint32_t executed;         /* newest command run */
     uint32_t hits;             /* shots of this client whose trace met a player */
     uint32_t bad_messages;     /* malformed payloads on the connection */
+    uint32_t flooded;          /* datagrams over packet_rate: dropped unread */
+    uint32_t forged_acks;      /* datagrams acknowledging a sequence we never
+                                  sent (those acks are ignored) */
+    /* Commands whose shots asked for a rewind (lag compensation on), by
+     * what became of the render time they claimed (zl_lagcomp_target): */
+    uint32_t rewinds;          /* all of them */
+    uint32_t rewinds_untrusted; /* outside the trust window: the server's
+                                   own estimate was used instead */
+    uint32_t rewinds_clamped;  /* older than the history allows: moved up */
+    uint32_t rewinds_refused;  /* in the future: traced in the present */
 } zl_server_client_stats;
 
 /* Private: one slot. */
@@ -92,8 +112,12 @@ typedef struct zl_server_slot {
     uint64_t next_snapshot_us;
     int64_t rate_credit;     /* bytes the rate still allows */
     uint64_t rate_us;        /* when the credit was last topped up */
+    zl_ratelimit_bucket packets; /* the connection's datagram allowance */
+    uint32_t sent;           /* datagrams sent on the link */
     uint32_t executed;
     uint32_t snapshots, choked, last_snapshot_bytes, hits, bad_messages;
+    uint32_t flooded, forged_acks;
+    uint32_t rewinds, rewinds_untrusted, rewinds_clamped, rewinds_refused;
     zl_link link;
     zl_cmdbuf commands;
     zl_snapshot_client snapshot;

@@ -26,6 +26,8 @@
     X(cmdstream)         \
     X(clock)             \
     X(match)             \
+    X(soak)              \
+    X(cheats)            \
     X(slip)              \
     X(demo)              \
     X(hal)

@@ -1,31 +1,53 @@
 #!/bin/sh
-# fuzz.sh [seconds] - builds every tests/fuzz/fuzz_<name>.c with libFuzzer and
-# runs each for the given time (default 60) on a copy of its seed corpus.
+# fuzz.sh [seconds [name...]] - builds every tests/fuzz/fuzz_<name>.c (or only
+# those named) with libFuzzer and runs each, one after the other, for the
+# given time (default 60) on a copy of its seed corpus. FUZZ_RUNS=n also
+# stops a harness after n executions.
 #
-# Output goes to build/fuzz/<name>/: the binary, build.log, run.log, the
-# working corpus (seeds plus what the run found; the checked-in corpus under
-# tests/fuzz/corpus/<name>/ is never written) and any crash artifacts.
+# Output goes to $FUZZ_BUILD/<name>/ (FUZZ_BUILD defaults to build/fuzz): the
+# binary, build.log, run.log, the working corpus (seeds plus what the run
+# found; the checked-in corpus under tests/fuzz/corpus/<name>/ is never
+# written) and any crash artifacts.
 # Prints executions and coverage per harness; exits non-zero if a harness
-# fails to build or finds a crash.
+# fails to build or finds a crash. A harness may ask for capacities of its
+# own in a comment "FUZZ_FLAGS: -DNAME=value ..." (up to the comment's end);
+# only -D options are taken from it.
 set -u
 
 secs=${1:-60}
 case $secs in
-'' | *[!0-9]*) echo "usage: $0 [seconds]" >&2; exit 2 ;;
+'' | *[!0-9]*) echo "usage: $0 [seconds [name...]]" >&2; exit 2 ;;
+esac
+[ $# -gt 0 ] && shift
+runs=-1
+case ${FUZZ_RUNS:-} in
+'') ;;
+*[!0-9]*) echo "$0: FUZZ_RUNS must be a number" >&2; exit 2 ;;
+*) runs=$FUZZ_RUNS ;;
 esac
 
 cd "$(dirname "$0")/.." || exit 2
 CC=${CC:-clang}
 CFLAGS="-std=c99 -pedantic -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Werror \
--g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Icore -Iplatform"
-out=build/fuzz
+-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Icore -Iplatform \
+-Iexamples/fps"
+out=${FUZZ_BUILD:-build/fuzz}
 mkdir -p "$out"
 
 status=0
 found=0
 rows=""
-for src in tests/fuzz/fuzz_*.c; do
-    [ -f "$src" ] || continue
+if [ $# -gt 0 ]; then
+    sources=$(for n in "$@"; do echo "tests/fuzz/fuzz_$n.c"; done)
+else
+    sources=$(ls tests/fuzz/fuzz_*.c 2>/dev/null)
+fi
+for src in $sources; do
+    if [ ! -f "$src" ]; then
+        echo "fuzz.sh: no harness $src" >&2
+        status=1
+        continue
+    fi
     found=$((found + 1))
     name=$(basename "$src" .c)
     name=${name#fuzz_}
@@ -38,11 +60,13 @@ for src in tests/fuzz/fuzz_*.c; do
     seeds=$(ls "$dir/corpus" | wc -l)
 
     echo "=== $name: building"
-    # Every core file is linked: a harness names what it calls, the linker
-    # keeps only that, and new core files need no change here. Core's
-    # programmer-error asserts go to the default handler, which aborts.
+    flags=$(sed -n '/FUZZ_FLAGS:/,/\*\//p' "$src" | grep -o -- '-D[A-Za-z0-9_]*=[A-Za-z0-9_]*' | tr '\n' ' ')
+    # Every core and platform file and the reference FPS rules are linked:
+    # a harness names what it calls, and new files need no change here.
+    # Core's programmer-error asserts go to the default handler, which aborts.
     # shellcheck disable=SC2086
-    if ! $CC $CFLAGS "$src" core/*.c platform/zl_assert.c -o "$dir/fuzz_$name" >"$dir/build.log" 2>&1; then
+    if ! $CC $CFLAGS $flags "$src" core/*.c examples/fps/*.c platform/*.c \
+        -o "$dir/fuzz_$name" >"$dir/build.log" 2>&1; then
         cat "$dir/build.log"
         rows="$rows$(printf '%-12s %12s %10s %7s %7s %6s  %s' "$name" - - - - "$seeds" "BUILD FAILED")
 "
@@ -51,7 +75,7 @@ for src in tests/fuzz/fuzz_*.c; do
     fi
 
     echo "=== $name: fuzzing for ${secs}s ($seeds seeds)"
-    "$dir/fuzz_$name" -max_total_time="$secs" -timeout=10 -print_final_stats=1 \
+    "$dir/fuzz_$name" -max_total_time="$secs" -runs="$runs" -timeout=10 -print_final_stats=1 \
         -artifact_prefix="$dir/crashes/" "$dir/corpus" >"$dir/run.log" 2>&1
     rc=$?
 

@@ -1,7 +1,10 @@
 #!/bin/sh
 # test-all.sh PORT... - runs `make test PORT=<p>` for each port, keeps each log
-# under build/<p>/test.log, then prints one table and the overall total.
-# A port whose run fails to build or start counts as one failure.
+# under build/<p>/test.log, then a short fuzz smoke run (every libFuzzer
+# harness for FUZZ_SMOKE_SECONDS, default 10; log in build/fuzz/smoke.log),
+# then prints one table and the overall total. A port whose run fails to
+# build or start counts as one failure; in the fuzz row each harness that
+# ran clean counts as passed.
 total_pass=0
 total_fail=0
 rows=""
@@ -30,6 +33,23 @@ for port in "$@"; do
     rows="$rows$(printf '%-10s %8s %8s  %s' "$port" "$pass" "$fail" "$state")
 "
 done
+echo "=== fuzz smoke"
+mkdir -p build/fuzz
+log=build/fuzz/smoke.log
+if tools/fuzz.sh "${FUZZ_SMOKE_SECONDS:-10}" >"$log" 2>&1; then
+    state=ok
+else
+    state=FAILED
+fi
+pass=$(grep -cE ' ok$' "$log")
+fail=$(grep -cE ' CRASH ' "$log")
+[ "$state" = FAILED ] && [ "$fail" -eq 0 ] && fail=1
+[ "$state" = FAILED ] && tail -n 20 "$log"
+total_pass=$((total_pass + pass))
+total_fail=$((total_fail + fail))
+rows="$rows$(printf '%-10s %8s %8s  %s' fuzz "$pass" "$fail" "$state")
+"
+
 echo
 printf '%-10s %8s %8s  %s\n' port passed failed result
 printf '%s' "$rows"

@@ -15,12 +15,6 @@ void fp_server_start(zl_server *s, fps_game *game, const zl_platform *net, uint6
     uint8_t secret[2 * ZL_SIPHASH_KEY_SIZE];
     fps_game_init(game);
     rules = fps_game_interface(game);
-    /* fps.h fixes 32 rocket slots; a configuration with fewer entity
-     * numbers replicates only the first ones (a rocket takes the first
-     * free slot, so only rockets beyond that many in flight at once go
-     * unseen by clients). */
-    if (rules.max_entities > ZL_MAX_ENTITIES - ZL_MAX_CLIENTS)
-        rules.max_entities = ZL_MAX_ENTITIES - ZL_MAX_CLIENTS;
     zl_server_config_default(&config);
     config.tick_rate = FP_TICK_RATE;
     config.limits.updaterate_max = FP_TICK_RATE;

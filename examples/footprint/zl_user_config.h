@@ -25,6 +25,7 @@
  * state in every snapshot frame, the drawn copy). */
 #define ZL_MAX_CLIENTS 8
 #define ZL_MAX_ENTITIES 12
+#define FPS_MAX_ENTITIES 4
 
 /* ---- The client ---- */
 

@@ -13,10 +13,13 @@
 
 /* One player per server slot. */
 #define FPS_MAX_PLAYERS ZL_MAX_CLIENTS
+/* Rocket slots; a configuration may lower it (examples/footprint). */
+#ifndef FPS_MAX_ENTITIES
 #define FPS_MAX_ENTITIES 32
-/* The most events one run_command pushes (footstep, jump, and a weapon
- * action with its follow-up: empty click + reload). */
-#define FPS_MAX_EVENTS_PER_COMMAND 4
+#endif
+/* The most events one run_command pushes (footstep, jump, a clamped view,
+ * and a weapon action with its follow-up: empty click + reload). */
+#define FPS_MAX_EVENTS_PER_COMMAND 5
 
 /* zl_usercmd.buttons */
 #define FPS_BUTTON_ATTACK 0x01
@@ -49,7 +52,19 @@ enum {
                             for the world, param damage (0 for the world) */
     FPS_EV_EXPLODE,      /* origin: where a projectile burst */
     FPS_EV_KILL,         /* source killer, target victim */
-    FPS_EV_RESPAWN       /* target the player, origin the spawn point */
+    FPS_EV_RESPAWN,      /* target the player, origin the spawn point */
+    /* From run_command again: input the rules would not carry out as
+     * asked, param FPS_REFUSED_*. Only on a change (a fresh press, a view
+     * newly pushed past the limit), at most one of each per command, so a
+     * hostile client cannot make more of them than it sends commands. */
+    FPS_EV_REFUSED
+};
+
+/* FPS_EV_REFUSED.param. (Attack with an empty magazine is FPS_EV_EMPTY.) */
+enum {
+    FPS_REFUSED_EARLY, /* attack pressed before the weapon was ready: the
+                          fire interval, a reload or a switch still ran */
+    FPS_REFUSED_PITCH  /* a pitch past the limit (89 degrees): clamped */
 };
 
 /* Hitbox parts (zl_hitbox.part). A head hit does FPS_HEAD_MULTIPLIER
@@ -99,12 +114,22 @@ typedef struct fps_entity {
 extern const zl_schema fps_player_schema;
 extern const zl_schema fps_entity_schema;
 
+/* What the server refused or clamped of one player's input, counted from
+ * the events of the commands it ran (fps_resolve_event). An honest client
+ * that predicts its weapon and keeps its view in range causes none. */
+typedef struct fps_refusals {
+    uint32_t early_shots;  /* FPS_REFUSED_EARLY */
+    uint32_t dry_fires;    /* FPS_EV_EMPTY: attack with nothing loaded */
+    uint32_t pitch_clamps; /* FPS_REFUSED_PITCH */
+} fps_refusals;
+
 /* The server's game state: the zl_game ctx. Clients need none of it to
  * predict (run_command reads only the static world). */
 typedef struct fps_game {
     fps_entity entities[FPS_MAX_ENTITIES];
     uint32_t spawn_next;        /* spawn point rotation */
     uint32_t entities_refused;  /* launches that found no free slot */
+    fps_refusals refusals[FPS_MAX_PLAYERS]; /* per slot, since it was taken */
 } fps_game;
 
 /* ---- fps_game.c: the zl_game implementation ---- */
@@ -179,13 +204,16 @@ zl_vec3 fps_player_eye(const fps_player *p);
 /* Places p at the next spawn point with full health and ammo and bumps its
  * teleport counter. */
 void fps_player_spawn(fps_game *g, fps_player *p);
+/* A client took slot `slot`: its refusal counters start over, p spawns. */
+void fps_player_join(fps_game *g, fps_player *p, int slot);
 /* How far a hitscan shot reaches: it is traced from the eye to eye +
  * dir * FPS_HITSCAN_RANGE. */
 #define FPS_HITSCAN_RANGE ZL_FX_INT(4096)
 
 /* The server side of a FIRE (trace, damage) or LAUNCH (spawn a rocket)
  * event; see zl_game.resolve_event. FIRE asks tracer what the shot hits
- * (NULL: the live players); a hit on a slot outside players is dropped. */
+ * (NULL: the live players); a hit on a slot outside players is dropped.
+ * REFUSED and EMPTY events are counted in g->refusals. */
 void fps_resolve_event(fps_game *g, const zl_event *ev, fps_player *players, int count,
                        const zl_shot_tracer *tracer, zl_events *events);
 /* Flies rockets (hit, burst, splash damage) and respawns the dead. */

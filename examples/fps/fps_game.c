@@ -173,8 +173,7 @@ static int trace_cb(void *ctx, const zl_vec3 *start, const zl_vec3 *end, const z
 
 static void player_join_cb(void *ctx, void *player, int slot)
 {
-    (void)slot;
-    fps_player_spawn((fps_game *)ctx, (fps_player *)player);
+    fps_player_join((fps_game *)ctx, (fps_player *)player, slot);
 }
 
 static int entity_state_cb(void *ctx, int index, void *out)

@@ -225,13 +225,17 @@ void fps_move(fps_player *p, const zl_usercmd *cmd, int emit, zl_events *events)
     zl_fx dt = fps_msec_to_seconds(cmd->msec);
     zl_fx maxspeed, wishspeed;
     zl_vec3 wish, wishdir;
-    int32_t pitch = zl_angle_diff(0, cmd->pitch);
+    int32_t asked = zl_angle_diff(0, cmd->pitch);
+    int32_t pitch = asked > PITCH_LIMIT ? PITCH_LIMIT : asked < -PITCH_LIMIT ? -PITCH_LIMIT : asked;
+    zl_angle view = (zl_angle)((uint32_t)pitch & 0xFFFFu);
     int dead = (p->flags & FPS_PF_DEAD) != 0;
     uint16_t buttons = dead ? 0 : cmd->buttons; /* the dead only fall */
 
+    /* A view held past the limit is reported once, when it gets there. */
+    if (pitch != asked && view != p->pitch && emit)
+        fps_emit(events, FPS_EV_REFUSED, FPS_REFUSED_PITCH, -1, p->origin, zl_vec3_make(0, 0, 0));
     p->yaw = cmd->yaw;
-    pitch = pitch > PITCH_LIMIT ? PITCH_LIMIT : pitch < -PITCH_LIMIT ? -PITCH_LIMIT : pitch;
-    p->pitch = (zl_angle)((uint32_t)pitch & 0xFFFFu);
+    p->pitch = view;
 
     update_stance(p, buttons);
     categorize(p);

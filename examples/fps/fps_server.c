@@ -93,10 +93,27 @@ static void launch(fps_game *g, const zl_event *ev)
     g->entities_refused++;
 }
 
+/* Input the rules refused, per player, for the server's cheat counters. */
+static void count_refusal(fps_game *g, const zl_event *ev)
+{
+    fps_refusals *r;
+    if (ev->source < 0 || ev->source >= FPS_MAX_PLAYERS)
+        return;
+    r = &g->refusals[ev->source];
+    if (ev->type == FPS_EV_EMPTY)
+        r->dry_fires++;
+    else if (ev->param == FPS_REFUSED_EARLY)
+        r->early_shots++;
+    else if (ev->param == FPS_REFUSED_PITCH)
+        r->pitch_clamps++;
+}
+
 void fps_resolve_event(fps_game *g, const zl_event *ev, fps_player *players, int count,
                        const zl_shot_tracer *tracer, zl_events *events)
 {
     ZL_ASSERT(g && ev && players && count >= 0 && count <= FPS_MAX_PLAYERS);
+    if (ev->type == FPS_EV_EMPTY || ev->type == FPS_EV_REFUSED)
+        count_refusal(g, ev);
     if (ev->type != FPS_EV_FIRE && ev->type != FPS_EV_LAUNCH)
         return;
     /* Shots come from our own run_command, but a bad one is dropped, not
@@ -167,6 +184,13 @@ void fps_player_spawn(fps_game *g, fps_player *p)
         p->clip[w] = (uint8_t)fps_weapon_clip_size(w);
     p->teleport = teleport;
     zl_schema_quantize(&fps_player_schema, p);
+}
+
+void fps_player_join(fps_game *g, fps_player *p, int slot)
+{
+    ZL_ASSERT(g && p && slot >= 0 && slot < FPS_MAX_PLAYERS);
+    memset(&g->refusals[slot], 0, sizeof g->refusals[slot]);
+    fps_player_spawn(g, p);
 }
 
 void fps_tick_entities(fps_game *g, fps_player *players, int count, uint32_t msec,

@@ -108,6 +108,11 @@ void fps_weapons(fps_player *p, const zl_usercmd *cmd, int emit, zl_events *even
             weapon_event(p, w->projectile ? FPS_EV_LAUNCH : FPS_EV_FIRE, aim(yaw, pitch), emit,
                          events);
         }
+    } else if (attack && !(p->flags & FPS_PF_ATTACK_HELD) && emit) {
+        /* A fresh press the weapon could not answer: too early after the
+         * last shot, or mid-reload. A held trigger is how automatic fire
+         * is asked for and is not reported. */
+        fps_emit(events, FPS_EV_REFUSED, FPS_REFUSED_EARLY, -1, fps_player_eye(p), no_dir);
     }
 
     p->weapon_time = (uint16_t)(t > 0 ? t : 0);
