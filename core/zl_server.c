@@ -451,9 +451,19 @@ static int trace_shot(void *ctx, const zl_vec3 *start, const zl_vec3 *end, int32
 {
     shot_context *sc = (shot_context *)ctx;
     int r;
+    zl_server *s = sc->s;
+    zl_server_shot *kept = NULL;
     if (!sc->timed)
         time_shots(sc);
-    r = zl_lagcomp_trace(&sc->s->lagcomp, &sc->when, start, end, shooter, out, NULL);
+    if (s->shot_count < ZL_SERVER_SHOTS) {
+        kept = &s->shot[s->shot_count++];
+        kept->shooter = shooter;
+        kept->sequence = sc->cmd->sequence;
+    } else {
+        s->shots_unkept++;
+    }
+    r = zl_lagcomp_trace(&s->lagcomp, &sc->when, start, end, shooter, out,
+                         kept ? &kept->hit : NULL);
     if (r > 0 && out->entity >= 0)
         sc->target = out->entity;
     return r;
@@ -591,6 +601,7 @@ static void run_tick(zl_server *s, uint64_t now_us)
     int i;
     s->tick++;
     zl_events_clear(&s->events);
+    s->shot_count = 0;
     for (i = 0; i < s->config.max_clients; i++)
         if (s->slot[i].connected)
             run_commands(s, i);
@@ -632,6 +643,15 @@ int zl_server_next_notice(zl_server *s, zl_server_notice *out)
 const zl_events *zl_server_events(const zl_server *s)
 {
     return &s->events;
+}
+
+const zl_server_shot *zl_server_shots(const zl_server *s, uint32_t *count, uint32_t *unkept)
+{
+    ZL_ASSERT(s && count);
+    *count = s->shot_count;
+    if (unkept)
+        *unkept = s->shots_unkept;
+    return s->shot;
 }
 
 int zl_server_connected(const zl_server *s, int slot)

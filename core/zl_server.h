@@ -20,6 +20,12 @@
 #ifndef ZL_SERVER_NOTICES
 #define ZL_SERVER_NOTICES 64
 #endif
+/* Lag-compensated traces one tick keeps for the application (hit
+ * pictures, replays, anti-cheat review); more are traced but not kept, and
+ * counted. */
+#ifndef ZL_SERVER_SHOTS
+#define ZL_SERVER_SHOTS 256
+#endif
 /* Times a DISCONNECT is sent, so that one lost datagram does not leave the
  * peer waiting for its timeout. */
 #define ZL_DISCONNECT_REPEAT 3
@@ -76,6 +82,16 @@ enum {
                                    answered with a DENY */
     ZL_SERVER_DROP_COUNT
 };
+
+/* One trace of a shot in the last tick: who fired it with which command,
+ * and what the rewind did (zl_lagcomp_hit: the target or -1, the time
+ * traced with the time the command claimed, the target's box as traced and
+ * in the present: Source's sv_showimpacts picture). */
+typedef struct zl_server_shot {
+    int32_t shooter;   /* slot */
+    uint32_t sequence; /* the command that fired */
+    zl_lagcomp_hit hit;
+} zl_server_shot;
 
 /* The net graph of one client, as the server sees it. */
 typedef struct zl_server_client_stats {
@@ -140,6 +156,9 @@ typedef struct zl_server {
     zl_server_notice notice[ZL_SERVER_NOTICES];
     zl_event event_store[ZL_SERVER_EVENTS];
     zl_events events;        /* the last tick's events */
+    uint32_t shot_count;     /* the last tick's traces kept in shot */
+    uint32_t shots_unkept;   /* traces beyond ZL_SERVER_SHOTS in a tick, in all */
+    zl_server_shot shot[ZL_SERVER_SHOTS];
     uint8_t present[ZL_MAX_CLIENTS]; /* 1: the slot's player is in the game */
     uint32_t players[ZL_MAX_CLIENTS * ZL_STATE_MAX / 4]; /* live states, packed
                                                           at the schema's size */
@@ -174,6 +193,11 @@ int zl_server_next_notice(zl_server *s, zl_server_notice *out);
 
 /* The events of the last tick (read only; cleared by the next tick). */
 const zl_events *zl_server_events(const zl_server *s);
+
+/* The shots traced in the last tick, in order, *count of them (read only;
+ * cleared by the next tick). *unkept, when not NULL, gets how many traces
+ * ever found the list full. */
+const zl_server_shot *zl_server_shots(const zl_server *s, uint32_t *count, uint32_t *unkept);
 
 /* The live state of a connected slot's player, or NULL for a free slot. */
 const void *zl_server_player(const zl_server *s, int slot);

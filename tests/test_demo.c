@@ -95,8 +95,9 @@ static zl_box box_at(int32_t x)
     return b;
 }
 
-/* Client sight and server verdict of one shot of slot 0, command seq. */
-static void shot(uint32_t seq, int32_t seen, int32_t judged, int32_t claimed, int guessed,
+/* Client sight and server verdict of one shot of slot 0, command seq;
+ * as_claimed: the server traced at the pose the command claims. */
+static void shot(uint32_t seq, int32_t seen, int32_t judged, int as_claimed, int guessed,
                  int same_aim)
 {
     demo_rec_shot *s = &m.shot[m.shots];
@@ -111,8 +112,7 @@ static void shot(uint32_t seq, int32_t seen, int32_t judged, int32_t claimed, in
     if (!same_aim)
         v->dir.y = 1;
     v->target = judged;
-    v->claimed_target = claimed;
-    v->rebuilt = judged == claimed;
+    v->rebuilt = (uint32_t)as_claimed;
     if (judged >= 0) {
         v->rewound = box_at(100);
         v->current = box_at(160);
@@ -132,21 +132,20 @@ static void test_tally_judges_each_shot(void)
     setup.bots = 1;
     demo_match_init(&m, &setup, 0);
     m.bot[0].slot = 0;
-    shot(1, 2, 2, 2, 0, 1);    /* both hit slot 2 */
-    shot(2, -1, -1, -1, 0, 1); /* both missed */
-    shot(3, 2, -1, -1, 0, 0);  /* the server ran another shot (mispredicted aim) */
-    shot(4, 2, -1, -1, 1, 1);  /* drawn by extrapolation */
-    shot(5, 2, -1, -1, 0, 1);  /* drawn where the history had nobody (respawn) */
-    shot(6, 2, -1, 2, 0, 1);   /* the claim agrees, the server traced another time */
-    shot(7, 1, -9, 0, 0, 1);   /* never judged: the shooter was dead there */
-    shot(8, 1, -9, 0, 0, 1);   /* never judged, no reason known */
+    shot(1, 2, 2, 1, 0, 1);   /* both hit slot 2 */
+    shot(2, -1, -1, 1, 0, 1); /* both missed */
+    shot(3, 2, -1, 1, 0, 0);  /* the server ran another shot (mispredicted aim) */
+    shot(4, 2, -1, 1, 1, 1);  /* drawn by extrapolation */
+    shot(5, 2, -1, 1, 0, 1);  /* traced as claimed, yet drawn otherwise (respawn) */
+    shot(6, 2, -1, 0, 0, 1);  /* the server traced another time than claimed */
+    shot(7, 1, -9, 1, 0, 1);  /* never judged: the shooter was dead there */
+    shot(8, 1, -9, 1, 0, 1);  /* never judged, no reason known */
     m.deadfire[m.deadfires].shooter = 0;
     m.deadfire[m.deadfires++].sequence = 7;
     /* A verdict without a sight, on a target already dead in the present. */
     memset(&m.verdict[m.verdicts], 0, sizeof m.verdict[0]);
     m.verdict[m.verdicts].sequence = 99;
     m.verdict[m.verdicts].target = 3;
-    m.verdict[m.verdicts].claimed_target = 3;
     m.verdict[m.verdicts].rebuilt = 1;
     m.verdict[m.verdicts++].rewound = box_at(0);
     demo_match_tally(&m, 0, &t);

@@ -29,6 +29,9 @@ typedef struct match {
     uint32_t fire_events; /* FIRE events the clients predicted */
     uint32_t client_hits; /* of those, shots that met a box as drawn */
     uint32_t server_hits; /* HIT events on a player the server sent */
+    uint32_t traces;      /* shots the server traced and kept (zl_server_shots) */
+    uint32_t traced_hits; /* of those, traces that met a player */
+    uint32_t bad_records; /* kept traces whose boxes or shooter make no sense */
 } match;
 
 static match m;
@@ -43,8 +46,19 @@ static void pump_server(void)
     if (zl_server_update(&m.server, zl_test_time_us) > 0) {
         const zl_events *ev = zl_server_events(&m.server);
         uint32_t k;
+        uint32_t kept;
+        const zl_server_shot *shot = zl_server_shots(&m.server, &kept, NULL);
         for (k = 0; k < ev->count; k++)
             m.server_hits += (uint32_t)(ev->items[k].type == FPS_EV_HIT && ev->items[k].target >= 0);
+        for (k = 0; k < kept; k++) {
+            const zl_lagcomp_hit *h = &shot[k].hit;
+            /* The present box is empty when the target has died since. */
+            int boxes = h->rewound.min.z < h->rewound.max.z;
+            m.traces++;
+            m.traced_hits += (uint32_t)(h->target >= 0);
+            m.bad_records += (uint32_t)(!zl_server_connected(&m.server, shot[k].shooter) ||
+                                        h->shooter != shot[k].shooter || (h->target >= 0 && !boxes));
+        }
     }
 }
 
@@ -287,6 +301,10 @@ static void test_recorded_match_hash(void)
     ZL_CHECK(m.fire_events > 100u);
     ZL_CHECK(m.client_hits > 0u && m.server_hits > 0u);
     ZL_CHECK(hits >= m.server_hits);
+    /* Every trace is kept with the box it met: one per command that hit. */
+    ZL_CHECK(m.traces > 0u);
+    ZL_CHECK_EQ(m.traced_hits, hits);
+    ZL_CHECK_EQ(m.bad_records, 0u);
     /* Recorded on x86-64; every port must reach the same states bit for
      * bit (integer-only rules, seeded network). */
     ZL_CHECK_EQ(hash, 0xa4185ba7u);

@@ -59,32 +59,21 @@ static void claimed_time(const zl_usercmd *cmd, zl_lagcomp_time *when)
     when->t = cmd->render_frac;
 }
 
-/* Traces the shot against every player posed as the command claims the
- * shooter drew them (the server's own record of its rewind is not
- * published, so the witness rebuilds it): the claimed target, and whether
- * the claim gives the server's very hit, which makes the blue box exactly
- * what the server traced. */
-static void rebuild(demo_game *g, demo_rec_verdict *v, const zl_vec3 *start, const zl_vec3 *end,
-                    int server_rc, const zl_trace *server_hit)
+/* Takes the server's record of the trace it just made: the box it traced
+ * the target at, and whether that was exactly the pose the command claims
+ * the shooter drew (render tick, span and fraction). */
+static void take_record(demo_game *g, demo_rec_verdict *v)
 {
-    zl_lagcomp_time when;
-    zl_hitbox boxes[ZL_MAX_CLIENTS * ZL_LAGCOMP_HITBOXES];
-    uint32_t state[ZL_STATE_MAX / 4];
-    zl_trace tr;
-    int slot, n = 0, rc;
-    claimed_time(&g->cmd, &when);
-    for (slot = 0; slot < ZL_MAX_CLIENTS; slot++) {
-        if (slot == v->shooter ||
-            zl_lagcomp_state_at(&g->server->lagcomp, &when, slot, state) == ZL_LAGCOMP_ABSENT)
-            continue;
-        if (slot == v->target)
-            demo_player_box((const fps_player *)state, &v->rewound);
-        n += fps_player_hitboxes((const fps_player *)state, slot, boxes + n, ZL_LAGCOMP_HITBOXES);
-    }
-    rc = fps_trace(start, end, boxes, n, &tr);
-    v->claimed_target = rc == 1 ? tr.entity : -1;
-    v->rebuilt = rc == server_rc && (rc != 1 || (tr.entity == server_hit->entity &&
-                                                 zl_vec3_equal(tr.hit.point, server_hit->hit.point)));
+    uint32_t n;
+    const zl_server_shot *shots = zl_server_shots(g->server, &n, NULL);
+    const zl_server_shot *last = n ? &shots[n - 1u] : NULL;
+    zl_lagcomp_time claim;
+    if (!last || last->sequence != g->cmd.sequence)
+        return; /* the tick's list was full: nothing kept */
+    claimed_time(&g->cmd, &claim);
+    v->rewound = last->hit.rewound;
+    v->rebuilt = last->hit.when.tick_a == claim.tick_a && last->hit.when.tick_b == claim.tick_b &&
+                 last->hit.when.t == claim.t;
 }
 
 static int witness_trace(void *ctx, const zl_vec3 *start, const zl_vec3 *end, int32_t shooter,
@@ -102,7 +91,7 @@ static int witness_trace(void *ctx, const zl_vec3 *start, const zl_vec3 *end, in
      * the shot was traced in. */
     if (v->target >= 0)
         demo_player_box((const fps_player *)zl_server_player(g->server, v->target), &v->current);
-    rebuild(g, v, start, end, rc, out);
+    take_record(g, v);
     return rc;
 }
 
@@ -147,7 +136,6 @@ static void watched_resolve_event(void *ctx, const zl_event *ev, void *players, 
     v->sequence = g->cmd.sequence;
     v->weapon = ev->param;
     v->target = -1;
-    v->claimed_target = -1;
     v->eye = ev->origin;
     v->dir = ev->dir;
     g->tracer = tracer;

@@ -128,8 +128,8 @@ static void judge(const demo_rec_shot *s, const demo_rec_verdict *v, demo_tally 
         t->other_shot++;
     } else if (s->extrapolated) {
         t->guessed++;
-    } else if (v->claimed_target != s->target) {
-        t->drawn_ahead++;
+    } else if (v->rebuilt) {
+        t->drawn_ahead++; /* traced exactly as claimed, yet seen otherwise */
     } else {
         t->other_pose++;
     }

@@ -81,7 +81,7 @@ typedef struct demo_tally {
                               but the server traced another time (a claim
                               outside the trust window, a teleport) */
     uint32_t server_only;  /* verdicts of shots the client never predicted */
-    uint32_t rebuilt;      /* server hits whose claimed pose gives that very hit */
+    uint32_t rebuilt;      /* server hits traced at exactly the pose the command claims */
     uint32_t hit_dead;     /* server hits on a target dead in the present
                               (killed meanwhile by another shot: no damage) */
 } demo_tally;

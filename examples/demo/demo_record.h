@@ -57,9 +57,8 @@ typedef struct demo_rec_verdict {
     uint32_t weapon;
     uint32_t traced;   /* 0: the rules refused the shot (shooter dead) */
     int32_t target;    /* slot hit, or -1 */
-    int32_t claimed_target; /* what the shot hits with every player posed
-                               exactly as the command claims it drew them */
-    uint32_t rebuilt;  /* 1: that claimed pose gives this very result */
+    uint32_t rebuilt;  /* 1: traced at exactly the pose the command claims
+                          (the server's shot record says so) */
     zl_vec3 eye, dir, point;
     zl_box rewound, current;
 } demo_rec_verdict;

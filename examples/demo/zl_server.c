@@ -31,10 +31,12 @@ static void print_drops(void)
 {
     uint32_t d[ZL_SERVER_DROP_COUNT];
     zl_server_get_drops(&server, d);
-    fprintf(text, "drops: packet %lu, message %lu, stranger %lu, rate %lu, cookie %lu, nonce %lu\n",
+    fprintf(text, "drops: packet %lu, message %lu, stranger %lu, rate %lu, cookie %lu, nonce %lu, "
+                  "full %lu, version %lu\n",
             (unsigned long)d[ZL_SERVER_DROP_PACKET], (unsigned long)d[ZL_SERVER_DROP_MESSAGE],
             (unsigned long)d[ZL_SERVER_DROP_STRANGER], (unsigned long)d[ZL_SERVER_DROP_RATE],
-            (unsigned long)d[ZL_SERVER_DROP_COOKIE], (unsigned long)d[ZL_SERVER_DROP_NONCE]);
+            (unsigned long)d[ZL_SERVER_DROP_COOKIE], (unsigned long)d[ZL_SERVER_DROP_NONCE],
+            (unsigned long)d[ZL_SERVER_DROP_FULL], (unsigned long)d[ZL_SERVER_DROP_VERSION]);
 }
 
 static void print_status(uint64_t now_us)
@@ -53,12 +55,23 @@ static void print_status(uint64_t now_us)
         zl_addr_format(&slot_addr[slot], addr, sizeof addr);
         fprintf(text,
                 "  slot %2d %-21s ping %4lu ms  loss %4.1f%%/%4.1f%%  choke %lu  snapshot %lu B  "
-                "out %5.1f KB/s  in %4.1f KB/s  commands lost %lu  hits %lu\n",
+                "out %5.1f KB/s  in %4.1f KB/s  commands lost %lu  hits %lu\n"
+                "    refused: flooded %lu, forged acks %lu, bad messages %lu, commands invalid %lu "
+                "shed %lu; rewinds %lu (untrusted %lu, clamped %lu, refused %lu); "
+                "early shots %lu, dry fires %lu, pitch clamps %lu\n",
                 slot, addr, (unsigned long)(st.link.rtt_us / 1000u),
                 st.link.loss_in_q16 * 100.0 / 65536.0, st.link.loss_out_q16 * 100.0 / 65536.0,
                 (unsigned long)st.choked, (unsigned long)st.last_snapshot_bytes,
                 st.link.bytes_out_per_s / 1000.0, st.link.bytes_in_per_s / 1000.0,
-                (unsigned long)st.commands.lost, (unsigned long)st.hits);
+                (unsigned long)st.commands.lost, (unsigned long)st.hits,
+                (unsigned long)st.flooded, (unsigned long)st.forged_acks,
+                (unsigned long)st.bad_messages, (unsigned long)st.commands.invalid,
+                (unsigned long)st.commands.dropped_ahead, (unsigned long)st.rewinds,
+                (unsigned long)st.rewinds_untrusted, (unsigned long)st.rewinds_clamped,
+                (unsigned long)st.rewinds_refused,
+                (unsigned long)game.fps.refusals[slot].early_shots,
+                (unsigned long)game.fps.refusals[slot].dry_fires,
+                (unsigned long)game.fps.refusals[slot].pitch_clamps);
     }
     fflush(text);
 }
