@@ -55,6 +55,8 @@
  * baselines each. */
 #define ZL_SNAPSHOT_CODES 64
 #define ZL_SNAPSHOT_CODE_BYTES 1024
+/* Shot traces one tick keeps for the application. */
+#define ZL_SERVER_SHOTS 16
 /* Events of one tick: 8 players x a few commands x FPS_MAX_EVENTS_PER_COMMAND,
  * and the hits. */
 #define ZL_SERVER_EVENTS 128
