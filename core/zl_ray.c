@@ -3,14 +3,15 @@
 #include "zl_ray.h"
 
 /* A crossing time num / den with den > 0. Within the supported range both
- * are below 2^30 in magnitude, so cross products stay below 2^60. */
+ * are below 2^30 in magnitude: they fit int32, so a cross product is one
+ * 32 x 32 -> 64 multiply (a single instruction on 32-bit cores) below 2^60. */
 typedef struct frac {
-    int64_t num, den;
+    int32_t num, den;
 } frac;
 
 static int frac_less(frac a, frac b)
 {
-    return a.num * b.den < b.num * a.den;
+    return (int64_t)a.num * b.den < (int64_t)b.num * a.den;
 }
 
 /* n / d rounded to nearest, halves away from zero (d > 0). Monotone in n:
@@ -25,12 +26,6 @@ static int64_t div_round(int64_t n, int64_t d)
     if (2 * r >= d)
         q += n < 0 ? -1 : 1;
     return q;
-}
-
-static int in_range(const zl_vec3 *v)
-{
-    return v->x > -ZL_RAY_LIMIT && v->x < ZL_RAY_LIMIT && v->y > -ZL_RAY_LIMIT &&
-           v->y < ZL_RAY_LIMIT && v->z > -ZL_RAY_LIMIT && v->z < ZL_RAY_LIMIT;
 }
 
 /* 1 when the segment's bounding box and the open box share no interior:
@@ -53,7 +48,7 @@ int zl_segment_init(zl_segment *g, const zl_vec3 *start, const zl_vec3 *end)
     const zl_fx s[3] = {start->x, start->y, start->z}, e[3] = {end->x, end->y, end->z};
     int i;
     ZL_ASSERT(g && start && end);
-    if (!in_range(start) || !in_range(end))
+    if (!zl_ray_in_range(start) || !zl_ray_in_range(end))
         return ZL_ERR_INVALID;
     for (i = 0; i < 3; i++) {
         g->mid2[i] = (int64_t)s[i] + e[i];
@@ -86,79 +81,112 @@ int zl_segment_meets(const zl_segment *g, const zl_box *b)
            abs64(cz) <= hz + g->len[2];
 }
 
-static zl_fx component(const zl_vec3 *v, int axis)
-{
-    return axis == 0 ? v->x : axis == 1 ? v->y : v->z;
-}
-
 static void fill_hit(const zl_vec3 *start, const zl_vec3 *end, frac t, int axis, int normal,
                      zl_hit *hit)
 {
     int64_t dx = (int64_t)end->x - start->x;
     int64_t dy = (int64_t)end->y - start->y;
     int64_t dz = (int64_t)end->z - start->z;
-    uint32_t length = zl_isqrt64((uint64_t)(dx * dx + dy * dy + dz * dz));
-    hit->t_num = (int32_t)t.num;
-    hit->t_den = (int32_t)t.den;
-    hit->fraction = (zl_fx)div_round(t.num * 65536, t.den);
+    uint32_t length;
+    hit->t_num = t.num;
+    hit->t_den = t.den;
+    hit->axis = (int8_t)axis;
+    hit->normal = (int8_t)normal;
+    if (t.num == 0) {
+        /* Contact at the start (a mover resting on a floor, or inside):
+         * every rounded product of t is exactly zero, no division needed. */
+        hit->fraction = 0;
+        hit->point = *start;
+        hit->distance = 0;
+        return;
+    }
+    length = zl_isqrt64((uint64_t)(dx * dx + dy * dy + dz * dz));
+    hit->fraction = (zl_fx)div_round((int64_t)t.num * 65536, t.den);
     hit->point.x = (zl_fx)(start->x + div_round(dx * t.num, t.den));
     hit->point.y = (zl_fx)(start->y + div_round(dy * t.num, t.den));
     hit->point.z = (zl_fx)(start->z + div_round(dz * t.num, t.den));
     hit->distance = (zl_fx)div_round((int64_t)length * t.num, t.den);
-    hit->axis = (int8_t)axis;
-    hit->normal = (int8_t)normal;
+}
+
+/* The slab method's progress along the segment: the latest entry and the
+ * earliest exit so far, and the face of that entry (axis -1: none yet). */
+typedef struct slabs {
+    frac enter, leave;
+    int axis, normal;
+} slabs;
+
+/* Narrows c by the slab lo < x < hi of one axis; 0 when the segment is
+ * never inside it. In range, every difference stays under 2^30. */
+static int clip_slab(slabs *c, zl_fx s, zl_fx e, zl_fx lo, zl_fx hi, int axis)
+{
+    zl_fx d = e - s;
+    frac en, ex;
+    if (d == 0) {
+        /* Parallel to this slab: inside it for the whole segment, or
+         * never (on the face counts as outside: the box is open). */
+        return s > lo && s < hi;
+    }
+    en.den = ex.den = d > 0 ? d : -d;
+    en.num = d > 0 ? lo - s : s - hi;
+    ex.num = d > 0 ? hi - s : s - lo;
+    /* Strictly later entries win, so an exact corner reports the lowest
+     * axis: the same answer on every platform. */
+    if (c->axis < 0 || frac_less(c->enter, en)) {
+        c->enter = en;
+        c->axis = axis;
+        c->normal = d > 0 ? -1 : 1;
+    }
+    if (frac_less(ex, c->leave))
+        c->leave = ex;
+    return 1;
+}
+
+/* The slab test proper, for coordinates known to be in range. */
+static int ray_box(const zl_vec3 *start, const zl_vec3 *end, const zl_box *box, zl_hit *hit)
+{
+    slabs c;
+    c.enter.num = 0;
+    c.enter.den = 1;
+    c.leave.num = 1; /* the exit starts at the segment's end */
+    c.leave.den = 1;
+    c.axis = -1;
+    c.normal = 0;
+    if (!clip_slab(&c, start->x, end->x, box->min.x, box->max.x, 0) ||
+        !clip_slab(&c, start->y, end->y, box->min.y, box->max.y, 1) ||
+        !clip_slab(&c, start->z, end->z, box->min.z, box->max.z, 2))
+        return 0;
+    /* Inside every open slab at once for some t in [0, 1]: the latest entry
+     * comes strictly before the earliest exit, which is after the start. */
+    if (c.axis >= 0 && !frac_less(c.enter, c.leave))
+        return 0;
+    if (c.leave.num <= 0)
+        return 0;
+    if (c.axis < 0 || c.enter.num < 0) {
+        c.enter.num = 0;
+        c.enter.den = 1;
+        c.axis = -1;
+        c.normal = 0;
+    }
+    fill_hit(start, end, c.enter, c.axis, c.normal, hit);
+    return 1;
 }
 
 int zl_ray_box(const zl_vec3 *start, const zl_vec3 *end, const zl_box *box, zl_hit *hit)
 {
-    frac enter = {0, 1}, leave = {1, 1}; /* leave starts at the segment's end */
-    int has_enter = 0, axis = -1, normal = 0, i;
     ZL_ASSERT(start && end && box && hit);
-    if (!in_range(start) || !in_range(end) || !in_range(&box->min) || !in_range(&box->max))
+    if (!zl_ray_in_range(start) || !zl_ray_in_range(end) || !zl_ray_in_range(&box->min) ||
+        !zl_ray_in_range(&box->max))
         return ZL_ERR_INVALID;
     if (apart(start, end, box))
         return 0;
+    return ray_box(start, end, box, hit);
+}
 
-    for (i = 0; i < 3; i++) {
-        int64_t s = component(start, i), d = (int64_t)component(end, i) - s;
-        int64_t lo = component(&box->min, i), hi = component(&box->max, i);
-        frac en, ex;
-        if (d == 0) {
-            /* Parallel to this slab: inside it for the whole segment, or
-             * never (on the face counts as outside: the box is open). */
-            if (s <= lo || s >= hi)
-                return 0;
-            continue;
-        }
-        en.den = ex.den = d > 0 ? d : -d;
-        en.num = d > 0 ? lo - s : s - hi;
-        ex.num = d > 0 ? hi - s : s - lo;
-        /* Strictly later entries win, so an exact corner reports the
-         * lowest axis: the same answer on every platform. */
-        if (!has_enter || frac_less(enter, en)) {
-            enter = en;
-            axis = i;
-            normal = d > 0 ? -1 : 1;
-            has_enter = 1;
-        }
-        if (frac_less(ex, leave))
-            leave = ex;
-    }
-
-    /* Inside every open slab at once for some t in [0, 1]: the latest entry
-     * comes strictly before the earliest exit, which is after the start. */
-    if (has_enter && !frac_less(enter, leave))
-        return 0;
-    if (leave.num <= 0)
-        return 0;
-    if (!has_enter || enter.num < 0) {
-        enter.num = 0;
-        enter.den = 1;
-        axis = -1;
-        normal = 0;
-    }
-    fill_hit(start, end, enter, axis, normal, hit);
-    return 1;
+int zl_ray_box_unchecked(const zl_vec3 *start, const zl_vec3 *end, const zl_box *box,
+                         zl_hit *hit)
+{
+    ZL_ASSERT(start && end && box && hit);
+    return ray_box(start, end, box, hit);
 }
 
 int zl_hit_nearer(const zl_hit *a, const zl_hit *b)

@@ -11,6 +11,18 @@
  * and the segment length fits a zl_fx. */
 #define ZL_RAY_LIMIT ZL_FX_INT(8192)
 
+/* 1 when every coordinate of v lies strictly inside (-ZL_RAY_LIMIT,
+ * ZL_RAY_LIMIT), the range zl_ray_box accepts, else 0. Inline: sweeps
+ * check their ends before every test. */
+static inline int zl_ray_in_range(const zl_vec3 *v)
+{
+    /* One unsigned compare per coordinate: adding LIMIT - 1 maps the open
+     * range onto [0, 2 LIMIT - 2] and wraps everything else above it. */
+    const uint32_t lift = (uint32_t)ZL_RAY_LIMIT - 1u, span = 2u * lift;
+    return (uint32_t)v->x + lift <= span && (uint32_t)v->y + lift <= span &&
+           (uint32_t)v->z + lift <= span;
+}
+
 /* An axis-aligned box; min <= max on each axis (an inverted box is empty). */
 typedef struct zl_box {
     zl_vec3 min, max;
@@ -42,6 +54,13 @@ typedef struct zl_hit {
  * point is inside. Returns 1 (hit, *hit filled), 0 (miss, *hit untouched),
  * or ZL_ERR_INVALID when a coordinate is outside the supported range. */
 int zl_ray_box(const zl_vec3 *start, const zl_vec3 *end, const zl_box *box, zl_hit *hit);
+
+/* zl_ray_box for a caller that has already made sure (zl_ray_in_range)
+ * that start, end and both corners of the box lie in range: the same
+ * answer and hit without the checks, for inner loops. Out-of-range input
+ * is a programming error here (the arithmetic may overflow). */
+int zl_ray_box_unchecked(const zl_vec3 *start, const zl_vec3 *end, const zl_box *box,
+                         zl_hit *hit);
 
 /* A segment prepared once for many quick box tests (a broadphase): its
  * midpoint and direction doubled, so the tests stay in integers. */

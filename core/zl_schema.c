@@ -53,14 +53,18 @@ static void store_raw(const zl_field *f, void *state, uint32_t raw)
 /* Sign extension by arithmetic on the bits: (raw ^ s) - s maps the top bit
  * to its negative weight without converting an out-of-range unsigned value
  * to a signed type (implementation-defined in C). */
-static int64_t load_value(const zl_field *f, const void *state)
+static int64_t load_value_of(const zl_field *f, uint32_t raw)
 {
-    uint32_t raw = load_raw(f, state);
     int64_t sign;
     if (!is_signed(f))
         return raw;
     sign = (int64_t)1 << (f->size * 8u - 1u);
     return (int64_t)(raw ^ (uint32_t)sign) - sign;
+}
+
+static int64_t load_value(const zl_field *f, const void *state)
+{
+    return load_value_of(f, load_raw(f, state));
 }
 
 static void store_value(const zl_field *f, void *state, int64_t v)
@@ -244,15 +248,45 @@ uint32_t zl_schema_hash(const zl_schema *s, const void *state, int which, uint32
     return hash;
 }
 
+/* decode(encode(v)) on the stored bits, in 32-bit steps: quantising runs
+ * after every predicted command, so it skips the wire codes and the int64
+ * detour. The same results for every valid field (zl_schema_validate). */
+static uint32_t quantized(const zl_field *f, uint32_t raw)
+{
+    unsigned shift;
+    uint32_t half, off;
+    int32_t v;
+    switch (f->kind) {
+    case ZL_FIELD_KIND_FX:
+        shift = step_shift(f);
+        half = shift ? 1u << (shift - 1u) : 0u;
+        v = to_i32(raw); /* FX storage is 4 bytes */
+        v = v < f->min ? f->min : v > f->max ? f->max : v;
+        /* v - min lies in [0, max - min]; max - min is a multiple of the
+         * step below 2^32, so adding half a step cannot wrap. */
+        off = (uint32_t)v - (uint32_t)f->min;
+        return (uint32_t)f->min + ((off + half) >> shift << shift);
+    case ZL_FIELD_KIND_INT:
+        /* The low 32 bits of the clamped value are its storage. */
+        return (uint32_t)clamp64(load_value_of(f, raw), f->min, f->max);
+    case ZL_FIELD_KIND_ANGLE:
+        shift = step_shift(f);
+        half = shift ? 1u << (shift - 1u) : 0u;
+        /* Wrapping round a turn is the 16-bit store. */
+        return (raw + half) >> shift << shift;
+    default:
+        return raw & low_mask(f->bits);
+    }
+}
+
 void zl_schema_quantize(const zl_schema *s, void *state)
 {
-    uint16_t i;
+    const zl_field *f, *end;
     ZL_ASSERT(s && state);
-    for (i = 0; i < s->count; i++) {
-        const zl_field *f = &s->fields[i];
+    /* Bounds read once: the stores below could alias the table. */
+    for (f = s->fields, end = f + s->count; f < end; f++)
         if (selected(f, ZL_SCHEMA_WIRE))
-            store_value(f, state, decode(f, code_of(f, state)));
-    }
+            store_raw(f, state, quantized(f, load_raw(f, state)));
 }
 
 static int64_t interpolate_field(const zl_field *f, int64_t a, int64_t b, zl_fx t)

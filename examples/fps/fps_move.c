@@ -27,18 +27,27 @@ zl_fx fps_msec_to_seconds(uint32_t msec)
     return (zl_fx)((msec * 65536u + 500u) / 1000u);
 }
 
+/* Standing, then crouched. */
+static const zl_box hulls[2] = {
+    {{ZL_FX_INT(-FPS_HALF_WIDTH), ZL_FX_INT(-FPS_HALF_WIDTH), 0},
+     {ZL_FX_INT(FPS_HALF_WIDTH), ZL_FX_INT(FPS_HALF_WIDTH), ZL_FX_INT(FPS_STAND_HEIGHT)}},
+    {{ZL_FX_INT(-FPS_HALF_WIDTH), ZL_FX_INT(-FPS_HALF_WIDTH), 0},
+     {ZL_FX_INT(FPS_HALF_WIDTH), ZL_FX_INT(FPS_HALF_WIDTH), ZL_FX_INT(FPS_CROUCH_HEIGHT)}},
+};
+
+static const zl_box *hull_of(const fps_player *p)
+{
+    return &hulls[(p->flags & FPS_PF_CROUCHED) != 0];
+}
+
 zl_box fps_hull(int crouched)
 {
-    zl_box b;
-    int height = crouched ? FPS_CROUCH_HEIGHT : FPS_STAND_HEIGHT;
-    b.min = zl_vec3_make(ZL_FX_INT(-FPS_HALF_WIDTH), ZL_FX_INT(-FPS_HALF_WIDTH), 0);
-    b.max = zl_vec3_make(ZL_FX_INT(FPS_HALF_WIDTH), ZL_FX_INT(FPS_HALF_WIDTH), ZL_FX_INT(height));
-    return b;
+    return hulls[crouched != 0];
 }
 
 zl_box fps_player_hull(const fps_player *p)
 {
-    return fps_hull((p->flags & FPS_PF_CROUCHED) != 0);
+    return *hull_of(p);
 }
 
 static zl_fx clamp_fx(zl_fx v, zl_fx lo, zl_fx hi)
@@ -58,8 +67,7 @@ static void update_stance(fps_player *p, uint16_t buttons)
     if (buttons & FPS_BUTTON_DUCK) {
         p->flags |= FPS_PF_CROUCHED;
     } else if (p->flags & FPS_PF_CROUCHED) {
-        zl_box standing = fps_hull(0);
-        if (!fps_world_blocked(&p->origin, &standing))
+        if (!fps_world_blocked(&p->origin, &hulls[0]))
             p->flags &= (uint8_t)~FPS_PF_CROUCHED;
     }
 }
@@ -69,14 +77,13 @@ static void update_stance(fps_player *p, uint16_t buttons)
  * walking down gentle slopes of steps keeps contact. */
 static void categorize(fps_player *p)
 {
-    zl_box hull = fps_player_hull(p);
     zl_vec3 below = p->origin;
     zl_hit hit;
     p->flags &= (uint8_t)~FPS_PF_ON_GROUND;
     if (p->velocity.z > JUMPING_SPEED)
         return;
     below.z -= GROUND_PROBE;
-    if (fps_world_sweep(&p->origin, &below, &hull, &hit) == 1 && hit.normal > 0) {
+    if (fps_world_sweep(&p->origin, &below, hull_of(p), &hit) == 1 && hit.normal > 0) {
         p->flags |= FPS_PF_ON_GROUND;
         p->origin = hit.point;
     }
@@ -122,10 +129,10 @@ static void clamp_velocity(fps_player *p)
 
 /* Collide and slide: move, and at each contact drop the velocity into the
  * face (the walls are axis-aligned, so that is one component) and spend
- * the remaining time sliding along it. */
-static void fly_move(fps_player *p, zl_fx dt)
+ * the remaining time sliding along it. Returns the number of contacts. */
+static int fly_move(fps_player *p, zl_fx dt)
 {
-    zl_box hull = fps_player_hull(p);
+    const zl_box *hull = hull_of(p);
     zl_fx time_left = dt;
     int bump;
     for (bump = 0; bump < MAX_BUMPS; bump++) {
@@ -134,7 +141,7 @@ static void fly_move(fps_player *p, zl_fx dt)
         if (p->velocity.x == 0 && p->velocity.y == 0 && p->velocity.z == 0)
             break;
         end = zl_vec3_add(p->origin, zl_vec3_scale(p->velocity, time_left));
-        if (fps_world_sweep(&p->origin, &end, &hull, &hit) != 1) {
+        if (fps_world_sweep(&p->origin, &end, hull, &hit) != 1) {
             p->origin = end;
             break;
         }
@@ -147,6 +154,7 @@ static void fly_move(fps_player *p, zl_fx dt)
         else
             p->velocity.z = 0;
     }
+    return bump;
 }
 
 static int64_t horizontal_dist2(zl_vec3 a, zl_vec3 b)
@@ -160,27 +168,27 @@ static int64_t horizontal_dist2(zl_vec3 a, zl_vec3 b)
  * is what climbs stairs and small ledges without any stair geometry. */
 static void walk_move(fps_player *p, zl_fx dt)
 {
-    zl_box hull = fps_player_hull(p);
+    const zl_box *hull = hull_of(p);
     fps_player down = *p, up = *p;
-    zl_vec3 target = zl_vec3_add(p->origin, zl_vec3_scale(p->velocity, dt));
+    zl_vec3 target;
     zl_hit hit;
 
-    if (fps_world_sweep(&p->origin, &target, &hull, &hit) != 1) {
-        p->origin = target; /* nothing in the way */
+    /* The slide's first sweep is the plain move: nothing in the way, done. */
+    if (fly_move(&down, dt) == 0) {
+        *p = down;
         return;
     }
-    fly_move(&down, dt);
 
     target = up.origin;
     target.z += STEP_HEIGHT;
-    if (fps_world_sweep(&up.origin, &target, &hull, &hit) == 1)
+    if (fps_world_sweep(&up.origin, &target, hull, &hit) == 1)
         target = hit.point;
     up.origin = target;
     fly_move(&up, dt);
     target = up.origin;
     target.z -= STEP_HEIGHT;
     /* Only a floor under the lifted move makes it a step. */
-    if (fps_world_sweep(&up.origin, &target, &hull, &hit) != 1) {
+    if (fps_world_sweep(&up.origin, &target, hull, &hit) != 1) {
         *p = down;
         return;
     }
@@ -206,8 +214,11 @@ static zl_vec3 wish_velocity(const fps_player *p, const zl_usercmd *cmd, zl_fx m
 
 static void footsteps(fps_player *p, uint32_t msec, int emit, zl_events *events)
 {
-    zl_fx speed = zl_vec3_length(zl_vec3_make(p->velocity.x, p->velocity.y, 0));
-    if (!(p->flags & FPS_PF_ON_GROUND) || (p->flags & FPS_PF_CROUCHED) || speed < FOOTSTEP_SPEED) {
+    /* The floored length is below FOOTSTEP_SPEED, a whole number of raw
+     * units, exactly when the squared length is below its square. */
+    int64_t speed2 = horizontal_dist2(p->velocity, zl_vec3_make(0, 0, 0));
+    if (!(p->flags & FPS_PF_ON_GROUND) || (p->flags & FPS_PF_CROUCHED) ||
+        speed2 < (int64_t)FOOTSTEP_SPEED * FOOTSTEP_SPEED) {
         p->step_time = 0; /* the first step after stopping sounds at once */
         return;
     }
