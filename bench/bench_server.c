@@ -128,6 +128,7 @@ static void bots_send(server_bench *b)
     for (k = 0; k < (uint32_t)b->players; k++) {
         bot *t = &b->bots[k];
         zl_bitwriter w;
+        zl_commands_header head = {0, 100000u};
         uint32_t first, seq;
         int n = 0, bytes;
         t->newest++;
@@ -139,7 +140,7 @@ static void bots_send(server_bench *b)
         for (seq = first; seq <= t->newest; seq++)
             make_command(b, k, seq, &run[n++]);
         zl_bitwriter_init(&w, t->packet + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD);
-        zl_bitwriter_bool(&w, 0); /* no full snapshot wanted */
+        zl_commands_header_write(&w, &head); /* no full snapshot wanted */
         zl_cmdstream_write(&w, run, n);
         bytes = zl_bitwriter_finish(&w);
         bytes = zl_link_send(&t->link, ZL_MSG_COMMANDS, t->packet, (size_t)bytes, t->link_id,

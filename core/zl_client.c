@@ -26,6 +26,7 @@ void zl_client_config_default(zl_client_config *c)
     c->resend_us = 100000u;
     c->cmd_backup = 16;
     c->extrapolate_us = 250000u;
+    zl_clock_settings_default(&c->timeline);
     zl_predict_settings_default(&c->predict);
 }
 
@@ -54,7 +55,7 @@ void zl_client_init(zl_client *c, const zl_client_config *config, const zl_game 
     c->layout.players = ZL_MAX_CLIENTS;
     zl_interp_config_init(&c->timeline_config, &timeline_schema);
     zl_interp_reset(&c->timeline);
-    zl_clock_init(&c->clock, NULL);
+    zl_clock_init(&c->clock, &c->config.timeline);
     zl_snapshot_receiver_init(&c->rx);
     for (i = 0; i < ZL_MAX_ENTITIES; i++)
         zl_interp_reset(&c->history[i]);
@@ -165,10 +166,10 @@ static void take_frame(zl_client *c, const zl_snapshot_frame *f, uint32_t execut
 {
     const void *own = zl_snapshot_frame_state(f, c->slot);
     uint64_t time_us = (uint64_t)f->tick * c->tick_us;
-    zl_link_stats ls;
     int e;
-    zl_link_get_stats(&c->link, now_us, &ls);
-    zl_clock_observe(&c->clock, time_us, now_us, ls.rtt_us);
+    zl_clock_observe(&c->clock, time_us, now_us);
+    if (time_us > c->newest_us)
+        c->newest_us = time_us;
     if (own) {
         if (!c->has_player) {
             zl_predict_init(&c->predict, &c->game, &c->config.predict, own);
@@ -270,6 +271,7 @@ static void send_commands(zl_client *c, uint64_t now_us)
 {
     uint8_t packet[ZL_MAX_PACKET];
     zl_usercmd run[ZL_CMDSTREAM_MAX_PER_PACKET];
+    zl_commands_header head;
     zl_bitwriter w;
     uint32_t newest = 0, first, seq;
     int n = 0, bytes;
@@ -283,7 +285,9 @@ static void send_commands(zl_client *c, uint64_t now_us)
             run[n++] = *zl_predict_command_at(&c->predict, seq);
     }
     zl_bitwriter_init(&w, packet + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD);
-    zl_bitwriter_bool(&w, c->rx.need_full);
+    head.need_full = c->rx.need_full;
+    head.view_delay_us = zl_clock_delay(&c->clock);
+    zl_commands_header_write(&w, &head);
     zl_cmdstream_write(&w, run, n);
     bytes = zl_bitwriter_finish(&w);
     if (bytes >= 0)
@@ -315,12 +319,18 @@ void zl_client_update(zl_client *c, uint64_t now_us)
     }
 }
 
-static uint32_t interp_delay_us(const zl_client *c)
+static void interp_settings(const zl_client *c, zl_interp_settings *is)
+{
+    is->interp_us = c->settings.interp_us;
+    is->interp_ratio = c->settings.interp_ratio;
+    is->extrapolate_us = c->config.extrapolate_us;
+}
+
+/* Source's floor: max(cl_interp, ratio / updaterate). */
+static uint32_t interp_floor_us(const zl_client *c)
 {
     zl_interp_settings is;
-    is.interp_us = c->settings.interp_us;
-    is.interp_ratio = c->settings.interp_ratio;
-    is.extrapolate_us = c->config.extrapolate_us;
+    interp_settings(c, &is);
     return zl_interp_delay_us(&is, c->settings.updaterate);
 }
 
@@ -330,11 +340,9 @@ void zl_client_frame(zl_client *c, uint64_t now_us)
     uint64_t render_us;
     int e;
     ZL_ASSERT(c);
-    is.interp_us = c->settings.interp_us;
-    is.interp_ratio = c->settings.interp_ratio;
-    is.extrapolate_us = c->config.extrapolate_us;
-    render_us = zl_interp_render_time(zl_clock_server_time(&c->clock, now_us),
-                                      interp_delay_us(c));
+    interp_settings(c, &is);
+    render_us = zl_clock_render_time(&c->clock, now_us, interp_floor_us(c));
+    c->render_us = render_us;
     {
         timeline_sample ts;
         zl_interp_sample(&c->timeline, &is, render_us, &ts, &c->pick);
@@ -349,6 +357,7 @@ void zl_client_frame(zl_client *c, uint64_t now_us)
          * where the server's rewind to that time will not find it. */
         if (c->drawn[e] && pick.mode == ZL_PICK_HELD && pick.time_a > render_us)
             c->drawn[e] = 0;
+        c->draws += c->drawn[e];
         if (c->drawn[e] && pick.mode == ZL_PICK_EXTRAPOLATED)
             c->extrapolated++;
     }
@@ -388,6 +397,16 @@ const void *zl_client_entity(const zl_client *c, int entity)
     if (entity < 0 || entity >= ZL_MAX_ENTITIES || !c->drawn[entity])
         return NULL;
     return c->view[entity];
+}
+
+uint64_t zl_client_server_time(zl_client *c, uint64_t now_us)
+{
+    zl_link_stats ls;
+    ZL_ASSERT(c);
+    if (!c->newest_us)
+        return 0;
+    zl_link_get_stats(&c->link, now_us, &ls);
+    return zl_clock_snapshot_time(&c->clock, now_us) + ls.rtt_us / 2u;
 }
 
 const zl_snapshot_frame *zl_client_latest(const zl_client *c)
@@ -462,7 +481,10 @@ void zl_client_get_stats(zl_client *c, uint64_t now_us, zl_client_stats *out)
     out->snapshots = c->snapshots;
     out->snapshots_undecodable = c->undecodable;
     out->last_snapshot_bytes = c->last_snapshot_bytes;
-    out->interp_us = interp_delay_us(c);
+    out->interp_us = zl_clock_delay(&c->clock);
+    out->interp_floor_us = interp_floor_us(c);
+    out->behind_us = c->newest_us > c->render_us ? (uint32_t)(c->newest_us - c->render_us) : 0u;
+    out->draws = c->draws;
     out->extrapolated = c->extrapolated;
     out->bad_messages = c->bad_messages;
 }

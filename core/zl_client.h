@@ -32,6 +32,8 @@ typedef struct zl_client_config {
                               ones and those not yet acknowledged
                               (1..ZL_CMDSTREAM_MAX_PER_PACKET, 16) */
     uint32_t extrapolate_us; /* cl_extrapolate_amount (250000) */
+    zl_clock_settings timeline; /* the render timeline: snapshot clock and
+                                   adaptive interpolation delay (adaptive on) */
     zl_predict_settings predict; /* smoothing (origin and teleport fields
                                     come from the game) */
 } zl_client_config;
@@ -42,12 +44,16 @@ void zl_client_config_default(zl_client_config *c);
 typedef struct zl_client_stats {
     zl_link_stats link;        /* ping, jitter, loss both ways, bytes/s */
     zl_predict_stats predict;  /* mispredictions, replays */
-    zl_clock_stats clock;
+    zl_clock_stats clock;      /* the render timeline */
     uint32_t snapshots;        /* decoded */
     uint32_t snapshots_undecodable; /* base frame missing, old or malformed */
     uint32_t last_snapshot_bytes;
-    uint32_t interp_us;        /* the lerp in use */
-    uint32_t extrapolated;     /* entity draws past the newest sample */
+    uint32_t interp_us;        /* the lerp in use (the adaptive delay) */
+    uint32_t interp_floor_us;  /* Source's max(cl_interp, ratio / updaterate) */
+    uint32_t behind_us;        /* last frame: newest snapshot time minus the
+                                  render time (negative: 0, extrapolating) */
+    uint32_t draws;            /* entity draws (one per entity per frame) */
+    uint32_t extrapolated;     /* of those, draws past the entity's newest sample */
     uint32_t bad_messages;
 } zl_client_stats;
 
@@ -71,7 +77,10 @@ typedef struct zl_client {
     zl_client_settings settings; /* as the server clamped them */
     uint64_t next_send_us;
     uint64_t last_heard_us;
-    uint32_t snapshots, undecodable, last_snapshot_bytes, extrapolated, bad_messages;
+    uint32_t snapshots, undecodable, last_snapshot_bytes, bad_messages;
+    uint32_t draws, extrapolated;
+    uint64_t newest_us;          /* server time of the newest snapshot */
+    uint64_t render_us;          /* the last frame's render time */
     zl_interp_config interp_config[2]; /* players, entities */
     zl_interp_pick pick;         /* what the last frame drew, for commands */
     zl_interp_config timeline_config;
@@ -105,10 +114,10 @@ void zl_client_receive(zl_client *c, const zl_addr *from, const void *data, size
  * one is due. Call it every frame. */
 void zl_client_update(zl_client *c, uint64_t now_us);
 
-/* Draws the world for a frame at now_us: the render time (server time
- * estimate minus the interpolation delay) and every other entity's state
- * at it; the pair it used goes into the next commands. Call it once per
- * frame before zl_client_command and zl_client_entity. */
+/* Draws the world for a frame at now_us: the render time (the snapshot
+ * clock minus the interpolation delay, zl_clock.h) and every other entity's
+ * state at it; the pair it used goes into the next commands. Call it once
+ * per frame before zl_client_command and zl_client_entity. */
 void zl_client_frame(zl_client *c, uint64_t now_us);
 
 /* Runs one command of the player's input at once (prediction) and queues
@@ -131,6 +140,11 @@ const void *zl_client_predicted(const zl_client *c);
 /* The state entity `entity` is drawn with this frame, or NULL when it is
  * not in the world (or is the player's own). */
 const void *zl_client_entity(const zl_client *c, int entity);
+
+/* The server's present as estimated at now_us: the snapshot clock plus half
+ * the round trip, microseconds on the server's tick timeline. For display
+ * (a match timer); nothing is drawn or claimed at it. 0 before a snapshot. */
+uint64_t zl_client_server_time(zl_client *c, uint64_t now_us);
 
 /* The newest snapshot frame decoded, or NULL. */
 const zl_snapshot_frame *zl_client_latest(const zl_client *c);

@@ -1,18 +1,26 @@
-/* zl_clock.c - server clock estimation: an outlier-limited average of the
- * sample offsets, and a shown clock that slews towards it at a bounded rate. */
+/* zl_clock.c - the render timeline: an outlier-limited average of snapshot
+ * arrival offsets, a shown clock slewed towards it, and a delay sized from arrivals. */
 #include <string.h>
 
 #include "zl_clock.h"
 
 /* Largest time the clock handles, in microseconds (about 9000 years). */
 #define MAX_TIME_US ((uint64_t)1 << 58)
+/* The need's peak decays by 1/2^NEED_DECAY_SHIFT of its excess per snapshot. */
+#define NEED_DECAY_SHIFT 7
+/* Added to the aim on top of one mean deviation, microseconds. */
+#define DELAY_MARGIN_US 1000
 
-void zl_clock_default_settings(zl_clock_settings *s)
+void zl_clock_settings_default(zl_clock_settings *s)
 {
     ZL_ASSERT(s);
     s->snap_us = ZL_CLOCK_SNAP_US;
     s->max_slew_ppm = ZL_CLOCK_MAX_SLEW_PPM;
     s->settle_us = ZL_CLOCK_SETTLE_US;
+    s->adaptive = 1;
+    s->delay_max_us = ZL_CLOCK_DELAY_MAX_US;
+    s->grow_ppm = ZL_CLOCK_DELAY_GROW_PPM;
+    s->shrink_ppm = ZL_CLOCK_DELAY_SHRINK_PPM;
 }
 
 void zl_clock_init(zl_clock *c, const zl_clock_settings *settings)
@@ -22,10 +30,14 @@ void zl_clock_init(zl_clock *c, const zl_clock_settings *settings)
     if (settings)
         c->set = *settings;
     else
-        zl_clock_default_settings(&c->set);
+        zl_clock_settings_default(&c->set);
     ZL_ASSERT(c->set.snap_us > 0u && c->set.snap_us <= 100000000u);
     ZL_ASSERT(c->set.settle_us > 0u && c->set.settle_us <= 10000000u);
     ZL_ASSERT(c->set.max_slew_ppm < 1000000u);
+    ZL_ASSERT(c->set.delay_max_us <= 10000000u);
+    ZL_ASSERT(c->set.shrink_ppm < 1000000u);
+    /* The render time must keep moving forwards (zl_clock_render_time). */
+    ZL_ASSERT(c->set.grow_ppm + c->set.max_slew_ppm < 1000000u);
 }
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -50,7 +62,27 @@ static void advance(zl_clock *c, uint64_t now_us)
     c->shown_us += clamp64(step, -cap, cap);
 }
 
-void zl_clock_observe(zl_clock *c, uint64_t server_time_us, uint64_t now_us, uint32_t rtt_us)
+/* The arrivals' need: at a snapshot newer than all before it, how far the
+ * snapshot clock had run past the newest time held until now. */
+static void measure_need(zl_clock *c, uint64_t snapshot_time_us, uint64_t now_us)
+{
+    int64_t late;
+    uint32_t need;
+    if (snapshot_time_us <= c->newest_us)
+        return; /* reordered or repeated: the newest held did not change */
+    if (c->newest_us) {
+        late = clamp64((int64_t)now_us + c->shown_us - (int64_t)c->newest_us, 0,
+                       (int64_t)c->set.delay_max_us);
+        need = (uint32_t)late;
+        if (need >= c->need_us)
+            c->need_us = need;
+        else
+            c->need_us -= (c->need_us - need) >> NEED_DECAY_SHIFT;
+    }
+    c->newest_us = snapshot_time_us;
+}
+
+void zl_clock_observe(zl_clock *c, uint64_t snapshot_time_us, uint64_t now_us)
 {
     int64_t sample, err, dev, pull;
     ZL_ASSERT(c);
@@ -58,29 +90,33 @@ void zl_clock_observe(zl_clock *c, uint64_t server_time_us, uint64_t now_us, uin
     c->samples++;
     /* The stamp is received data: clamped, so no wild value can overflow
      * the sums below (x 16 for the average). */
-    if (server_time_us > MAX_TIME_US)
-        server_time_us = MAX_TIME_US;
-    sample = (int64_t)server_time_us + (int64_t)(rtt_us / 2u) - (int64_t)now_us;
+    if (snapshot_time_us > MAX_TIME_US)
+        snapshot_time_us = MAX_TIME_US;
+    sample = (int64_t)snapshot_time_us - (int64_t)now_us;
     if (!c->started) {
         c->started = 1;
         c->last_us = now_us;
         c->shown_us = sample;
         c->estimate_q4 = sample * 16;
+        c->newest_us = snapshot_time_us;
         return;
     }
     err = sample - c->shown_us;
     if (err > (int64_t)c->set.snap_us || err < -(int64_t)c->set.snap_us) {
         /* Far samples stay out of the average: one is likely a freak delay,
-         * several in a row a new clock, which we jump to. */
+         * several in a row a new clock, which we jump to, forgetting what
+         * the old one said about snapshot times. */
         if (++c->far < ZL_CLOCK_SNAP_SAMPLES)
             return;
         c->far = 0;
         c->snaps++;
         c->shown_us = sample;
         c->estimate_q4 = sample * 16;
+        c->newest_us = snapshot_time_us;
         return;
     }
     c->far = 0;
+    measure_need(c, snapshot_time_us, now_us);
     dev = sample - c->estimate_q4 / 16;
     pull = 4 * (int64_t)(c->jitter_q4 / 16u) + 1000;
     c->estimate_q4 += clamp64(dev, -pull, pull);
@@ -89,7 +125,7 @@ void zl_clock_observe(zl_clock *c, uint64_t server_time_us, uint64_t now_us, uin
     c->jitter_q4 = c->jitter_q4 - c->jitter_q4 / 16u + (uint32_t)dev;
 }
 
-uint64_t zl_clock_server_time(zl_clock *c, uint64_t now_us)
+uint64_t zl_clock_snapshot_time(zl_clock *c, uint64_t now_us)
 {
     int64_t t;
     ZL_ASSERT(c);
@@ -100,6 +136,47 @@ uint64_t zl_clock_server_time(zl_clock *c, uint64_t now_us)
     return t > 0 ? (uint64_t)t : 0u;
 }
 
+/* The delay the clock aims at: the floor, or what arrivals need. */
+static int64_t delay_aim(const zl_clock *c, uint32_t floor_us)
+{
+    int64_t aim = 0;
+    if (c->set.adaptive) {
+        aim = (int64_t)c->need_us + (int64_t)(c->jitter_q4 / 16u) + DELAY_MARGIN_US;
+        if (aim > (int64_t)c->set.delay_max_us)
+            aim = (int64_t)c->set.delay_max_us;
+    }
+    return aim > (int64_t)floor_us ? aim : (int64_t)floor_us;
+}
+
+uint64_t zl_clock_render_time(zl_clock *c, uint64_t now_us, uint32_t floor_us)
+{
+    uint64_t snapshot_us = zl_clock_snapshot_time(c, now_us);
+    int64_t aim = delay_aim(c, floor_us);
+    if (!c->delay_started) {
+        c->delay_started = 1;
+        c->delay_us = aim;
+    } else if (now_us > c->delay_last_us) {
+        /* Growth is below dt and the snapshot clock moves by more than
+         * dt x (1 - max_slew), so the render time keeps moving forwards as
+         * long as grow_ppm + max_slew_ppm < 10^6 (the defaults: 15%). */
+        int64_t dt = (int64_t)(now_us - c->delay_last_us);
+        if (dt > 10000000)
+            dt = 10000000; /* keeps the products small; any longer gap is all due */
+        if (aim > c->delay_us)
+            c->delay_us += clamp64(aim - c->delay_us, 0, dt * (int64_t)c->set.grow_ppm / 1000000);
+        else
+            c->delay_us -= clamp64(c->delay_us - aim, 0, dt * (int64_t)c->set.shrink_ppm / 1000000);
+    }
+    c->delay_last_us = now_us;
+    return snapshot_us > (uint64_t)c->delay_us ? snapshot_us - (uint64_t)c->delay_us : 0u;
+}
+
+uint32_t zl_clock_delay(const zl_clock *c)
+{
+    ZL_ASSERT(c);
+    return (uint32_t)c->delay_us;
+}
+
 void zl_clock_get_stats(const zl_clock *c, zl_clock_stats *out)
 {
     ZL_ASSERT(c && out);
@@ -107,4 +184,6 @@ void zl_clock_get_stats(const zl_clock *c, zl_clock_stats *out)
     out->snaps = c->snaps;
     out->error_us = (int32_t)clamp64(c->estimate_q4 / 16 - c->shown_us, INT32_MIN, INT32_MAX);
     out->jitter_us = c->jitter_q4 / 16u;
+    out->need_us = c->need_us;
+    out->delay_us = (uint32_t)c->delay_us;
 }

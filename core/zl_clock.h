@@ -1,5 +1,5 @@
-/* zl_clock.h - the client's estimate of the server's clock: filtered from
- * snapshot time stamps and the round trip, steered smoothly, snapped on large errors. */
+/* zl_clock.h - the client's render timeline: the server time of the snapshots
+ * as they arrive, filtered and steered, and the interpolation delay behind it. */
 #ifndef ZL_CLOCK_H
 #define ZL_CLOCK_H
 
@@ -15,32 +15,67 @@
 #ifndef ZL_CLOCK_SETTLE_US
 #define ZL_CLOCK_SETTLE_US 250000u
 #endif
+#ifndef ZL_CLOCK_DELAY_MAX_US
+#define ZL_CLOCK_DELAY_MAX_US 500000u
+#endif
+#ifndef ZL_CLOCK_DELAY_GROW_PPM
+#define ZL_CLOCK_DELAY_GROW_PPM 100000u
+#endif
+#ifndef ZL_CLOCK_DELAY_SHRINK_PPM
+#define ZL_CLOCK_DELAY_SHRINK_PPM 10000u
+#endif
 /* Consecutive samples beyond the snap threshold that make the clock jump:
  * fewer would let one badly delayed packet throw the clock around. */
 #ifndef ZL_CLOCK_SNAP_SAMPLES
 #define ZL_CLOCK_SNAP_SAMPLES 3
 #endif
 
-/* The model. A snapshot stamped with server time S (microseconds, the
- * server's clock) that arrives at local time T, on a link whose round trip
- * is R, says that at T the server's clock reads about S + R / 2 (the
- * one-way delay taken as half the round trip). The sample's offset
- * S + R/2 - T is smoothed over about 16 snapshots (an average: under
- * symmetric jitter it is unbiased, where keeping the least-delayed sample
- * would be early by the jitter), each sample's pull limited to four mean
- * deviations so one late packet barely moves it. What the clock shows is
- * steered towards that estimate: its rate differs from the local clock's
+/* The model (Source's): two clocks, never confused.
+ *
+ * The *snapshot clock* reads the server time of the snapshots arriving now.
+ * A snapshot stamped with server time S that arrives at local time T gives
+ * the sample S - T; the samples are averaged over about 16 snapshots (under
+ * symmetric jitter the average is unbiased, where keeping the least-delayed
+ * sample would run early by the jitter), each sample's pull limited to four
+ * mean deviations so one late packet barely moves it. What the clock shows
+ * is steered towards that average: its rate differs from the local clock's
  * by error / settle_us, at most max_slew_ppm, so it never jumps and never
  * runs backwards. When ZL_CLOCK_SNAP_SAMPLES samples in a row differ from
- * what it shows by more than snap_us (the server restarted, the local
- * clock jumped), it jumps to the newest sample, forwards or backwards,
- * and counts a snap. The first sample also sets the clock at once. */
+ * what it shows by more than snap_us (the server restarted, the local clock
+ * jumped), it jumps to the newest sample and counts a snap. The first sample
+ * sets it at once. No round trip enters it: at any latency, the newest
+ * snapshot held is about as old as the snapshot clock's reading.
+ *
+ * The *render time* is the snapshot clock minus the interpolation delay:
+ * other entities are drawn there, between two snapshots already received,
+ * whatever the latency. The delay is never below the floor the caller gives
+ * (Source's max(cl_interp, ratio / updaterate)). With `adaptive` on, it also
+ * covers what the arrivals need: at each snapshot newer than every one
+ * before, the snapshot clock's reading minus the newest time held until
+ * then is how far behind the render time had to be for that moment not to
+ * run past the snapshots (one snapshot interval on a quiet link; more with
+ * jitter, late packets and lost snapshots). The delay aims at the peak of
+ * those needs, plus a margin of one mean deviation and 1 ms; the peak
+ * follows a larger need at once and decays towards the recent needs over
+ * about 128 snapshots. The delay moves towards its aim by slewing the render
+ * clock (at most grow_ppm slower or shrink_ppm faster than local time), so
+ * it grows quickly when snapshots start arriving late, shrinks slowly, and
+ * the render time never jumps or runs backwards. The server's *present*,
+ * for display, is the snapshot clock plus half the round trip: the caller
+ * adds it (zl_client does). */
 
 /* Run-time settings of a clock. */
 typedef struct zl_clock_settings {
     uint32_t snap_us;      /* error that makes the clock jump (1 .. 10^8) */
     uint32_t max_slew_ppm; /* steering bound, parts per million (< 1000000) */
     uint32_t settle_us;    /* an error shrinks by ~63 % in this time (1 .. 10^7) */
+    uint8_t adaptive;      /* 1: the delay also covers what arrivals need (1) */
+    uint32_t delay_max_us; /* the adaptive delay's ceiling (500000; at most 10^7);
+                              a floor above it still applies */
+    uint32_t grow_ppm;     /* fastest growth of the delay, per local time
+                              (100000: the render clock runs at 0.9);
+                              grow_ppm + max_slew_ppm < 1000000 */
+    uint32_t shrink_ppm;   /* fastest shrinking (10000: at 1.01; < 1000000) */
 } zl_clock_settings;
 
 /* Measurements of a clock (zl_clock_get_stats). */
@@ -50,6 +85,8 @@ typedef struct zl_clock_stats {
     int32_t error_us;  /* estimate minus what the clock shows (what is left
                           to steer), clamped to the int32 range */
     uint32_t jitter_us; /* smoothed mean deviation of samples from the estimate */
+    uint32_t need_us;  /* the arrivals' need (decaying peak), before margin */
+    uint32_t delay_us; /* the interpolation delay in use */
 } zl_clock_stats;
 
 /* A clock. Caller-owned (client state); every field is private. */
@@ -57,33 +94,49 @@ typedef struct zl_clock {
     zl_clock_settings set;
     uint8_t started;
     uint8_t far;            /* consecutive samples beyond snap_us */
+    uint8_t delay_started;  /* delay_us holds a value */
     uint64_t last_us;       /* local time the shown offset is valid for */
-    int64_t shown_us;       /* shown server time minus local time */
+    int64_t shown_us;       /* shown snapshot time minus local time */
     int64_t estimate_q4;    /* smoothed sample offset, x 16 */
     uint32_t jitter_q4;     /* smoothed mean deviation, x 16 */
+    uint64_t newest_us;     /* newest snapshot time observed */
+    uint32_t need_us;       /* decaying peak of the arrivals' need */
+    uint64_t delay_last_us; /* local time delay_us is valid for */
+    int64_t delay_us;       /* the delay in use */
     uint32_t samples, snaps;
 } zl_clock;
 
 /* Fills *s with the defaults (ZL_CLOCK_* above). */
-void zl_clock_default_settings(zl_clock_settings *s);
+void zl_clock_settings_default(zl_clock_settings *s);
 
 /* Starts a clock with no sample. settings: NULL for the defaults, else
  * copied (out of its documented ranges: programmer error). */
 void zl_clock_init(zl_clock *c, const zl_clock_settings *settings);
 
-/* Feeds one sample: a packet stamped server_time_us (the server's clock at
- * sending) arrived at now_us (our clock, microseconds), on a link whose
- * smoothed round trip is rtt_us (0 before one is known: the delay then
- * counts as none). now_us is below 2^58 and never decreases from call to
- * call (of either function). Any stamp is accepted (above 2^58 it is
- * clamped): a wild one is data, filtered or snapped to, never a crash. */
-void zl_clock_observe(zl_clock *c, uint64_t server_time_us, uint64_t now_us, uint32_t rtt_us);
+/* Feeds one sample: a snapshot stamped snapshot_time_us (the server's clock
+ * at sending) arrived at now_us (our clock, microseconds). now_us is below
+ * 2^58 and never decreases from call to call (of any function here). Any
+ * stamp is accepted (above 2^58 it is clamped): a wild one is data,
+ * filtered or snapped to, never a crash. */
+void zl_clock_observe(zl_clock *c, uint64_t snapshot_time_us, uint64_t now_us);
 
-/* The server's clock as we believe it reads at now_us, in microseconds.
+/* The server time of the snapshots arriving at now_us, in microseconds.
  * Between snaps it never decreases as now_us does not, and it moves at
  * 1 +- max_slew_ppm of local time. Before the first sample it is now_us
  * itself (check zl_clock_get_stats samples). Never below 0. */
-uint64_t zl_clock_server_time(zl_clock *c, uint64_t now_us);
+uint64_t zl_clock_snapshot_time(zl_clock *c, uint64_t now_us);
+
+/* The time to draw other entities at, at now_us: the snapshot clock minus
+ * the delay (see the model), or 0 while that is negative. floor_us is the
+ * smallest delay (the caller's interpolation setting; it may change from
+ * call to call: the delay slews to a new floor too, except at the first
+ * call, which starts at max(floor, need)). Between snaps it never decreases
+ * as now_us does not. */
+uint64_t zl_clock_render_time(zl_clock *c, uint64_t now_us, uint32_t floor_us);
+
+/* The delay in use at the last zl_clock_render_time, microseconds (0 before
+ * the first). */
+uint32_t zl_clock_delay(const zl_clock *c);
 
 /* Copies the counters and measurements into *out. */
 void zl_clock_get_stats(const zl_clock *c, zl_clock_stats *out);

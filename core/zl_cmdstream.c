@@ -11,6 +11,24 @@
 
 /* ---- The wire ---- */
 
+int zl_commands_header_write(zl_bitwriter *w, const zl_commands_header *h)
+{
+    uint32_t delay = h->view_delay_us / ZL_VIEW_DELAY_UNIT_US;
+    const uint32_t most = (1u << ZL_VIEW_DELAY_BITS) - 1u;
+    ZL_ASSERT(w && h);
+    zl_bitwriter_bool(w, h->need_full);
+    zl_bitwriter_bits(w, delay < most ? delay : most, ZL_VIEW_DELAY_BITS);
+    return w->error ? w->error : 1 + ZL_VIEW_DELAY_BITS;
+}
+
+int zl_commands_header_read(zl_bitreader *r, zl_commands_header *h)
+{
+    ZL_ASSERT(r && h);
+    h->need_full = (uint8_t)zl_bitreader_bool(r);
+    h->view_delay_us = zl_bitreader_bits(r, ZL_VIEW_DELAY_BITS) * ZL_VIEW_DELAY_UNIT_US;
+    return r->error;
+}
+
 int zl_cmdstream_write(zl_bitwriter *w, const zl_usercmd *cmds, int count)
 {
     uint32_t start;

@@ -44,6 +44,29 @@ ZL_STATIC_ASSERT(ZL_CMDSTREAM_MAX_PER_PACKET >= 1 && ZL_CMDSTREAM_MAX_PER_PACKET
                  zl_cmdstream_max_per_packet);
 ZL_STATIC_ASSERT(ZL_CMDBUF_CAPACITY >= 2 && ZL_CMDBUF_CAPACITY <= 4096, zl_cmdbuf_capacity);
 
+/* ---- The wire: the commands message's header ----
+ * Before the run, a command packet says two things about its client:
+ * whether it lost its snapshot baseline (1 bit), and how far behind its
+ * snapshot clock it draws the other players (its interpolation delay in
+ * use, ZL_VIEW_DELAY_BITS in units of ZL_VIEW_DELAY_UNIT_US): the server
+ * needs the delay to estimate that client's view time for lag compensation,
+ * and an adaptive client changes it as its link changes. */
+#define ZL_VIEW_DELAY_UNIT_US 32u
+#define ZL_VIEW_DELAY_BITS 16
+
+typedef struct zl_commands_header {
+    uint8_t need_full;      /* 1: send a full snapshot (no baseline held) */
+    uint32_t view_delay_us; /* the client's interpolation delay in use */
+} zl_commands_header;
+
+/* Writes h; a delay above what the field holds (about 2.1 s) is sent as
+ * the largest. Returns the writer's sticky error or the bits written. */
+int zl_commands_header_write(zl_bitwriter *w, const zl_commands_header *h);
+
+/* Reads a header into *h (the delay rounded down to the unit). ZL_OK, or
+ * the reader's sticky ZL_ERR_OVERFLOW (*h then garbage). */
+int zl_commands_header_read(zl_bitreader *r, zl_commands_header *h);
+
 /* ---- The wire: a run of consecutive commands ----
  * Layout: the count (0..ZL_CMDSTREAM_MAX_PER_PACKET, 6 bits by default);
  * when it is not 0, the low 16 bits of the first command's sequence, then

@@ -26,11 +26,6 @@ uint32_t zl_interp_delay_us(const zl_interp_settings *s, uint32_t updaterate)
     return ratio_us > s->interp_us ? (uint32_t)ratio_us : s->interp_us;
 }
 
-uint64_t zl_interp_render_time(uint64_t server_now_us, uint32_t delay_us)
-{
-    return server_now_us > delay_us ? server_now_us - delay_us : 0;
-}
-
 void zl_interp_config_init(zl_interp_config *c, const zl_schema *schema)
 {
     ZL_ASSERT(c && schema);

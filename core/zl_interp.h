@@ -32,10 +32,6 @@ void zl_interp_settings_default(zl_interp_settings *s);
  * above UINT32_MAX saturate. */
 uint32_t zl_interp_delay_us(const zl_interp_settings *s, uint32_t updaterate);
 
-/* The time to draw other entities at: server_now_us - delay_us, or 0 when
- * that would be negative (the first moments of a connection). */
-uint64_t zl_interp_render_time(uint64_t server_now_us, uint32_t delay_us);
-
 /* How an entity's states are read. Build it with zl_interp_config_init,
  * then set the field indices the game has. */
 typedef struct zl_interp_config {

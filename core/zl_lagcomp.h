@@ -164,11 +164,13 @@ void zl_lagcomp_record(zl_lagcomp *lc, uint32_t tick, const void *players, const
 /* The target time of a command that fires a lag-compensated weapon.
  * claimed = the time of cmd's render_tick + render_span * render_frac
  * (render_span ignored when render_frac is 0). estimate = present -
- * latency_us - interp_us: interp_us is the client's interpolation delay,
- * latency_us how much older than that the drawing is when the command
- * runs (the command's trip and buffering when the client's clock tracks
- * the server's present; the round trip when it counts from the newest
- * snapshot received). Both in microseconds.
+ * latency_us - interp_us, the server's own estimate of the client's view
+ * time (Source compares tick_count so): interp_us is the client's
+ * interpolation delay in use, latency_us how much older than that the
+ * drawing is when the command runs. A client that draws behind its
+ * snapshot clock (zl_clock.h) drew a round trip behind the present, plus
+ * the time the command waited in the input buffer: zl_server passes that.
+ * Both in microseconds.
  *  - A claim within trust_window_us of the estimate is trusted: the
  *    command's own pair and fraction are used, so the client's drawing is
  *    rebuilt exactly. Otherwise the estimate is used (counted in untrusted).

@@ -37,13 +37,19 @@ static void *player_at(zl_server *s, int slot)
     return (uint8_t *)s->players + (size_t)slot * s->game.player_schema->size;
 }
 
-static uint32_t interp_delay_us(const zl_client_settings *cs)
+/* The view delay a client reports, within what its settings could ask for:
+ * the server's largest cl_interp, or its own ratio / updaterate floor when
+ * that is larger. A client that reports more is not believed beyond it. */
+static uint32_t view_delay_cap(const zl_server *s, const zl_server_slot *c, uint32_t reported_us)
 {
     zl_interp_settings is;
+    uint32_t floor_us, cap_us;
     zl_interp_settings_default(&is);
-    is.interp_us = cs->interp_us;
-    is.interp_ratio = cs->interp_ratio;
-    return zl_interp_delay_us(&is, cs->updaterate);
+    is.interp_us = c->settings.interp_us;
+    is.interp_ratio = c->settings.interp_ratio;
+    floor_us = zl_interp_delay_us(&is, c->settings.updaterate);
+    cap_us = s->config.limits.interp_us_max > floor_us ? s->config.limits.interp_us_max : floor_us;
+    return reported_us < cap_us ? reported_us : cap_us;
 }
 
 
@@ -283,19 +289,22 @@ static void on_response(zl_server *s, const zl_addr *from, const uint8_t *payloa
     send_accept(s, slot);
 }
 
-static void on_commands(zl_server_slot *c, const uint8_t *payload, size_t len, uint64_t now_us)
+static void on_commands(zl_server *s, zl_server_slot *c, const uint8_t *payload, size_t len,
+                        uint64_t now_us)
 {
     zl_usercmd cmds[ZL_CMDSTREAM_MAX_PER_PACKET];
+    zl_commands_header head;
     zl_bitreader r;
     int n;
     zl_bitreader_init(&r, payload, len);
-    if (zl_bitreader_bool(&r))
-        c->full_requested = 1;
+    zl_commands_header_read(&r, &head);
     n = zl_cmdstream_read(&r, zl_cmdbuf_newest(&c->commands), cmds, ZL_CMDSTREAM_MAX_PER_PACKET);
     if (n < 0) {
         c->bad_messages++;
         return;
     }
+    c->full_requested |= head.need_full;
+    c->view_delay_us = view_delay_cap(s, c, head.view_delay_us);
     zl_cmdbuf_push(&c->commands, cmds, n, now_us);
 }
 
@@ -335,7 +344,7 @@ static void on_linked(zl_server *s, int slot, const uint8_t *packet, size_t len,
     payload_len = len - (size_t)at;
     switch (h.type) {
     case ZL_MSG_COMMANDS:
-        on_commands(c, payload, payload_len, now_us);
+        on_commands(s, c, payload, payload_len, now_us);
         break;
     case ZL_MSG_KEEPALIVE:
         break;
@@ -434,11 +443,12 @@ static void time_shots(shot_context *sc)
     }
     zl_link_get_stats(&c->link, c->last_heard_us, &ls);
     zl_cmdbuf_get_stats(&c->commands, &cs);
-    /* The command reached us half a round trip after it was sampled and
-     * then waited in the input buffer. A refused claim leaves the present
-     * in `when`. */
-    zl_lagcomp_target(&s->lagcomp, sc->cmd, ls.rtt_us / 2u + cs.depth_us,
-                      interp_delay_us(&c->settings), &sc->when);
+    /* The client drew a round trip behind the present (its snapshot clock
+     * lags by the way down, its command took the way up), plus the time
+     * the command waited in the input buffer, plus its interpolation
+     * delay. A refused claim leaves the present in `when`. */
+    zl_lagcomp_target(&s->lagcomp, sc->cmd, ls.rtt_us + cs.depth_us, c->view_delay_us,
+                      &sc->when);
     flags = sc->when.flags;
     c->rewinds++;
     c->rewinds_untrusted += (uint32_t)((flags & ZL_LAGCOMP_FALLBACK) != 0);

@@ -124,6 +124,7 @@ typedef struct zl_server_slot {
     uint64_t nonce;
     uint32_t link_id;        /* protocol id of this connection's link */
     zl_client_settings settings;
+    uint32_t view_delay_us;  /* the interpolation delay the client reports */
     uint64_t last_heard_us;
     uint64_t next_snapshot_us;
     int64_t rate_credit;     /* bytes the rate still allows */

@@ -26,6 +26,7 @@
     X(cmdstream)         \
     X(clock)             \
     X(match)             \
+    X(latency)           \
     X(soak)              \
     X(cheats)            \
     X(slip)              \

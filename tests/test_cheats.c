@@ -117,20 +117,21 @@ static void rewrite_commands(zl_sim *sim, int i, uint8_t *data, size_t len)
     zl_packet_header h;
     zl_bitreader r;
     zl_bitwriter w;
-    int at = open_own(sim, i, data, len, &h), n, k, full;
+    zl_commands_header head;
+    int at = open_own(sim, i, data, len, &h), n, k;
     if (at < 0 || h.type != ZL_MSG_COMMANDS) {
         zl_sim_deliver(sim, i, data, len);
         return;
     }
     zl_bitreader_init(&r, data + at, len - (size_t)at);
-    full = zl_bitreader_bool(&r);
+    ZL_CHECK_EQ(zl_commands_header_read(&r, &head), ZL_OK);
     n = zl_cmdstream_read(&r, zl_predict_newest(&sim->c[i].client.predict), cmds,
                           ZL_CMDSTREAM_MAX_PER_PACKET);
     ZL_CHECK(n >= 0);
     for (k = 0; k < n; k++)
         rewrite_command(&cmds[k]);
     zl_bitwriter_init(&w, out + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD);
-    zl_bitwriter_bool(&w, full);
+    zl_commands_header_write(&w, &head);
     ZL_CHECK(zl_cmdstream_write(&w, cmds, n < 0 ? 0 : n) >= 0);
     seal_and_deliver(sim, i, out, zl_bitwriter_finish(&w), &h);
 }
@@ -145,9 +146,10 @@ static int hostile_run(uint8_t *payload, uint32_t sequence, const char *field, u
     const zl_schema *s = &zl_usercmd_schema;
     int index = zl_schema_find(s, field), k;
     const zl_field *f = &s->fields[index];
+    zl_commands_header head = {0, 100000u};
     zl_bitwriter w;
     zl_bitwriter_init(&w, payload, ZL_PACKET_MAX_PAYLOAD);
-    zl_bitwriter_bool(&w, 0); /* no full snapshot asked for */
+    zl_commands_header_write(&w, &head);
     zl_bitwriter_ranged(&w, 1, 0, ZL_CMDSTREAM_MAX_PER_PACKET);
     zl_bitwriter_bits(&w, sequence & 0xFFFFu, 16);
     zl_bitwriter_bool(&w, 1);

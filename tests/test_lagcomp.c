@@ -867,8 +867,7 @@ static void sc_client_frame(sc_client *cl, int k, uint64_t now_us)
     /* The client's estimate of the server's clock is off by up to 1 ms:
      * draws then fall at every fraction of a tick. */
     now_us -= (uint64_t)zl_test_rng_range(&sc.rng, 0, 999);
-    render_us = zl_interp_render_time(now_us > sc.one_way_us ? now_us - sc.one_way_us : 0,
-                                      zl_interp_delay_us(&sc.interp, 62u));
+    render_us = now_us - sc.one_way_us - zl_interp_delay_us(&sc.interp, 62u);
     for (i = 0; i < SC_PLAYERS; i++) {
         zl_hitbox hb[2];
         int n;

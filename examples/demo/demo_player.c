@@ -120,6 +120,8 @@ void demo_player_net(demo_player *p, uint64_t now_us, demo_rec_net *r)
     r->bytes_in = st.link.bytes_in_per_s;
     r->bytes_out = st.link.bytes_out_per_s;
     r->interp_us = st.interp_us;
+    r->behind_us = st.behind_us;
+    r->draws = st.draws;
     r->mispredicted = st.predict.mispredicted;
     r->mispredicted_dead = p->mispredicted_dead;
     r->mispredicted_hurt = p->mispredicted_hurt;

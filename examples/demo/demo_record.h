@@ -87,7 +87,10 @@ typedef struct demo_rec_hello {
 typedef struct demo_rec_net {
     uint32_t time_ms;
     uint32_t rtt_us, jitter_us, loss_in_q16, loss_out_q16;
-    uint32_t bytes_in, bytes_out, interp_us;
+    uint32_t bytes_in, bytes_out;
+    uint32_t interp_us;  /* the interpolation delay in use (adaptive) */
+    uint32_t behind_us;  /* newest snapshot time minus the render time */
+    uint32_t draws;      /* entity draws so far (extrapolated: of those) */
     uint32_t mispredicted, reconciled, snapshots, snapshot_bytes;
     uint32_t mispredicted_dead; /* of mispredicted: while the player was dead */
     uint32_t mispredicted_hurt; /* of mispredicted: damage taken */

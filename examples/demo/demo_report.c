@@ -81,18 +81,30 @@ void demo_report_graph(FILE *f, const demo_match *m, uint32_t now_ms, int in_pla
 }
 
 /* The mean of one uint32 field of a bot's net samples after the first
- * second (the connection settling), or of all when the run was shorter. */
+ * second (the connection settling), or of all when the run was shorter;
+ * samples from before its first snapshot are left out. */
 static double mean(const demo_bot_view *b, size_t offset)
 {
     uint32_t i, first = b->samples > 20u ? 10u : 0u, n = 0;
     double sum = 0;
     for (i = first; i < b->samples; i++) {
         uint32_t v;
+        if (!b->sample[i].snapshots)
+            continue; /* still connecting: nothing measured yet */
         memcpy(&v, (const uint8_t *)&b->sample[i] + offset, sizeof v);
         sum += v;
         n++;
     }
     return n ? sum / n : 0.0;
+}
+
+/* Draws and extrapolated draws of one bot after its first second (the
+ * samples mean() skips). */
+static void draws_counted(const demo_bot_view *b, uint32_t *draws, uint32_t *extrapolated)
+{
+    const demo_rec_net *first = b->samples > 20u ? &b->sample[10] : NULL;
+    *draws = b->net.draws - (first ? first->draws : 0u);
+    *extrapolated = b->net.extrapolated - (first ? first->extrapolated : 0u);
 }
 
 /* Agreement as a column: a percentage, or a dash with nothing judged. */
@@ -108,8 +120,9 @@ static const char *agreement(const demo_tally *t)
 #define MEAN(b, field) mean(b, offsetof(demo_rec_net, field))
 
 typedef struct totals {
-    double ping, jitter, loss_in, loss_out, bytes_in, bytes_out;
+    double ping, jitter, loss_in, loss_out, bytes_in, bytes_out, lerp, behind;
     uint32_t bots, choked, snapshots, mispredicted, reconciled, dead, hurt;
+    uint32_t draws, extrapolated;
 } totals;
 
 static void print_bot(FILE *f, const demo_match *m, uint32_t i, totals *t)
@@ -117,19 +130,21 @@ static void print_bot(FILE *f, const demo_match *m, uint32_t i, totals *t)
     const demo_bot_view *b = &m->bot[i];
     const demo_rec_net *n = &b->net;
     demo_tally tl;
-    uint32_t sent = b->server.snapshots + b->server.choked;
+    uint32_t sent = b->server.snapshots + b->server.choked, draws, extrapolated;
     if (b->slot < 0) {
         fprintf(f, "%-7s never connected\n", bot_name(i));
         return;
     }
     demo_match_tally(m, b->slot, &tl);
-    fprintf(f, "%-7s %4ld %s %s %s%%/%s%% %s%% %s %s %5lu/%-5lu %6lu %6lu %6lu %s\n",
+    draws_counted(b, &draws, &extrapolated);
+    fprintf(f, "%-7s %4ld %s %s %s%%/%s%% %s%% %s %s %s %s %s%% %5lu/%-5lu %6lu %6lu %6lu %s\n",
             bot_name(i), (long)b->slot, fixed(MEAN(b, rtt_us) / 1000.0, 5, 0),
             fixed(MEAN(b, jitter_us) / 1000.0, 6, 1),
             fixed(q16_pct((uint32_t)MEAN(b, loss_in_q16)), 5, 1),
             fixed(q16_pct((uint32_t)MEAN(b, loss_out_q16)), 5, 1),
             fixed(pct(b->server.choked, sent), 5, 1), fixed(MEAN(b, bytes_in), 7, 0),
-            fixed(MEAN(b, bytes_out), 7, 0),
+            fixed(MEAN(b, bytes_out), 7, 0), fixed(MEAN(b, interp_us) / 1000.0, 5, 0),
+            fixed(MEAN(b, behind_us) / 1000.0, 6, 0), fixed(pct(extrapolated, draws), 5, 1),
             (unsigned long)n->mispredicted, (unsigned long)n->reconciled,
             (unsigned long)tl.shots, (unsigned long)tl.client_hits, (unsigned long)tl.server_hits,
             agreement(&tl));
@@ -140,6 +155,10 @@ static void print_bot(FILE *f, const demo_match *m, uint32_t i, totals *t)
     t->loss_out += q16_pct((uint32_t)MEAN(b, loss_out_q16));
     t->bytes_in += MEAN(b, bytes_in);
     t->bytes_out += MEAN(b, bytes_out);
+    t->lerp += MEAN(b, interp_us) / 1000.0;
+    t->behind += MEAN(b, behind_us) / 1000.0;
+    t->draws += draws;
+    t->extrapolated += extrapolated;
     t->choked += b->server.choked;
     t->snapshots += sent;
     t->mispredicted += n->mispredicted;
@@ -208,22 +227,26 @@ void demo_report_final(FILE *f, const demo_match *m, const char *hits_svg,
     if (m->interrupted)
         fprintf(f, "Stopped by Ctrl-C after %s s: every program said goodbye.\n\n",
                 fixed((m->end_ms - m->start_ms) / 1000.0, 0, 1));
-    fprintf(f, "%-7s %4s %5s %6s %13s %6s %7s %7s %11s %6s %6s %6s %7s\n", "client", "slot",
-            "ping", "jitter", "loss in/out", "choke", "in B/s", "out B/s", "mispredict",
-            "shots", "c-hits", "s-hits", "agree");
+    fprintf(f, "%-7s %4s %5s %6s %13s %6s %7s %7s %5s %6s %6s %11s %6s %6s %6s %7s\n",
+            "client", "slot", "ping", "jitter", "loss in/out", "choke", "in B/s", "out B/s",
+            "lerp", "behind", "extrap", "mispredict", "shots", "c-hits", "s-hits", "agree");
     for (i = 0; i < s->bots; i++)
         print_bot(f, m, i, &t);
     demo_match_tally(m, -1, &all);
     if (t.bots)
-        fprintf(f, "%-7s %4s %s %s %s%%/%s%% %s%% %s %s %5lu/%-5lu %6lu %6lu %6lu %s\n",
+        fprintf(f, "%-7s %4s %s %s %s%%/%s%% %s%% %s %s %s %s %s%% %5lu/%-5lu %6lu %6lu %6lu %s\n",
                 "overall", "", fixed(t.ping / t.bots, 5, 0), fixed(t.jitter / t.bots, 6, 1),
                 fixed(t.loss_in / t.bots, 5, 1), fixed(t.loss_out / t.bots, 5, 1),
                 fixed(pct(t.choked, t.snapshots), 5, 1), fixed(t.bytes_in / t.bots, 7, 0),
-                fixed(t.bytes_out / t.bots, 7, 0), (unsigned long)t.mispredicted, (unsigned long)t.reconciled,
+                fixed(t.bytes_out / t.bots, 7, 0), fixed(t.lerp / t.bots, 5, 0),
+                fixed(t.behind / t.bots, 6, 0), fixed(pct(t.extrapolated, t.draws), 5, 1),
+                (unsigned long)t.mispredicted, (unsigned long)t.reconciled,
                 (unsigned long)all.shots, (unsigned long)all.client_hits,
                 (unsigned long)all.server_hits, agreement(&all));
     fprintf(f, "(means per bot after the first second; bytes/s are per client; choke is the "
-               "share of due snapshots the rate held back)\n\n");
+               "share of due snapshots the rate held back; lerp is the interpolation delay in "
+               "use, behind how far the render time trails the newest snapshot, extrap the "
+               "share of entity draws extrapolated)\n\n");
     print_shots(f, &all);
     fprintf(f, "Prediction: %lu of %lu reconciliations mispredicted: %lu on death or respawn "
                "(server events no client predicts), %lu from damage taken, %lu otherwise.\n",

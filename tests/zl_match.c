@@ -1,0 +1,281 @@
+/* zl_match.c - the match harness: server and clients pumped on the test
+ * clock, bots that play, and every shot's sight and verdict recorded. */
+#include <string.h>
+
+#include "zl_match.h"
+#include "zl_test.h"
+
+zl_match zl_match_world;
+#define m zl_match_world
+
+/* The server's run_command: the FPS's, counting commands run again. The
+ * server names the slot in the event sink's source before each command. */
+static void counted_run_command(void *ctx, const void *from, const zl_usercmd *cmd, void *to,
+                                int first_prediction, zl_events *events)
+{
+    (void)ctx;
+    if (events && events->source >= 0 && events->source < ZL_MATCH_BOTS) {
+        uint32_t *last = &m.last_run[events->source];
+        m.executed++;
+        if (cmd->sequence - *last - 1u >= 0x80000000u)
+            m.repeats++; /* not newer than the newest run */
+        else
+            *last = cmd->sequence;
+    }
+    fps_run_command((const fps_player *)from, cmd, (fps_player *)to, first_prediction, events);
+}
+
+static void keep_verdicts(void)
+{
+    const zl_events *ev = zl_server_events(&m.server);
+    uint32_t k, kept;
+    const zl_server_shot *shot = zl_server_shots(&m.server, &kept, NULL);
+    for (k = 0; k < ev->count; k++)
+        m.server_hits += (uint32_t)(ev->items[k].type == FPS_EV_HIT && ev->items[k].target >= 0);
+    for (k = 0; k < kept; k++) {
+        const zl_lagcomp_hit *h = &shot[k].hit;
+        /* The present box is empty when the target has died since. */
+        int boxes = h->rewound.min.z < h->rewound.max.z;
+        m.traces++;
+        m.traced_hits += (uint32_t)(h->target >= 0);
+        m.bad_records += (uint32_t)(!zl_server_connected(&m.server, shot[k].shooter) ||
+                                    h->shooter != shot[k].shooter || (h->target >= 0 && !boxes));
+        if (m.verdicts < ZL_MATCH_SHOTS) {
+            zl_match_verdict *v = &m.verdict[m.verdicts++];
+            v->shooter = shot[k].shooter;
+            v->sequence = shot[k].sequence;
+            v->target = h->target;
+            v->flags = h->when.flags;
+        } else {
+            m.unkept++;
+        }
+    }
+}
+
+static void pump_server(void)
+{
+    uint8_t buf[ZL_MAX_PACKET];
+    zl_addr from;
+    int n;
+    while ((n = m.server_hal.receive(m.server_hal.ctx, &from, buf, sizeof buf)) >= 0)
+        zl_server_receive(&m.server, &from, buf, (size_t)n, zl_test_time_us);
+    if (zl_server_update(&m.server, zl_test_time_us) > 0)
+        keep_verdicts();
+}
+
+/* Takes what arrived for client i, counting mispredictions that neither
+ * death nor damage explain (those only the server decides). */
+static void pump_client(int i)
+{
+    uint8_t buf[ZL_MAX_PACKET];
+    zl_addr from;
+    int n;
+    zl_conditioner_pump(&m.cond[i]);
+    while ((n = m.client_hal[i].receive(m.client_hal[i].ctx, &from, buf, sizeof buf)) >= 0) {
+        const fps_player *me = (const fps_player *)zl_client_predicted(&m.client[i]);
+        uint8_t health = me ? me->health : 0, dead = me ? (me->flags & FPS_PF_DEAD) : 0;
+        uint32_t before = me ? zl_predict_get_stats(&m.client[i].predict)->mispredicted : 0;
+        zl_client_receive(&m.client[i], &from, buf, (size_t)n, zl_test_time_us);
+        me = (const fps_player *)zl_client_predicted(&m.client[i]);
+        if (me && before != zl_predict_get_stats(&m.client[i].predict)->mispredicted && !dead &&
+            !(me->flags & FPS_PF_DEAD) && me->health == health)
+            m.mispredicted_moving++;
+    }
+    zl_client_update(&m.client[i], zl_test_time_us);
+}
+
+/* Yaw and pitch from the eye of `me` to the head of `it` (slot). */
+static void aim_at_head(const fps_player *me, const fps_player *it, int slot, zl_usercmd *c)
+{
+    zl_hitbox hb[2];
+    zl_vec3 eye = fps_player_eye(me), head, d;
+    if (fps_player_hitboxes(it, slot, hb, 2) < 2)
+        return;
+    head.x = hb[1].box.min.x + (hb[1].box.max.x - hb[1].box.min.x) / 2;
+    head.y = hb[1].box.min.y + (hb[1].box.max.y - hb[1].box.min.y) / 2;
+    head.z = hb[1].box.min.z + (hb[1].box.max.z - hb[1].box.min.z) / 2;
+    d = zl_vec3_sub(head, eye);
+    c->yaw = zl_atan2(d.y, d.x);
+    d.z = 0;
+    c->pitch = zl_atan2(head.z - eye.z, zl_vec3_length(d));
+}
+
+/* Bot input. Depends only on the bot, the frame and what it draws. */
+static void bot_command(int i, zl_usercmd *c)
+{
+    uint32_t f = m.frame;
+    const fps_player *me = (const fps_player *)zl_client_predicted(&m.client[i]);
+    int target = zl_client_slot(&m.client[(i + 1) % ZL_MATCH_BOTS]);
+    const fps_player *it = (const fps_player *)zl_client_entity(&m.client[i], target);
+    memset(c, 0, sizeof *c);
+    c->msec = (uint16_t)(ZL_MATCH_FRAME_US / 1000u);
+    c->seed = (uint8_t)(f * 31u + (uint32_t)i);
+    if (m.style == ZL_MATCH_DUEL) {
+        /* Direction changes every 19 to 50 frames (150 to 400 ms), a
+         * different rhythm per bot. */
+        uint32_t period = 19u + (uint32_t)i * 9u + (f / 200u) % 3u * 4u;
+        c->side = (int8_t)((f / period) % 2u ? 127 : -127);
+        c->forward = (int8_t)((f / (period * 3u)) % 3u == 0 ? 60 : 0);
+        c->buttons = (uint16_t)((f + (uint32_t)i * 13u) % 89u == 0 ? FPS_BUTTON_JUMP : 0);
+        if ((f + (uint32_t)i * 29u) % 160u < 40u)
+            c->buttons |= FPS_BUTTON_DUCK;
+        c->yaw = (zl_angle)(f * 97u);
+        if (me && it) {
+            aim_at_head(me, it, target, c);
+            if (m.firing && f % 3u == (uint32_t)i % 3u)
+                c->buttons |= FPS_BUTTON_ATTACK;
+        }
+        return;
+    }
+    c->forward = 127;
+    c->side = (int8_t)((f / 64u + (uint32_t)i) % 2u ? 90 : -90);
+    c->yaw = (zl_angle)(f * (uint32_t)(180 + 40 * i));
+    c->buttons = (uint16_t)(f % 97u == (uint32_t)i * 7u ? FPS_BUTTON_JUMP : 0);
+    if (m.firing && me && it) {
+        /* Aim level at the next bot where this client draws it. */
+        c->yaw = zl_atan2(it->origin.y - me->origin.y, it->origin.x - me->origin.x);
+        c->forward = 0;
+        if (f % 5u == 0)
+            c->buttons |= FPS_BUTTON_ATTACK;
+    }
+}
+
+/* The player slot the shot meets among the others as client i draws them
+ * (-1: none); *extrapolated says whether any was drawn past its newest
+ * sample. */
+static int32_t client_sight(int i, const zl_event *shot, uint8_t *extrapolated)
+{
+    zl_hitbox boxes[2 * ZL_MATCH_BOTS];
+    zl_trace tr;
+    zl_vec3 end;
+    int j, n = 0;
+    *extrapolated = m.client[i].pick.mode == ZL_PICK_EXTRAPOLATED;
+    for (j = 0; j < ZL_MATCH_BOTS; j++) {
+        int slot = zl_client_slot(&m.client[j]);
+        const fps_player *p = (const fps_player *)zl_client_entity(&m.client[i], slot);
+        if (j != i && p)
+            n += fps_player_hitboxes(p, slot, boxes + n, 2);
+    }
+    end = zl_vec3_add(shot->origin, zl_vec3_scale(shot->dir, FPS_HITSCAN_RANGE));
+    return fps_trace(&shot->origin, &end, boxes, n, &tr) > 0 ? tr.entity : -1;
+}
+
+static void client_frame(int i)
+{
+    zl_event store[FPS_MAX_EVENTS_PER_COMMAND];
+    zl_events events;
+    zl_usercmd c;
+    uint32_t k;
+    zl_client_frame(&m.client[i], zl_test_time_us);
+    bot_command(i, &c);
+    zl_events_init(&events, store, FPS_MAX_EVENTS_PER_COMMAND);
+    if (zl_client_command(&m.client[i], &c, &events) != ZL_OK)
+        return;
+    for (k = 0; k < events.count; k++) {
+        zl_match_shot s;
+        if (events.items[k].type != FPS_EV_FIRE)
+            continue;
+        m.fire_events++;
+        s.shooter = zl_client_slot(&m.client[i]);
+        s.sequence = zl_predict_newest(&m.client[i].predict);
+        s.target = client_sight(i, &events.items[k], &s.extrapolated);
+        m.client_hits += (uint32_t)(s.target >= 0);
+        if (m.shots < ZL_MATCH_SHOTS)
+            m.shot[m.shots++] = s;
+        else
+            m.unkept++;
+    }
+}
+
+void zl_match_run(uint32_t us)
+{
+    uint32_t t;
+    int i;
+    for (t = 0; t < us; t += 1000u) {
+        zl_test_time_us += 1000u;
+        pump_server();
+        for (i = 0; i < ZL_MATCH_BOTS; i++) {
+            pump_client(i);
+            if (zl_test_time_us % ZL_MATCH_FRAME_US == 0)
+                client_frame(i);
+        }
+        if (zl_test_time_us % ZL_MATCH_FRAME_US == 0)
+            m.frame++;
+    }
+}
+
+void zl_match_start(const zl_match_setup *setup)
+{
+    zl_server_config sc;
+    zl_client_config cc;
+    zl_conditioner_settings cs;
+    uint8_t secret[2 * ZL_SIPHASH_KEY_SIZE];
+    zl_addr any;
+    int i;
+    memset(&m, 0, sizeof m);
+    zl_test_time_us = 1000000u;
+    zl_test_fake_platform(&m.clock);
+    zl_loopnet_init(&m.net, &m.clock);
+    zl_addr_parse(&m.server_addr, "10.0.0.1:27015");
+    ZL_CHECK_EQ(zl_loopnet_open(&m.net, &m.server_ep, &m.server_addr, &m.server_hal), ZL_OK);
+    fps_game_init(&m.game);
+    m.client_rules = fps_game_interface(&m.game);
+    m.rules = m.client_rules;
+    m.rules.run_command = counted_run_command;
+    zl_server_config_default(&sc);
+    sc.max_clients = ZL_MATCH_BOTS;
+    sc.lag_compensation = (uint8_t)setup->lag_compensation;
+    if (setup->maxunlag_us)
+        sc.lagcomp.maxunlag_us = setup->maxunlag_us;
+    memset(secret, 0x33, sizeof secret);
+    zl_server_init(&m.server, &sc, &m.rules, &m.server_hal, secret, zl_test_time_us);
+    memset(&cs, 0, sizeof cs);
+    cs.enabled = 1;
+    cs.latency_us = setup->rtt_us / 2u;
+    cs.jitter_us = setup->jitter_us;
+    cs.loss_ppm = setup->loss_ppm;
+    zl_client_config_default(&cc);
+    zl_addr_parse(&any, "10.0.1.1:0");
+    for (i = 0; i < ZL_MATCH_BOTS; i++) {
+        ZL_CHECK_EQ(zl_loopnet_open(&m.net, &m.client_ep[i], &any, &m.client_raw[i]), ZL_OK);
+        zl_conditioner_init(&m.cond[i], &m.client_raw[i], (uint64_t)i + 1u, &m.client_hal[i]);
+        zl_conditioner_configure(&m.cond[i], ZL_CONDITIONER_SEND, &cs);
+        zl_conditioner_configure(&m.cond[i], ZL_CONDITIONER_RECEIVE, &cs);
+        zl_client_init(&m.client[i], &cc, &m.client_rules, &m.client_hal[i],
+                       (uint64_t)0x12345678u << 32 | (uint64_t)i);
+        zl_client_connect(&m.client[i], &m.server_addr, zl_test_time_us);
+    }
+    m.style = setup->style;
+    m.firing = setup->firing;
+}
+
+int zl_match_connected(void)
+{
+    int i, n = 0;
+    for (i = 0; i < ZL_MATCH_BOTS; i++)
+        n += zl_client_state(&m.client[i]) == ZL_CLIENT_CONNECTED;
+    return n;
+}
+
+void zl_match_tally_shots(uint32_t from, zl_match_tally *out)
+{
+    uint32_t i, k;
+    memset(out, 0, sizeof *out);
+    for (i = from; i < m.shots; i++) {
+        const zl_match_shot *s = &m.shot[i];
+        out->shots++;
+        for (k = 0; k < m.verdicts; k++) {
+            const zl_match_verdict *v = &m.verdict[k];
+            int clamped;
+            if (v->shooter != s->shooter || v->sequence != s->sequence)
+                continue;
+            clamped = (v->flags & ZL_LAGCOMP_CLAMPED) != 0;
+            out->judged++;
+            out->hits += (uint32_t)(s->target >= 0);
+            out->extrapolated += s->extrapolated;
+            out->clamped += (uint32_t)clamped;
+            out->agree += (uint32_t)(v->target == s->target && !clamped);
+            break;
+        }
+    }
+}

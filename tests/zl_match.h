@@ -1,0 +1,106 @@
+/* zl_match.h - a whole match on the test clock: a server and a few bot
+ * clients over the loop network and link conditioners, with every shot's
+ * client sight and server verdict recorded for joining. */
+#ifndef ZL_MATCH_H
+#define ZL_MATCH_H
+
+#include "fps.h"
+#include "zl_client.h"
+#include "zl_conditioner.h"
+#include "zl_loopnet.h"
+#include "zl_server.h"
+
+#define ZL_MATCH_BOTS (ZL_MAX_CLIENTS < 4 ? ZL_MAX_CLIENTS : 4)
+#define ZL_MATCH_FRAME_US 8000u /* clients run commands at 125 frames/s */
+#define ZL_MATCH_SHOTS 2048     /* shots and verdicts kept per match */
+
+/* How the bots play. */
+enum {
+    ZL_MATCH_CIRCLES = 0, /* run in circles; when firing, stand and aim level
+                             at the next bot's feet height */
+    ZL_MATCH_DUEL = 1     /* strafe, changing direction every 150-400 ms,
+                             jump and crouch now and then, and fire at the
+                             head of the next bot as drawn */
+};
+
+/* A hitscan shot as its client predicted it: what the ray met among the
+ * players as that client drew them. */
+typedef struct zl_match_shot {
+    int32_t shooter;      /* slot */
+    uint32_t sequence;    /* the command that fired */
+    int32_t target;       /* slot met, or -1 */
+    uint8_t extrapolated; /* some player was drawn past its newest sample */
+} zl_match_shot;
+
+/* A shot as the server traced it (zl_server_shots). */
+typedef struct zl_match_verdict {
+    int32_t shooter, target;
+    uint32_t sequence;
+    uint8_t flags;        /* ZL_LAGCOMP_* of the time traced at */
+} zl_match_verdict;
+
+/* Everything a match needs, static: the server and clients are large. */
+typedef struct zl_match {
+    zl_loopnet net;
+    zl_platform clock;
+    zl_loopnet_endpoint server_ep, client_ep[ZL_MATCH_BOTS];
+    zl_platform server_hal, client_raw[ZL_MATCH_BOTS], client_hal[ZL_MATCH_BOTS];
+    zl_conditioner cond[ZL_MATCH_BOTS];
+    fps_game game;
+    zl_game rules;        /* the server's: the FPS's, counting commands run */
+    zl_game client_rules; /* the clients': plain FPS */
+    zl_server server;
+    zl_client client[ZL_MATCH_BOTS];
+    zl_addr server_addr;
+    uint32_t frame;
+    int style;            /* ZL_MATCH_* */
+    int firing;           /* bots pull the trigger */
+    uint32_t fire_events; /* FIRE events the clients predicted */
+    uint32_t client_hits; /* of those, shots that met a box as drawn */
+    uint32_t server_hits; /* HIT events on a player the server sent */
+    uint32_t traces;      /* shots the server traced and kept (zl_server_shots) */
+    uint32_t traced_hits; /* of those, traces that met a player */
+    uint32_t bad_records; /* kept traces whose boxes or shooter make no sense */
+    /* Prediction: mispredictions while neither dead nor hurt (movement). */
+    uint32_t mispredicted_moving;
+    /* Commands the server ran, and those it ran again (never expected). */
+    uint32_t executed, repeats;
+    uint32_t last_run[ZL_MATCH_BOTS]; /* newest sequence run, per slot */
+    uint32_t shots, verdicts, unkept; /* unkept: beyond ZL_MATCH_SHOTS */
+    zl_match_shot shot[ZL_MATCH_SHOTS];
+    zl_match_verdict verdict[ZL_MATCH_SHOTS];
+} zl_match;
+
+extern zl_match zl_match_world;
+
+/* How a match is set up. */
+typedef struct zl_match_setup {
+    uint32_t rtt_us;      /* half of it each way */
+    uint32_t jitter_us;   /* each way */
+    uint32_t loss_ppm;    /* each way */
+    int lag_compensation; /* the server rewinds (1) or traces the present */
+    uint32_t maxunlag_us; /* the server's farthest rewind; 0: its default */
+    int style;            /* ZL_MATCH_* */
+    int firing;           /* bots pull the trigger */
+} zl_match_setup;
+
+/* Starts a match at the test clock's 1 s mark: a server and ZL_MATCH_BOTS
+ * clients connecting, each client's traffic through its own conditioner. */
+void zl_match_start(const zl_match_setup *setup);
+
+/* Advances the match by us microseconds in 1 ms steps. */
+void zl_match_run(uint32_t us);
+
+/* Clients connected. */
+int zl_match_connected(void);
+
+/* Shots joined by (shooter, command): judged (a verdict exists), of those
+ * agreeing (same player met, or both missed; a verdict whose time was
+ * clamped disagrees), and of the judged, the client's that were drawn
+ * while extrapolating. Shots recorded from index `from` on. */
+typedef struct zl_match_tally {
+    uint32_t shots, judged, agree, hits, extrapolated, clamped;
+} zl_match_tally;
+void zl_match_tally_shots(uint32_t from, zl_match_tally *out);
+
+#endif
