@@ -224,6 +224,31 @@ static void take_acks(zl_link *l, const zl_packet_header *h, uint64_t now_us, zl
     }
 }
 
+void zl_link_count_drop(zl_link *l, zl_packet_drop why)
+{
+    ZL_ASSERT(l != NULL && why < ZL_PACKET_DROP_COUNT);
+    l->stats.dropped[why]++;
+}
+
+int zl_link_accept(zl_link *l, const zl_packet_header *h, size_t len, uint64_t now_us,
+                   zl_link_acks *acks)
+{
+    zl_packet_drop why;
+    ZL_ASSERT(l != NULL && h != NULL);
+    if (acks != NULL)
+        acks->count = 0;
+    why = accept_sequence(l, h->sequence);
+    if (why != ZL_PACKET_DROP_NONE) {
+        l->stats.dropped[why]++;
+        return ZL_ERR_DUPLICATE;
+    }
+    l->stats.packets_received++;
+    roll_rates(l, now_us);
+    l->rate_in_now += (uint32_t)len;
+    take_acks(l, h, now_us, acks);
+    return ZL_OK;
+}
+
 int zl_link_receive(zl_link *l, const void *packet, size_t len, uint32_t protocol_id,
                     uint64_t now_us, zl_packet_header *h, zl_link_acks *acks)
 {
@@ -233,22 +258,16 @@ int zl_link_receive(zl_link *l, const void *packet, size_t len, uint32_t protoco
     if (acks != NULL)
         acks->count = 0;
     r = zl_packet_open(packet, len, protocol_id, h, &why);
-    if (r >= 0) {
-        why = accept_sequence(l, h->sequence);
-        if (why != ZL_PACKET_DROP_NONE) {
-            memset(h, 0, sizeof *h);
-            r = ZL_ERR_DUPLICATE;
-        }
-    }
     if (r < 0) {
-        l->stats.dropped[why]++;
+        zl_link_count_drop(l, why);
         return r;
     }
-    l->stats.packets_received++;
-    roll_rates(l, now_us);
-    l->rate_in_now += (uint32_t)len;
-    take_acks(l, h, now_us, acks);
-    return r;
+    r = zl_link_accept(l, h, len, now_us, acks);
+    if (r < 0) {
+        memset(h, 0, sizeof *h);
+        return r;
+    }
+    return ZL_PACKET_HEADER_SIZE;
 }
 
 void zl_link_get_stats(zl_link *l, uint64_t now_us, zl_link_stats *out)

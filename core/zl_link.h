@@ -117,6 +117,19 @@ int zl_link_send(zl_link *l, uint8_t type, void *packet, size_t payload_bytes,
 int zl_link_receive(zl_link *l, const void *packet, size_t len, uint32_t protocol_id,
                     uint64_t now_us, zl_packet_header *h, zl_link_acks *acks);
 
+/* The second half of zl_link_receive, for a caller that opened the
+ * datagram itself (zl_conn: one CRC check per datagram): takes the header
+ * h of a datagram of len bytes that passed zl_packet_open under this
+ * link's id. Returns ZL_OK, acks (may be NULL) receiving the newly
+ * acknowledged sequences; or ZL_ERR_DUPLICATE, counted (a sequence already
+ * received, or older than ZL_LINK_RECEIVE_WINDOW). */
+int zl_link_accept(zl_link *l, const zl_packet_header *h, size_t len, uint64_t now_us,
+                   zl_link_acks *acks);
+
+/* Counts a datagram that failed zl_packet_open for `why` in stats.dropped
+ * (the caller opened it: zl_link_accept's users). */
+void zl_link_count_drop(zl_link *l, zl_packet_drop why);
+
 /* Fills *out with the link's measurements at now_us (which ends any
  * quarter seconds of bandwidth that have passed). */
 void zl_link_get_stats(zl_link *l, uint64_t now_us, zl_link_stats *out);

@@ -2,6 +2,7 @@
  * refused or clamped and counted, and an honest client beside it sees nothing. */
 #include <string.h>
 
+#include "zl_cookie.h"
 #include "zl_print.h"
 #include "zl_sim.h"
 #include "zl_test.h"
@@ -81,13 +82,13 @@ static int rewrite_mode;
  * offset and header, or -1 (not one of its connected packets). */
 static int open_own(zl_sim *sim, int i, const uint8_t *data, size_t len, zl_packet_header *h)
 {
-    return zl_packet_open(data, len, zl_connection_id(sim->c[i].client.nonce), h, NULL);
+    return zl_packet_open(data, len, zl_connection_id(sim->c[i].client.conn.nonce), h, NULL);
 }
 
 static void seal_and_deliver(zl_sim *sim, int i, uint8_t *packet, int payload,
                              const zl_packet_header *h)
 {
-    int len = zl_packet_seal(packet, (size_t)payload, h, zl_connection_id(sim->c[i].client.nonce));
+    int len = zl_packet_seal(packet, (size_t)payload, h, zl_connection_id(sim->c[i].client.conn.nonce));
     ZL_CHECK(len > 0);
     if (len > 0)
         zl_sim_deliver(sim, i, packet, (size_t)len);
@@ -474,8 +475,8 @@ static void test_spoofed_connect_flood(void)
         m.protocol_id = ZL_PROTOCOL_ID;
         m.nonce = (uint64_t)zl_test_rng_u32(&rng) << 32 | zl_test_rng_u32(&rng);
         zl_client_settings_default(&m.settings);
-        zl_msg_request_write(pkt + ZL_PACKET_HEADER_SIZE, ZL_REQUEST_SIZE, &m);
-        flood_send(&sink, &from, pkt, zl_msg_seal(pkt, ZL_REQUEST_SIZE, ZL_MSG_REQUEST));
+        zl_msg_write(ZL_MSG_REQUEST, pkt + ZL_PACKET_HEADER_SIZE, ZL_REQUEST_SIZE, &m);
+        flood_send(&sink, &from, pkt, zl_conn_seal_unlinked(pkt, ZL_REQUEST_SIZE, ZL_MSG_REQUEST));
     }
     zl_server_get_drops(&S->server, drops);
     budget = sc.ratelimit.global_burst +
@@ -497,8 +498,8 @@ static void test_spoofed_connect_flood(void)
         m.window = zl_cookie_window(zl_test_time_us);
         m.cookie = (uint64_t)zl_test_rng_u32(&rng) << 32 | zl_test_rng_u32(&rng);
         zl_client_settings_default(&m.settings);
-        zl_msg_response_write(pkt + ZL_PACKET_HEADER_SIZE, ZL_REQUEST_SIZE, &m);
-        flood_send(&sink, &from, pkt, zl_msg_seal(pkt, ZL_REQUEST_SIZE, ZL_MSG_RESPONSE));
+        zl_msg_write(ZL_MSG_RESPONSE, pkt + ZL_PACKET_HEADER_SIZE, ZL_REQUEST_SIZE, &m);
+        flood_send(&sink, &from, pkt, zl_conn_seal_unlinked(pkt, ZL_REQUEST_SIZE, ZL_MSG_RESPONSE));
     }
     zl_server_get_drops(&S->server, drops);
     zl_test_note("%u guessed cookies: %u refused, %u replies, %d slots taken", n,
