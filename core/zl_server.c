@@ -20,7 +20,7 @@ void zl_server_config_default(zl_server_config *c)
     c->limits.cmdrate_max = c->tick_rate;
     zl_ratelimit_config_default(&c->ratelimit);
     zl_lagcomp_settings_default(&c->lagcomp);
-    zl_cmdbuf_default_settings(&c->cmdbuf);
+    zl_cmdbuf_settings_default(&c->cmdbuf);
 }
 
 /* Players are packed at the schema's size: the game indexes them so. */
