@@ -29,6 +29,7 @@
     X(soak)              \
     X(cheats)            \
     X(slip)              \
+    X(crypto)            \
     X(demo)              \
     X(hal)
 
