@@ -85,6 +85,7 @@ int zl_chacha20poly1305_open(uint8_t *out, size_t out_cap, const uint8_t *in, si
     zl_crypto_wipe(tag, sizeof tag);
     if (!ok)
         return ZL_ERR_AUTH;
+    /* ct_len < INT_MAX: the counter cannot wrap. */
     (void)zl_chacha20_xor(out, in, ct_len, key, nonce, 1);
     return (int)ct_len;
 }

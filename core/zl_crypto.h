@@ -6,7 +6,10 @@
  * alignment, either byte order), and constant time: no branch and no memory
  * index depends on a key, a keystream or a tag. Lengths are public. Where a
  * function returns a count it is an int, so every length must leave the
- * result representable: a message plus its tag fits in an int.
+ * result representable: a message plus its tag fits in an int. Every buffer
+ * is the caller's and is used only during the call (keys and nonces are
+ * read, never kept); a NULL where bytes are needed is a programmer error
+ * (ZL_ASSERT), as is a NULL state.
  * Caveat: Poly1305 multiplies 32 by 32 bits into 64. Most cores do that in
  * constant time; the Cortex-M3's UMULL ends early on small operands, so
  * there its timing depends on the one-time key. A port that must resist
@@ -70,15 +73,16 @@ typedef struct zl_poly1305 {
     size_t used;     /* bytes in buf, 0..15 */
 } zl_poly1305;
 
-/* Starts a MAC under the one-time key (never use a key for two messages:
- * the AEADs below derive a fresh one per nonce). */
+/* Starts a MAC under the 32-byte one-time key, copied into *p (never use a
+ * key for two messages: the AEADs below derive a fresh one per nonce). */
 void zl_poly1305_init(zl_poly1305 *p, const uint8_t key[ZL_POLY1305_KEY_SIZE]);
 
 /* Adds len bytes at data (read only; NULL when len is 0) to the message.
  * A message fed in pieces gives the tag of the whole. */
 void zl_poly1305_update(zl_poly1305 *p, const void *data, size_t len);
 
-/* Writes the 16-byte tag and wipes *p; start again with zl_poly1305_init. */
+/* Writes the 16-byte tag to tag and wipes *p; start again with
+ * zl_poly1305_init. */
 void zl_poly1305_final(zl_poly1305 *p, uint8_t tag[ZL_POLY1305_TAG_SIZE]);
 
 /* ---- ChaCha20-Poly1305 (RFC 8439 section 2.8) ---- */
