@@ -30,6 +30,7 @@
     X(soak)              \
     X(cheats)            \
     X(slip)              \
+    X(crypto)            \
     X(demo)              \
     X(hal)
 

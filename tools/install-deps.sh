@@ -19,6 +19,9 @@ done
 [ -f /usr/lib/arm-none-eabi/newlib/thumb/v7-m/nofp/librdimon.a ] ||
     [ -n "$(find /usr/lib/arm-none-eabi -name librdimon.a 2>/dev/null | head -n 1)" ] ||
     missing="$missing libnewlib-arm-none-eabi"
+# libsodium: the trusted implementation the crypto fuzz harness checks core
+# against (linked into that harness only).
+[ -f /usr/include/sodium.h ] || missing="$missing libsodium-dev"
 if command -v clang >/dev/null 2>&1 &&
     ! echo 'int LLVMFuzzerTestOneInput(const unsigned char*d,unsigned long n){(void)d;(void)n;return 0;}' |
     clang -x c -fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1; then
