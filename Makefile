@@ -33,6 +33,8 @@ BENCH_RUN = $(RUN)
 CORE_ONLY_CFLAGS :=
 TEST_CFLAGS :=
 PORT_DEMO_CFLAGS :=
+# command:package pairs tools/install-deps.sh checks and installs.
+PORT_PACKAGES :=
 include ports/$(PORT)/port.mk
 
 CC := $(CROSS)gcc

@@ -8,6 +8,13 @@
 # the host compiler]. E.g. arm-none-eabi- or x86_64-w64-mingw32-.
 CROSS :=
 
+# The Debian packages the port needs, as command:package pairs (a path
+# starting with / instead of a command checks for a file, e.g. a library).
+# tools/install-deps.sh checks every port's list and installs what is
+# missing [empty], e.g. aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu
+# qemu-aarch64:qemu-user.
+PORT_PACKAGES :=
+
 # Suffix of the programs built, e.g. .exe or .elf [empty].
 EXE :=
 

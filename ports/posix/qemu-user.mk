@@ -1,0 +1,11 @@
+# The POSIX port cross-built for another Linux CPU and run under qemu-user:
+# what armhf, s390x and aarch64 share. Their port.mk sets CROSS, RUN (the
+# qemu-<cpu> command) and PORT_PACKAGES, then includes this file.
+PORT_DIR := ports/posix
+PORT_SRC := ports/posix/zl_port_posix.c
+# Static, so qemu-user needs no target C library on the build machine.
+PORT_LDFLAGS := -static
+PORT_LIBS := -lm
+# UBSan traps need no runtime library, which cross toolchains lack.
+TEST_CFLAGS := -fsanitize=undefined -fsanitize-undefined-trap-on-error
+PORT_BENCH_SRC := ports/posix/zl_bench_timer_posix.c
