@@ -36,6 +36,9 @@ PORT_DEMO_CFLAGS :=
 # command:package pairs tools/install-deps.sh checks and installs.
 PORT_PACKAGES :=
 include ports/$(PORT)/port.mk
+# The port's make files (port.mk and what it includes): every object depends
+# on them, so editing a port's flags rebuilds that port.
+PORT_MK := $(filter ports/%,$(MAKEFILE_LIST))
 
 CC := $(CROSS)gcc
 AR := $(CROSS)ar
@@ -79,27 +82,27 @@ lib: $(BUILD)/libzerolag.a
 $(BUILD)/libzerolag.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
-$(BUILD)/obj/core/%.o: core/%.c
+$(BUILD)/obj/core/%.o: core/%.c $(PORT_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(CORE_ONLY_CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/examples/fps/%.o: examples/fps/%.c
+$(BUILD)/obj/examples/fps/%.o: examples/fps/%.c $(PORT_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(CORE_ONLY_CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/%.o: %.c
+$(BUILD)/obj/%.o: %.c $(PORT_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests -Ibench -Iexamples/fps -c $< -o $@
 
-$(BUILD)/test-obj/core/%.o: core/%.c
+$(BUILD)/test-obj/core/%.o: core/%.c $(PORT_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(CORE_ONLY_CFLAGS) $(TEST_CFLAGS) -c $< -o $@
 
-$(BUILD)/test-obj/examples/fps/%.o: examples/fps/%.c
+$(BUILD)/test-obj/examples/fps/%.o: examples/fps/%.c $(PORT_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(CORE_ONLY_CFLAGS) $(TEST_CFLAGS) -c $< -o $@
 
-$(BUILD)/test-obj/%.o: %.c
+$(BUILD)/test-obj/%.o: %.c $(PORT_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) $(PORT_DEMO_CFLAGS) -Itests -Iexamples/fps -Iexamples/demo \
 		-c $< -o $@
@@ -124,7 +127,7 @@ test-all:
 	@tools/test-all.sh $(PORTS)
 
 # core/ and the FPS rules keep their core-only flags; the rest sees tests/ and fps.h.
-$(BUILD)/bench-obj/%.o: %.c
+$(BUILD)/bench-obj/%.o: %.c $(PORT_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(BENCH_CFLAGS) $(if $(filter core/% examples/%,$<),$(CORE_ONLY_CFLAGS),-Itests -Iexamples/fps) -c $< -o $@
 
@@ -149,4 +152,6 @@ include $(wildcard mk/*.mk)
 clean:
 	rm -rf build
 
--include $(BENCH_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+# Header dependencies (-MMD): editing core/zl_config.h or a user config
+# rebuilds every object that includes it.
+-include $(LIB_OBJ:.o=.d) $(CORE_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

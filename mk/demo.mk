@@ -31,7 +31,7 @@ DEMO_ARGS ?=
 .PHONY: demo demo-programs demo-image
 demo-programs: $(DEMO_PROGRAMS)
 
-$(BUILD)/obj/examples/demo/%.o: examples/demo/%.c
+$(BUILD)/obj/examples/demo/%.o: examples/demo/%.c $(PORT_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(DEMO_CFLAGS) -DDEMO_IMAGE_OUT='"$(DEMO_DIR)"' -Iexamples/fps -Iexamples/demo \
 		-Ibench -c $< -o $@

@@ -80,7 +80,7 @@ footprint-live-port: $(FP_LIVE_BINS) $(if $(LIVE_BRIDGE),$(FP_BRIDGE))
 	$(if $(QEMU_M3),@echo '$(QEMU_M3)' > $(FP_DIR)/emulator.cmd)
 
 # core/ and the FPS rules keep their core-only flags (no float on x86-64).
-$(FP_DIR)/obj/%.o: %.c
+$(FP_DIR)/obj/%.o: %.c $(PORT_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(FP_CFLAGS) $(if $(filter core/% examples/fps/%,$<),$(CORE_ONLY_CFLAGS)) -c $< -o $@
 
