@@ -33,6 +33,9 @@ BENCH_RUN = $(RUN)
 CORE_ONLY_CFLAGS :=
 TEST_CFLAGS :=
 PORT_DEMO_CFLAGS :=
+# 1 when benchmarks run under a user-mode emulator: their times are labelled
+# as such and not scored against targets.
+BENCH_EMULATED :=
 # command:package pairs tools/install-deps.sh checks and installs.
 PORT_PACKAGES :=
 include ports/$(PORT)/port.mk
@@ -70,7 +73,7 @@ TEST_OBJ := $(LIB_SRC:%.c=$(BUILD)/test-obj/%.o) $(GAME_SRC:%.c=$(BUILD)/test-ob
 TEST_BIN := $(BUILD)/zl_tests$(EXE)
 # Benchmarks rebuild everything with their own capacities (bench/zl_user_config.h:
 # 256 players), in their own object folder, so the library and tests keep the defaults.
-BENCH_CFLAGS := -DZL_USER_CONFIG -Ibench
+BENCH_CFLAGS := -DZL_USER_CONFIG -Ibench $(if $(BENCH_EMULATED),-DZL_BENCH_EMULATED=1)
 BENCH_OBJ := $(patsubst %.c,$(BUILD)/bench-obj/%.o,$(LIB_SRC) $(GAME_SRC) $(BENCH_SRC))
 BENCH_BIN := $(BUILD)/zl_bench$(EXE)
 

@@ -9,3 +9,5 @@ PORT_LIBS := -lm
 # UBSan traps need no runtime library, which cross toolchains lack.
 TEST_CFLAGS := -fsanitize=undefined -fsanitize-undefined-trap-on-error
 PORT_BENCH_SRC := ports/posix/zl_bench_timer_posix.c
+# qemu-user translates the code: its times are not the target CPU's.
+BENCH_EMULATED := 1

@@ -54,6 +54,11 @@ PORT_BENCH_SRC :=
 # Command that runs the benchmark program [$(RUN)].
 # BENCH_RUN := $(RUN)
 
+# 1 when RUN is a user-mode emulator (qemu-user): benchmark times are then
+# the emulator's, so the program says so and scores no target [empty]. An
+# exact instruction count (qemu-system -icount, see cortex-m3) is not this.
+BENCH_EMULATED :=
+
 # Flags for core/ only. On x86-64 use -mgeneral-regs-only so a float in core
 # fails to compile [empty].
 CORE_ONLY_CFLAGS :=
