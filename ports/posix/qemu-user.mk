@@ -1,6 +1,6 @@
 # The POSIX port cross-built for another Linux CPU and run under qemu-user:
-# what armhf, s390x and aarch64 share. Their port.mk sets CROSS, RUN (the
-# qemu-<cpu> command) and PORT_PACKAGES, then includes this file.
+# what armhf, aarch64, riscv64 and s390x share. Their port.mk sets CROSS,
+# RUN (the qemu-<cpu> command) and PORT_PACKAGES, then includes this file.
 PORT_DIR := ports/posix
 PORT_SRC := ports/posix/zl_port_posix.c
 # Static, so qemu-user needs no target C library on the build machine.
