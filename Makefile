@@ -4,7 +4,7 @@
 #   make test PORT=<name>     run the suite on one port
 #   make check-core           prove core/ is allocation-free and sans-IO (nm)
 #   make bench | demo | fuzz  benchmarks, demo match, fuzzers
-# A port is a folder ports/<name>/ with a port.mk (see ports/template/).
+# A port is a folder ports/<name>/ with a port.mk (docs/PORTING.md).
 
 SHELL := /bin/bash
 ALL_PORTS := $(filter-out template,$(notdir $(patsubst %/,%,$(dir $(wildcard ports/*/port.mk)))))

@@ -10,7 +10,7 @@
 
 DEMO_DIR := $(BUILD)/demo
 # Each host file carries one operating system's calls; ports without their
-# own (armhf, s390x) are POSIX.
+# own (the qemu-user ports) are POSIX.
 DEMO_HOST_SRC := $(firstword $(wildcard examples/demo/demo_host_$(PORT).c) examples/demo/demo_host_posix.c)
 # What the single image needs: no sockets, no terminal, no options.
 DEMO_MATCH_SRC := $(addprefix examples/demo/,demo_arena.c demo_bot.c demo_game.c demo_match.c \

@@ -6,7 +6,7 @@ PORT_SRC := ports/posix/zl_port_posix.c
 # Static, so qemu-user needs no target C library on the build machine.
 PORT_LDFLAGS := -static
 PORT_LIBS := -lm
-# UBSan traps need no runtime library, which cross toolchains lack.
+# UBSan in trap mode: no runtime library to link.
 TEST_CFLAGS := -fsanitize=undefined -fsanitize-undefined-trap-on-error
 PORT_BENCH_SRC := ports/posix/zl_bench_timer_posix.c
 # qemu-user translates the code: its times are not the target CPU's.
