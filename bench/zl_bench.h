@@ -60,8 +60,18 @@ void zl_bench_ratio(const char *group, const char *name, uint64_t num, uint64_t 
  * call. bytes above ZL_BENCH_ARENA_BYTES is a programmer error. */
 void *zl_bench_arena(size_t bytes);
 
+/* 1 when the port runs the benchmarks under a user-mode emulator (qemu-user;
+ * BENCH_EMULATED in its port.mk): the times are the emulator's on the build
+ * machine, not the target CPU's, so no time is scored against a target (a
+ * ratio of two such times still is). An
+ * exact instruction count under a system emulator is not this case. */
+#ifndef ZL_BENCH_EMULATED
+#define ZL_BENCH_EMULATED 0
+#endif
+
 /* Prints whether a target is met: `milli`, a median as zl_bench_measure
- * returns it, against `limit` in the timer's unit; `what` names it. */
+ * returns it, against `limit` in the timer's unit; `what` names it. Under
+ * ZL_BENCH_EMULATED it prints the target as not scored. */
 void zl_bench_target(const char *group, const char *what, uint64_t milli, uint64_t limit);
 
 /* Prints a memory row: the static size of a struct in bytes. */

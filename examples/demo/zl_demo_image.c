@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "demo_options.h"
 #include "demo_pictures.h"
 #include "demo_player.h"
 #include "demo_referee.h"
@@ -15,9 +16,6 @@
 #endif
 #ifndef DEMO_IMAGE_SECONDS
 #define DEMO_IMAGE_SECONDS 10
-#endif
-#ifndef DEMO_IMAGE_OUT
-#define DEMO_IMAGE_OUT "."
 #endif
 #define BOTS DEMO_IMAGE_BOTS
 #define FRAME_MS 8u            /* bots run 125 commands a second */
@@ -187,7 +185,7 @@ static void report(void)
     /* A bare-metal C library allocates to open a file: no pictures. */
     demo_report_final(stdout, &match, NULL, NULL, NULL);
 #else
-    const char *hits = DEMO_IMAGE_OUT "/hits.svg", *timeline = DEMO_IMAGE_OUT "/timeline.svg";
+    const char *hits = DEMO_DIR "/hits.svg", *timeline = DEMO_DIR "/timeline.svg";
     demo_report_final(stdout, &match, demo_pictures_hits(&match, hits) == 0 ? hits : NULL,
                       demo_pictures_timeline(&match, timeline) == 0 ? timeline : NULL, NULL);
 #endif

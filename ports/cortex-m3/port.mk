@@ -3,6 +3,9 @@
 # SysTick clock, the in-image loopback network as transport, and a SLIP
 # transport over UART0 for programs that talk to a host (zl_uart.h).
 CROSS := arm-none-eabi-
+# newlib has no command: its semihosting library is the file that proves it.
+PORT_PACKAGES := arm-none-eabi-gcc:gcc-arm-none-eabi qemu-system-arm:qemu-system-arm \
+	/usr/lib/arm-none-eabi/newlib/thumb/v7-m/nofp/librdimon.a:libnewlib-arm-none-eabi
 EXE := .elf
 PORT_CFLAGS := -mcpu=cortex-m3 -mthumb -ffunction-sections -fdata-sections -DZL_PRINT_PORT_OUTPUT
 PORT_LDFLAGS := --specs=rdimon.specs -nostartfiles -Tports/cortex-m3/mps2-an385.ld \

@@ -1,4 +1,4 @@
-/* zl_port.h - the POSIX port (Linux, macOS, BSD; also armhf and s390x under
+/* zl_port.h - the POSIX port (Linux, macOS, BSD; also the Linux CPUs run under
  * qemu-user): a non-blocking UDP socket, the monotonic clock and the OS CSPRNG. */
 #ifndef ZL_PORT_H
 #define ZL_PORT_H
