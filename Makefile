@@ -93,9 +93,10 @@ $(BUILD)/obj/examples/fps/%.o: examples/fps/%.c $(PORT_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(CORE_ONLY_CFLAGS) -c $< -o $@
 
+# The library's platform and port objects see core, platform and the port only.
 $(BUILD)/obj/%.o: %.c $(PORT_MK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests -Ibench -Iexamples/fps -c $< -o $@
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 $(BUILD)/test-obj/core/%.o: core/%.c $(PORT_MK)
 	@mkdir -p $(dir $@)

@@ -197,14 +197,14 @@ static uint64_t step(server_bench *b)
     uint64_t t0, spent;
     int k;
     bots_send(b);
-    t0 = zl_bench_timer_now();
+    t0 = zl_port_timer_now();
     for (k = 0; k < b->players; k++) {
         bot *t = &b->bots[k];
         zl_server_receive(&b->server, &t->addr, t->packet, t->len, b->now_us);
         t->len = 0;
     }
     b->bad_ticks += zl_server_update(&b->server, b->now_us) != 1;
-    spent = zl_bench_timer_now() - t0;
+    spent = zl_port_timer_now() - t0;
     bots_receive(b);
     tally(b);
     b->now_us += TICK_US;
@@ -422,6 +422,6 @@ void zl_bench_server(void)
     zl_bench_growth("plain tick", sizes, plain, (size_t)n);
     zl_bench_note("server", "snapshot building is N clients x N entities (no relevance culling by "
                   "default), so snapshot ticks grow quadratically");
-    if (!zl_bench_timer_exact() && n > 3)
+    if (!zl_port_timer_exact() && n > 3)
         zl_bench_target("server", "64 players, mean tick on one host core", mean[3], 100000u);
 }

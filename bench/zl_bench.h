@@ -6,12 +6,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zl_port.h"
+
 /* A benchmark body performs `iterations` operations and folds their results
  * into zl_bench_sink so the compiler cannot delete the work. */
 typedef void (*zl_bench_body)(void *ctx, uint32_t iterations);
 
 /* A body that times itself: it performs `iterations` operations and returns
- * the timer units (zl_bench_timer_now) spent on the part that counts. Work
+ * the timer units (zl_port_timer_now) spent on the part that counts. Work
  * that only feeds the operation, such as clients building the packets a
  * server tick takes, stays outside. */
 typedef uint64_t (*zl_bench_timed_body)(void *ctx, uint32_t iterations);
@@ -80,14 +82,5 @@ void zl_bench_memory(const char *name, size_t bytes);
 /* Prints a note under a group's rows: the group, then the text formatted as
  * zl_print does (tests/zl_print.h), then a newline. */
 void zl_bench_note(const char *group, const char *fmt, ...);
-
-/* The port's timer. On hosts: monotonic nanoseconds. On an emulated Cortex-M
- * under -icount shift=0: instructions retired (1 per virtual ns). */
-uint64_t zl_bench_timer_now(void);
-/* "ns" or "instr": the unit of zl_bench_timer_now. */
-const char *zl_bench_timer_unit(void);
-/* 1 when the timer is exact and repeatable (emulated instruction count):
- * then one batch is enough and no spread is reported. */
-int zl_bench_timer_exact(void);
 
 #endif

@@ -35,7 +35,7 @@ demo-programs: $(DEMO_PROGRAMS)
 $(BUILD)/obj/examples/demo/%.o: examples/demo/%.c $(PORT_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(DEMO_CFLAGS) -DDEMO_DIR='"$(DEMO_DIR)"' -Iexamples/fps -Iexamples/demo \
-		-Ibench -c $< -o $@
+		-c $< -o $@
 
 $(DEMO_DIR)/%$(EXE): $(BUILD)/obj/examples/demo/%.o $(DEMO_OBJ) $(DEMO_LIB_OBJ)
 	@mkdir -p $(dir $@)

@@ -7,4 +7,4 @@ CORE_ONLY_CFLAGS := -mgeneral-regs-only
 endif
 TEST_CFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 PORT_LIBS := -lm
-PORT_BENCH_SRC := ports/posix/zl_bench_timer_posix.c
+PORT_BENCH_SRC := ports/posix/zl_timer_posix.c

@@ -8,6 +8,6 @@ PORT_LDFLAGS := -static
 PORT_LIBS := -lm
 # UBSan in trap mode: no runtime library to link.
 TEST_CFLAGS := -fsanitize=undefined -fsanitize-undefined-trap-on-error
-PORT_BENCH_SRC := ports/posix/zl_bench_timer_posix.c
+PORT_BENCH_SRC := ports/posix/zl_timer_posix.c
 # qemu-user translates the code: its times are not the target CPU's.
 BENCH_EMULATED := 1

@@ -49,8 +49,8 @@ PORT_SRC := ports/template/zl_port_template.c
 # reset handler) [empty].
 PORT_IMAGE_SRC :=
 
-# The benchmark timer of bench/zl_bench.h (see ports/posix/
-# zl_bench_timer_posix.c), needed only for `make bench` [empty].
+# The timer declared in zl_port.h (see ports/posix/zl_timer_posix.c),
+# needed only for `make bench` and the demo [empty].
 PORT_BENCH_SRC :=
 
 # Command that runs the benchmark program [$(RUN)].
