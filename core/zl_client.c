@@ -193,12 +193,12 @@ static void on_snapshot(zl_client *c, const uint8_t *payload, size_t len, uint64
     take_frame(c, f, executed, now_us);
 }
 
-/* A datagram sealed for our connection, header h. */
-static void on_linked(zl_client *c, const zl_packet_header *h, const uint8_t *packet, size_t len,
-                      uint64_t now_us)
+/* A datagram sealed for our connection. */
+static void on_linked(zl_client *c, const zl_conn_datagram *d, size_t len, uint64_t now_us)
 {
-    const uint8_t *payload = packet + ZL_PACKET_HEADER_SIZE;
-    size_t payload_len = len - ZL_PACKET_HEADER_SIZE;
+    const zl_packet_header *h = &d->h;
+    const uint8_t *payload = d->payload;
+    size_t payload_len = d->payload_len;
     if (zl_link_accept(&c->conn.link, h, len, now_us, NULL) != ZL_OK)
         return; /* counted by the link */
     c->last_heard_us = now_us;
@@ -221,20 +221,19 @@ static void on_linked(zl_client *c, const zl_packet_header *h, const uint8_t *pa
 void zl_client_receive(zl_client *c, const zl_addr *from, const void *data, size_t len,
                        uint64_t now_us)
 {
-    const uint8_t *packet = (const uint8_t *)data;
-    zl_packet_header h;
+    uint8_t work[ZL_MAX_PACKET];
+    zl_conn_datagram d;
     int kind;
     ZL_ASSERT(c && from && (data || len == 0));
     if (c->state == ZL_CLIENT_IDLE || !zl_addr_equal(from, &c->conn.peer)) {
         c->bad_messages++;
         return;
     }
-    kind = zl_conn_open(&c->conn, c->state == ZL_CLIENT_CONNECTED, packet, len, &h);
+    kind = zl_conn_open(&c->conn, c->state == ZL_CLIENT_CONNECTED, data, len, work, &d);
     if (kind == ZL_CONN_LINKED)
-        on_linked(c, &h, packet, len, now_us);
+        on_linked(c, &d, len, now_us);
     else if (kind == ZL_CONN_UNLINKED)
-        on_unlinked(c, h.type, packet + ZL_PACKET_HEADER_SIZE, len - ZL_PACKET_HEADER_SIZE,
-                    now_us);
+        on_unlinked(c, d.h.type, d.payload, d.payload_len, now_us);
     else if (c->state != ZL_CLIENT_CONNECTED)
         c->bad_messages++; /* when connected, the link counted why */
 }
@@ -381,7 +380,7 @@ const zl_snapshot_frame *zl_client_latest(const zl_client *c)
 
 void zl_client_set_settings(zl_client *c, const zl_client_settings *s, uint64_t now_us)
 {
-    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_SETTINGS_MSG_SIZE];
+    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_SETTINGS_MSG_SIZE + ZL_PACKET_TAG_SIZE];
     zl_msg_settings m;
     ZL_ASSERT(c && s);
     c->config.settings = *s;

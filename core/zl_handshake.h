@@ -6,6 +6,7 @@
 
 #include "zl_protocol.h"
 #include "zl_settings.h"
+#include "zl_token.h"
 
 /* Payload bytes of every REQUEST and RESPONSE, zero padding included. Every
  * reply the server sends to a peer it has not accepted yet (CHALLENGE, DENY,
@@ -98,6 +99,40 @@ typedef struct zl_msg_settings {
     uint64_t nonce;
     zl_client_settings settings;
 } zl_msg_settings;
+
+/* Payload bytes of TOKEN_REQUEST and TOKEN_RESPONSE, padding included:
+ * REQUEST's and RESPONSE's fields plus the token's expiry, nonce and sealed
+ * private part. Every reply stays smaller (no amplification). */
+#ifndef ZL_TOKEN_REQUEST_SIZE
+#define ZL_TOKEN_REQUEST_SIZE (ZL_TOKEN_SEALED_SIZE + 64)
+#endif
+ZL_STATIC_ASSERT(ZL_TOKEN_REQUEST_SIZE <= ZL_PACKET_MAX_PAYLOAD, zl_token_request_fits_packet);
+
+/* The token a TOKEN_REQUEST or TOKEN_RESPONSE carries: what the server needs
+ * to open it (zl_token_open). */
+typedef struct zl_msg_token {
+    uint64_t expire_s;
+    uint8_t nonce[ZL_TOKEN_NONCE_SIZE];
+    uint8_t sealed[ZL_TOKEN_SEALED_SIZE];
+} zl_msg_token;
+
+/* TOKEN_REQUEST: REQUEST with a connect token. */
+typedef struct zl_msg_token_request {
+    uint32_t protocol_id;
+    uint64_t nonce;
+    zl_client_settings settings;
+    zl_msg_token token;
+} zl_msg_token_request;
+
+/* TOKEN_RESPONSE: RESPONSE with the token again (the server keeps nothing
+ * between the two). */
+typedef struct zl_msg_token_response {
+    uint64_t nonce;
+    uint32_t window;
+    uint64_t cookie;
+    zl_client_settings settings;
+    zl_msg_token token;
+} zl_msg_token_response;
 
 /* Writes the message of `type` (one of the types above; another is a
  * programmer error) from *msg, which must be that type's struct

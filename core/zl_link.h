@@ -103,6 +103,14 @@ uint16_t zl_link_next_sequence(const zl_link *l);
 int zl_link_send(zl_link *l, uint8_t type, void *packet, size_t payload_bytes,
                  uint32_t protocol_id, uint64_t now_us);
 
+/* zl_link_send in two halves, for a caller that seals the packet itself
+ * (zl_conn, under session keys): the header the next packet carries (type,
+ * the next sequence, our acks; nothing changes), then, once that packet of
+ * len bytes is sealed and about to go out, zl_link_record_sent (the sequence
+ * advances). h must be the header zl_link_next_header gave, unchanged. */
+void zl_link_next_header(const zl_link *l, uint8_t type, zl_packet_header *h);
+void zl_link_record_sent(zl_link *l, const zl_packet_header *h, size_t len, uint64_t now_us);
+
 /* Takes a datagram of len bytes that arrived for this connection (read
  * only; hostile bytes are fine). Returns ZL_PACKET_HEADER_SIZE, the offset
  * of the payload, with *h the header and acks (may be NULL) the newly

@@ -27,6 +27,8 @@ enum {
     ZL_MSG_COMMANDS = 7,   /* client -> server, connected (zl_cmdstream) */
     ZL_MSG_SNAPSHOT = 8,   /* server -> client, connected (zl_snapshot) */
     ZL_MSG_SETTINGS = 9,   /* client -> server, connected: new settings */
+    ZL_MSG_TOKEN_REQUEST = 10,  /* REQUEST with a connect token (zl_token.h) */
+    ZL_MSG_TOKEN_RESPONSE = 11, /* RESPONSE with the same token again */
     ZL_MSG_TYPE_COUNT
 };
 ZL_STATIC_ASSERT(ZL_MSG_TYPE_COUNT <= ZL_PACKET_TYPE_COUNT, zl_msg_types_fit);
@@ -38,6 +40,7 @@ enum {
     ZL_DENY_FULL = 0,    /* every slot is taken */
     ZL_DENY_VERSION = 1, /* the request named another ZL_PROTOCOL_ID */
     ZL_DENY_BANNED = 2,  /* the application refuses this client */
+    ZL_DENY_TOKEN = 3,   /* a plain request to a server that wants tokens */
     ZL_DENY_COUNT
 };
 

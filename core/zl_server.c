@@ -276,14 +276,18 @@ static int acks_unsent(const zl_server_slot *c, const zl_packet_header *h)
 }
 
 /* A datagram sealed for slot's connection, header h. */
-static void on_linked(zl_server *s, int slot, const zl_packet_header *h, const uint8_t *packet,
-                      size_t len, uint64_t now_us)
+static void on_linked(zl_server *s, int slot, const zl_conn_datagram *d, size_t len,
+                      uint64_t now_us)
 {
     zl_server_slot *c = &s->slot[slot];
+    const zl_packet_header *h = &d->h;
+    const uint8_t *payload = d->payload;
+    size_t payload_len = d->payload_len;
     zl_link_acks acks;
-    const uint8_t *payload = packet + ZL_PACKET_HEADER_SIZE;
-    size_t payload_len = len - ZL_PACKET_HEADER_SIZE;
     uint32_t i;
+    /* Authenticated (the conn), then refused if replayed (the link), and
+     * only then charged: a replay of the client's own packets, from its own
+     * address, costs it nothing. */
     if (zl_link_accept(&c->conn.link, h, len, now_us, &acks) != ZL_OK)
         return; /* counted in the link's stats */
     c->last_heard_us = now_us;
@@ -291,6 +295,11 @@ static void on_linked(zl_server *s, int slot, const zl_packet_header *h, const u
         c->forged_acks++;
     for (i = 0; i < acks.count; i++)
         zl_snapshot_acked(&c->snapshot, acks.sequence[i]);
+    if (!zl_ratelimit_bucket_take(&c->packets, s->config.packet_rate, s->config.packet_burst,
+                                  now_us)) {
+        c->flooded++;
+        return;
+    }
     switch (h->type) {
     case ZL_MSG_COMMANDS:
         on_commands(s, c, payload, payload_len, now_us);
@@ -342,32 +351,26 @@ void zl_server_receive(zl_server *s, const zl_addr *from, const void *data, size
                        uint64_t now_us)
 {
     const uint8_t *packet = (const uint8_t *)data;
-    zl_packet_header h;
+    uint8_t work[ZL_MAX_PACKET];
+    zl_conn_datagram d;
     int slot, kind;
     ZL_ASSERT(s && from && (data || len == 0));
     slot = find_slot(s, from);
     if (slot < 0) {
-        if (zl_packet_open(packet, len, ZL_PROTOCOL_ID, &h, NULL) < 0)
+        if (zl_packet_open(packet, len, ZL_PROTOCOL_ID, &d.h, NULL) < 0)
             s->dropped[ZL_SERVER_DROP_PACKET]++;
         else
-            on_unlinked(s, slot, from, &h, packet + ZL_PACKET_HEADER_SIZE,
+            on_unlinked(s, slot, from, &d.h, packet + ZL_PACKET_HEADER_SIZE,
                         len - ZL_PACKET_HEADER_SIZE, now_us);
         return;
     }
-    kind = zl_conn_open(&s->slot[slot].conn, 1, packet, len, &h);
-    if (kind == ZL_CONN_LINKED) {
-        zl_server_slot *c = &s->slot[slot];
-        /* Only datagrams sealed for this connection spend its allowance: a
-         * blind spoofer of the address cannot use it up. */
-        if (zl_ratelimit_bucket_take(&c->packets, s->config.packet_rate, s->config.packet_burst,
-                                     now_us))
-            on_linked(s, slot, &h, packet, len, now_us);
-        else
-            c->flooded++;
-    } else if (kind == ZL_CONN_UNLINKED) {
-        on_unlinked(s, slot, from, &h, packet + ZL_PACKET_HEADER_SIZE,
-                    len - ZL_PACKET_HEADER_SIZE, now_us);
-    }
+    /* Only datagrams sealed for this connection reach its link and spend
+     * its allowance: a blind spoofer of the address cannot use it up. */
+    kind = zl_conn_open(&s->slot[slot].conn, 1, packet, len, work, &d);
+    if (kind == ZL_CONN_LINKED)
+        on_linked(s, slot, &d, len, now_us);
+    else if (kind == ZL_CONN_UNLINKED)
+        on_unlinked(s, slot, from, &d.h, d.payload, d.payload_len, now_us);
 }
 
 /* ---- The tick ---- */
