@@ -82,6 +82,8 @@ typedef struct zl_match_setup {
     uint32_t maxunlag_us; /* the server's farthest rewind; 0: its default */
     int style;            /* ZL_MATCH_* */
     int firing;           /* bots pull the trigger */
+    int plain;            /* 1: no tokens, CRC-sealed packets; 0: tokens and
+                             every packet encrypted (the default) */
 } zl_match_setup;
 
 /* Starts a match at the test clock's 1 s mark: a server and ZL_MATCH_BOTS
