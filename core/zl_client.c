@@ -63,55 +63,35 @@ void zl_client_init(zl_client *c, const zl_client_config *config, const zl_game 
         zl_interp_reset(&c->history[i]);
 }
 
-/* TOKEN_REQUEST or TOKEN_RESPONSE: the plain message's fields and the token. */
-static void send_token_handshake(zl_client *c)
-{
-    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_TOKEN_REQUEST_SIZE];
-    uint8_t *payload = packet + ZL_PACKET_HEADER_SIZE;
-    if (c->state == ZL_CLIENT_REQUESTING) {
-        zl_msg_token_request m;
-        m.protocol_id = ZL_PROTOCOL_ID;
-        m.nonce = c->conn.nonce;
-        m.settings = c->config.settings;
-        m.token = c->token;
-        zl_conn_send_unlinked(&c->conn.out, &c->conn.peer, ZL_MSG_TOKEN_REQUEST, packet,
-                              zl_msg_write(ZL_MSG_TOKEN_REQUEST, payload, ZL_TOKEN_REQUEST_SIZE,
-                                           &m));
-    } else {
-        zl_msg_token_response m;
-        m.nonce = c->conn.nonce;
-        m.window = c->window;
-        m.cookie = c->cookie;
-        m.settings = c->config.settings;
-        m.token = c->token;
-        zl_conn_send_unlinked(&c->conn.out, &c->conn.peer, ZL_MSG_TOKEN_RESPONSE, packet,
-                              zl_msg_write(ZL_MSG_TOKEN_RESPONSE, payload, ZL_TOKEN_REQUEST_SIZE,
-                                           &m));
-    }
-}
-
+/* REQUEST or RESPONSE, plain or with the token. Each token message is its
+ * plain one with the token after the same members, so one union fills both. */
 static void send_handshake(zl_client *c)
 {
-    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_REQUEST_SIZE];
-    uint8_t *payload = packet + ZL_PACKET_HEADER_SIZE;
-    if (c->has_token) {
-        send_token_handshake(c);
-    } else if (c->state == ZL_CLIENT_REQUESTING) {
-        zl_msg_request m;
-        m.protocol_id = ZL_PROTOCOL_ID;
-        m.nonce = c->conn.nonce;
-        m.settings = c->config.settings;
-        zl_conn_send_unlinked(&c->conn.out, &c->conn.peer, ZL_MSG_REQUEST, packet,
-                              zl_msg_write(ZL_MSG_REQUEST, payload, ZL_REQUEST_SIZE, &m));
+    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_TOKEN_REQUEST_SIZE];
+    union {
+        zl_msg_request request;
+        zl_msg_token_request token_request;
+        zl_msg_response response;
+        zl_msg_token_response token_response;
+    } m;
+    uint8_t type;
+    if (c->state == ZL_CLIENT_REQUESTING) {
+        type = c->has_token ? ZL_MSG_TOKEN_REQUEST : ZL_MSG_REQUEST;
+        m.token_request.protocol_id = ZL_PROTOCOL_ID;
+        m.token_request.nonce = c->conn.nonce;
+        m.token_request.settings = c->config.settings;
+        m.token_request.token = c->token;
     } else {
-        zl_msg_response m;
-        m.nonce = c->conn.nonce;
-        m.window = c->window;
-        m.cookie = c->cookie;
-        m.settings = c->config.settings;
-        zl_conn_send_unlinked(&c->conn.out, &c->conn.peer, ZL_MSG_RESPONSE, packet,
-                              zl_msg_write(ZL_MSG_RESPONSE, payload, ZL_REQUEST_SIZE, &m));
+        type = c->has_token ? ZL_MSG_TOKEN_RESPONSE : ZL_MSG_RESPONSE;
+        m.token_response.nonce = c->conn.nonce;
+        m.token_response.window = c->window;
+        m.token_response.cookie = c->cookie;
+        m.token_response.settings = c->config.settings;
+        m.token_response.token = c->token;
     }
+    zl_conn_send_unlinked(&c->conn.out, &c->conn.peer, type, packet,
+                          zl_msg_write(type, packet + ZL_PACKET_HEADER_SIZE,
+                                       sizeof packet - ZL_PACKET_HEADER_SIZE, &m));
 }
 
 /* Starts the handshake with `server`. */

@@ -74,6 +74,18 @@ static int refuse(zl_packet_header *h, zl_packet_drop *why, zl_packet_drop reaso
     return code;
 }
 
+/* Parses a header that passed its check. */
+static int accept_header(const uint8_t *p, zl_packet_header *h, zl_packet_drop *why)
+{
+    h->type = p[4];
+    h->sequence = get_le16(p + 5);
+    h->ack = get_le16(p + 7);
+    h->ack_bits = get_le32(p + 9);
+    if (why != NULL)
+        *why = ZL_PACKET_DROP_NONE;
+    return ZL_PACKET_HEADER_SIZE;
+}
+
 int zl_packet_open(const void *packet, size_t len, uint32_t protocol_id, zl_packet_header *h,
                    zl_packet_drop *why)
 {
@@ -89,13 +101,7 @@ int zl_packet_open(const void *packet, size_t len, uint32_t protocol_id, zl_pack
      * exactly one encoding for every header. */
     if (p[4] >= ZL_PACKET_TYPE_COUNT)
         return refuse(h, why, ZL_PACKET_DROP_FORMAT, ZL_ERR_MALFORMED);
-    h->type = p[4];
-    h->sequence = get_le16(p + 5);
-    h->ack = get_le16(p + 7);
-    h->ack_bits = get_le32(p + 9);
-    if (why != NULL)
-        *why = ZL_PACKET_DROP_NONE;
-    return ZL_PACKET_HEADER_SIZE;
+    return accept_header(p, h, why);
 }
 
 /* ---- Sealed packets ---- */
@@ -166,12 +172,6 @@ int zl_packet_open_aead(void *packet, size_t len, uint32_t conn_id, uint64_t new
                    p + ZL_PACKET_HEADER_SIZE, len - ZL_PACKET_HEADER_SIZE, aad, sizeof aad, nonce,
                    key) < 0)
         return refuse(h, why, ZL_PACKET_DROP_CHECKSUM, ZL_ERR_AUTH);
-    h->type = p[4];
-    h->sequence = get_le16(p + 5);
-    h->ack = get_le16(p + 7);
-    h->ack_bits = get_le32(p + 9);
     *sequence = seq;
-    if (why != NULL)
-        *why = ZL_PACKET_DROP_NONE;
-    return ZL_PACKET_HEADER_SIZE;
+    return accept_header(p, h, why);
 }

@@ -239,35 +239,28 @@ static int admitted(zl_server *s, const zl_addr *from, const handshake *hs, uint
     return 1;
 }
 
-static void on_request(zl_server *s, const zl_addr *from, uint8_t type, const uint8_t *payload,
-                       size_t len, uint64_t now_us)
+static void on_request(zl_server *s, const zl_addr *from, const handshake *hs, uint64_t now_us)
 {
     uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_CHALLENGE_SIZE];
-    handshake_msg m;
-    handshake hs;
     zl_token_grant grant;
     zl_msg_challenge ch;
-    if (!read_handshake(type, payload, len, &m, &hs)) {
-        s->dropped[ZL_SERVER_DROP_MESSAGE]++;
-        return;
-    }
     /* The limit comes before any reply or work: a DENY is a reply too, and
      * opening a token costs a decryption. */
     if (!zl_ratelimit_allow(&s->limiter, from, now_us)) {
         s->dropped[ZL_SERVER_DROP_RATE]++;
         return;
     }
-    if (hs.protocol_id != ZL_PROTOCOL_ID) {
+    if (hs->protocol_id != ZL_PROTOCOL_ID) {
         s->dropped[ZL_SERVER_DROP_VERSION]++;
-        send_deny(s, from, hs.nonce, ZL_DENY_VERSION);
+        send_deny(s, from, hs->nonce, ZL_DENY_VERSION);
         return;
     }
-    if (!admitted(s, from, &hs, now_us, &grant))
+    if (!admitted(s, from, hs, now_us, &grant))
         return;
     zl_crypto_wipe(&grant, sizeof grant);
-    ch.nonce = hs.nonce;
+    ch.nonce = hs->nonce;
     ch.window = zl_cookie_window(now_us);
-    ch.cookie = zl_cookie_make(s->cookie_secret, from, ch.window, hs.nonce);
+    ch.cookie = zl_cookie_make(s->cookie_secret, from, ch.window, hs->nonce);
     zl_conn_send_unlinked(&s->out, from, ZL_MSG_CHALLENGE, packet,
                           zl_msg_write(ZL_MSG_CHALLENGE, packet + ZL_PACKET_HEADER_SIZE,
                                        ZL_CHALLENGE_SIZE, &ch));
@@ -320,18 +313,11 @@ static void connect_client(zl_server *s, int slot, const zl_addr *from, const ha
     notify(s, ZL_NOTICE_JOIN, 0, slot);
 }
 
-static void on_response(zl_server *s, const zl_addr *from, uint8_t type, const uint8_t *payload,
-                        size_t len, uint64_t now_us)
+static void on_response(zl_server *s, const zl_addr *from, const handshake *hs, uint64_t now_us)
 {
-    handshake_msg m;
-    handshake hs;
     zl_token_grant grant;
     int slot;
-    if (!read_handshake(type, payload, len, &m, &hs)) {
-        s->dropped[ZL_SERVER_DROP_MESSAGE]++;
-        return;
-    }
-    if (!zl_cookie_check(s->cookie_secret, from, now_us, hs.window, hs.nonce, hs.cookie)) {
+    if (!zl_cookie_check(s->cookie_secret, from, now_us, hs->window, hs->nonce, hs->cookie)) {
         s->dropped[ZL_SERVER_DROP_COOKIE]++;
         return;
     }
@@ -340,23 +326,23 @@ static void on_response(zl_server *s, const zl_addr *from, uint8_t type, const u
         /* Our ACCEPT was lost and the client asks again; a different nonce
          * is a new attempt from a client that has not seen its old
          * connection end: it waits for the timeout like anyone else. */
-        if (s->slot[slot].conn.nonce == hs.nonce)
+        if (s->slot[slot].conn.nonce == hs->nonce)
             send_accept(s, slot);
         else
             s->dropped[ZL_SERVER_DROP_NONCE]++;
         return;
     }
-    if (!admitted(s, from, &hs, now_us, &grant))
+    if (!admitted(s, from, hs, now_us, &grant))
         return;
     slot = free_slot_index(s);
     if (slot < 0) {
         s->dropped[ZL_SERVER_DROP_FULL]++;
-        send_deny(s, from, hs.nonce, ZL_DENY_FULL);
+        send_deny(s, from, hs->nonce, ZL_DENY_FULL);
     } else {
-        if (hs.token)
-            zl_token_cache_add(&s->tokens, hs.token->nonce, from, hs.token->expire_s,
+        if (hs->token)
+            zl_token_cache_add(&s->tokens, hs->token->nonce, from, hs->token->expire_s,
                                unix_now_s(s, now_us));
-        connect_client(s, slot, from, &hs, hs.token ? &grant : NULL, now_us);
+        connect_client(s, slot, from, hs, hs->token ? &grant : NULL, now_us);
         send_accept(s, slot);
     }
     zl_crypto_wipe(&grant, sizeof grant);
@@ -459,11 +445,18 @@ static void on_linked(zl_server *s, int slot, const zl_conn_datagram *d, size_t 
 static void on_unlinked(zl_server *s, int slot, const zl_addr *from, const zl_packet_header *h,
                         const uint8_t *payload, size_t len, uint64_t now_us)
 {
-    if (h->type == ZL_MSG_REQUEST || h->type == ZL_MSG_TOKEN_REQUEST)
-        on_request(s, from, h->type, payload, len, now_us);
-    else if (h->type == ZL_MSG_RESPONSE || h->type == ZL_MSG_TOKEN_RESPONSE)
-        on_response(s, from, h->type, payload, len, now_us);
-    else if (slot < 0)
+    int request = h->type == ZL_MSG_REQUEST || h->type == ZL_MSG_TOKEN_REQUEST;
+    int response = h->type == ZL_MSG_RESPONSE || h->type == ZL_MSG_TOKEN_RESPONSE;
+    if (request || response) {
+        handshake_msg m;
+        handshake hs;
+        if (!read_handshake(h->type, payload, len, &m, &hs))
+            s->dropped[ZL_SERVER_DROP_MESSAGE]++;
+        else if (request)
+            on_request(s, from, &hs, now_us);
+        else
+            on_response(s, from, &hs, now_us);
+    } else if (slot < 0)
         s->dropped[ZL_SERVER_DROP_STRANGER]++;
     else
         s->dropped[ZL_SERVER_DROP_MESSAGE]++;
