@@ -304,6 +304,7 @@ static void connect_client(zl_server *s, int slot, const zl_addr *from, const ha
     c->next_snapshot_us = now_us;
     c->rate_us = now_us;
     zl_ratelimit_bucket_init(&c->packets, s->config.packet_burst, now_us);
+    zl_ratelimit_bucket_init(&c->move_tries, 4, now_us);
     /* The client's first command is sequence 1 (zl_client.h). */
     zl_cmdbuf_init(&c->commands, &s->config.cmdbuf, 1);
     zl_snapshot_client_reset(&c->snapshot);
@@ -462,6 +463,40 @@ static void on_unlinked(zl_server *s, int slot, const zl_addr *from, const zl_pa
         s->dropped[ZL_SERVER_DROP_MESSAGE]++;
 }
 
+/* A sealed packet from an address no connection has: its clear connection
+ * id names a connection, and if it authenticates under that connection's
+ * key its client has a new address (a NAT rebinding), where the connection
+ * moves (as WireGuard and QUIC move). Each try costs the connection one of
+ * a few tries a second, so junk carrying a connection's id costs the server
+ * little. 1 when it moved and the packet was taken. */
+static int moved(zl_server *s, const zl_addr *from, uint8_t *packet, size_t len, uint64_t now_us)
+{
+    zl_conn_datagram d;
+    uint32_t id;
+    int i;
+    if (s->config.security != ZL_SECURITY_TOKENS || len < ZL_PACKET_HEADER_SIZE + ZL_PACKET_TAG_SIZE)
+        return 0;
+    id = (uint32_t)packet[0] | (uint32_t)packet[1] << 8 | (uint32_t)packet[2] << 16 |
+         (uint32_t)packet[3] << 24;
+    for (i = 0; i < s->config.max_clients; i++) {
+        zl_server_slot *c = &s->slot[i];
+        uint64_t newest = c->conn.receive_newest;
+        if (!c->connected || c->conn.link_id != id)
+            continue;
+        /* Only a packet newer than any before moves it: a replayed old one,
+         * sent from elsewhere, must not steer the replies away. */
+        if (!zl_ratelimit_bucket_take(&c->move_tries, 4, 4, now_us) ||
+            zl_conn_open(&c->conn, 1, packet, len, &d) != ZL_CONN_LINKED ||
+            c->conn.receive_newest <= newest)
+            return 0;
+        c->conn.peer = *from;
+        c->moves++;
+        on_linked(s, i, &d, len, now_us);
+        return 1;
+    }
+    return 0;
+}
+
 void zl_server_receive(zl_server *s, const zl_addr *from, void *data, size_t len,
                        uint64_t now_us)
 {
@@ -471,11 +506,11 @@ void zl_server_receive(zl_server *s, const zl_addr *from, void *data, size_t len
     ZL_ASSERT(s && from && (data || len == 0));
     slot = find_slot(s, from);
     if (slot < 0) {
-        if (zl_packet_open(packet, len, ZL_PROTOCOL_ID, &d.h, NULL) < 0)
-            s->dropped[ZL_SERVER_DROP_PACKET]++;
-        else
+        if (zl_packet_open(packet, len, ZL_PROTOCOL_ID, &d.h, NULL) >= 0)
             on_unlinked(s, slot, from, &d.h, packet + ZL_PACKET_HEADER_SIZE,
                         len - ZL_PACKET_HEADER_SIZE, now_us);
+        else if (!moved(s, from, packet, len, now_us))
+            s->dropped[ZL_SERVER_DROP_PACKET]++;
         return;
     }
     /* Only datagrams sealed for this connection reach its link and spend
@@ -779,6 +814,7 @@ int zl_server_get_client_stats(zl_server *s, int slot, uint64_t now_us,
     out->bad_messages = c->bad_messages;
     out->flooded = c->flooded;
     out->forged_acks = c->forged_acks;
+    out->moves = c->moves;
     out->rewinds = c->rewinds;
     out->rewinds_untrusted = c->rewinds_untrusted;
     out->rewinds_clamped = c->rewinds_clamped;

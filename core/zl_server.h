@@ -128,6 +128,10 @@ typedef struct zl_server_client_stats {
     uint32_t flooded;          /* datagrams over packet_rate: dropped unread */
     uint32_t forged_acks;      /* datagrams acknowledging a sequence we never
                                   sent (those acks are ignored) */
+    uint32_t moves;            /* times its address changed (NAT rebinding):
+                                  a sealed packet from a new address that
+                                  authenticated under its key and was newer
+                                  than every one before */
     /* Commands whose shots asked for a rewind (lag compensation on), by
      * what became of the render time they claimed (zl_lagcomp_target): */
     uint32_t rewinds;          /* all of them */
@@ -154,7 +158,9 @@ typedef struct zl_server_slot {
     zl_ratelimit_bucket packets; /* the connection's datagram allowance */
     uint32_t executed;
     uint32_t snapshots, choked, last_snapshot_bytes, hits, bad_messages;
-    uint32_t flooded, forged_acks;
+    uint32_t flooded, forged_acks, moves;
+    zl_ratelimit_bucket move_tries; /* sealed packets from other addresses it
+                                       may try to authenticate */
     uint32_t rewinds, rewinds_untrusted, rewinds_clamped, rewinds_refused;
     zl_cmdbuf commands;
     zl_snapshot_client snapshot;

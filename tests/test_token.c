@@ -467,6 +467,69 @@ static void test_replayer_costs_victim_nothing(void)
     ZL_CHECK(10u * victim.commands.received >= 9u * other.commands.received);
 }
 
+/* Bot 0's NAT gives it a new port in mid-match: its next sealed packet
+ * authenticates from the new address, the connection moves there, and it
+ * plays on; a replay of an old packet from a third address moves nothing. */
+static void test_rebinding_client_plays_on(void)
+{
+    static uint8_t captured[ZL_MAX_PACKET];
+    size_t captured_len = 0;
+    zl_match_setup s;
+    zl_server_client_stats before, after;
+    zl_addr old_addr, new_addr, any;
+    int slot;
+    memset(&s, 0, sizeof s);
+    s.rtt_us = 80000u;
+    s.lag_compensation = 1;
+    zl_match_start(&s);
+    zl_match_run(2000000u);
+    ZL_CHECK_EQ(zl_match_connected(), ZL_MATCH_BOTS);
+    slot = zl_client_slot(&zl_match_world.client[0]);
+    old_addr = zl_loopnet_address(&zl_match_world.client_ep[0]);
+    /* Keep a copy of one of bot 0's packets as an attacker would. */
+    while (!captured_len) {
+        uint8_t buf[ZL_MAX_PACKET];
+        zl_addr from;
+        int n;
+        while ((n = zl_match_world.server_hal.receive(zl_match_world.server_hal.ctx, &from, buf,
+                                                      sizeof buf)) >= 0) {
+            if (!captured_len && zl_addr_equal(&from, &old_addr)) {
+                memcpy(captured, buf, (size_t)n);
+                captured_len = (size_t)n;
+            }
+            zl_server_receive(&zl_match_world.server, &from, buf, (size_t)n, zl_test_time_us);
+        }
+        zl_match_run(1000u);
+    }
+    zl_server_get_client_stats(&zl_match_world.server, slot, zl_test_time_us, &before);
+    zl_loopnet_close(&zl_match_world.client_ep[0]);
+    zl_addr_parse(&any, "10.0.1.1:0");
+    ZL_CHECK_EQ(zl_loopnet_open(&zl_match_world.net, &zl_match_world.client_ep[0], &any,
+                                &zl_match_world.client_raw[0]),
+                ZL_OK);
+    new_addr = zl_loopnet_address(&zl_match_world.client_ep[0]);
+    ZL_CHECK(!zl_addr_equal(&old_addr, &new_addr));
+    zl_match_run(4000000u);
+    ZL_CHECK_EQ(zl_server_get_client_stats(&zl_match_world.server, slot, zl_test_time_us, &after),
+                ZL_OK);
+    zl_test_note("port %u -> %u: %u move, %u more commands run, client state %d",
+                 (unsigned)old_addr.port, (unsigned)new_addr.port, after.moves,
+                 after.executed - before.executed, zl_client_state(&zl_match_world.client[0]));
+    ZL_CHECK_EQ(after.moves, 1);
+    ZL_CHECK(zl_addr_equal(&zl_match_world.server.slot[slot].conn.peer, &new_addr));
+    {
+        zl_addr third = zl_addr_ipv4(10, 7, 7, 7, 7777);
+        zl_server_receive(&zl_match_world.server, &third, captured, captured_len,
+                          zl_test_time_us);
+        ZL_CHECK(zl_addr_equal(&zl_match_world.server.slot[slot].conn.peer, &new_addr));
+        zl_server_get_client_stats(&zl_match_world.server, slot, zl_test_time_us, &after);
+        ZL_CHECK_EQ(after.moves, 1);
+    }
+    ZL_CHECK_EQ(zl_client_state(&zl_match_world.client[0]), ZL_CLIENT_CONNECTED);
+    ZL_CHECK(after.executed - before.executed > 400u); /* 4 s at 125 commands/s */
+    ZL_CHECK_EQ(zl_match_connected(), ZL_MATCH_BOTS);
+}
+
 void zl_suite_token(void)
 {
     ZL_RUN(test_token_round_trip);
@@ -478,4 +541,5 @@ void zl_suite_token(void)
     ZL_RUN(test_server_refuses_bad_tokens);
     ZL_RUN(test_honest_join_during_flood);
     ZL_RUN(test_replayer_costs_victim_nothing);
+    ZL_RUN(test_rebinding_client_plays_on);
 }
