@@ -7,13 +7,7 @@
 #include "zl_protocol.h"
 #include "zl_settings.h"
 
-/* Payload bytes of every REQUEST and RESPONSE, zero padding included. Every
- * reply the server sends to a peer it has not accepted yet (CHALLENGE, DENY,
- * ACCEPT) is smaller, so a spoofed source gains no amplification: 128 makes
- * a CHALLENGE datagram (33 bytes) a quarter of the request (141 bytes). */
-#ifndef ZL_REQUEST_SIZE
-#define ZL_REQUEST_SIZE 128
-#endif
+ZL_BEGIN_DECLS
 
 /* Payloads are the bytes after the packet header, fixed in size per type,
  * bit-packed, integers least significant bit first, zero padding to the
@@ -117,5 +111,7 @@ int zl_msg_read(uint8_t type, const void *payload, size_t len, void *out);
 
 /* The payload size of `type`'s message, bytes. */
 size_t zl_msg_size(uint8_t type);
+
+ZL_END_DECLS
 
 #endif

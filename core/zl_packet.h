@@ -5,6 +5,8 @@
 
 #include "zl_base.h"
 
+ZL_BEGIN_DECLS
+
 /* Wire layout, every multi-byte field little-endian:
  *   0..3   CRC-32 (zl_crc32.h) of the protocol id as 4 little-endian bytes
  *          followed by bytes 4..len-1 of the packet
@@ -66,5 +68,7 @@ int zl_packet_seal(void *packet, size_t payload_bytes, const zl_packet_header *h
  * reason (ZL_PACKET_DROP_NONE on success). packet may be NULL when len is 0. */
 int zl_packet_open(const void *packet, size_t len, uint32_t protocol_id, zl_packet_header *h,
                    zl_packet_drop *why);
+
+ZL_END_DECLS
 
 #endif
