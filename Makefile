@@ -4,6 +4,7 @@
 #   make test PORT=<name>     run the suite on one port
 #   make check-core           prove core/ is allocation-free and sans-IO (nm)
 #   make bench | demo | fuzz  benchmarks, demo match, fuzzers
+#   make install PREFIX=...   library, headers, pkg-config and CMake packages (mk/install.mk)
 # A port is a folder ports/<name>/ with a port.mk (docs/PORTING.md).
 
 SHELL := /bin/bash
@@ -48,14 +49,20 @@ AR := $(CROSS)ar
 NM := $(CROSS)nm
 SIZE := $(CROSS)size
 
-BUILD := build/$(PORT)
+# A user configuration (core/zl_config.h): a folder holding zl_user_config.h.
+# The library and what is built with it use it, in a build folder of their
+# own so objects of two configurations never mix; make install carries it.
+USER_CONFIG_DIR ?=
+BUILD := build/$(PORT)$(if $(USER_CONFIG_DIR),/user-config)
+CONFIG_CFLAGS := $(if $(USER_CONFIG_DIR),-DZL_USER_CONFIG -I$(USER_CONFIG_DIR))
 WARN := -std=c99 -pedantic -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Werror
 OPT ?= -O2 -g
 INC := -Icore -Iplatform -I$(PORT_DIR) -Iports/common
-CFLAGS_ALL := $(WARN) $(OPT) $(PORT_CFLAGS) $(INC) -MMD -MP
+CFLAGS_ALL := $(WARN) $(OPT) $(PORT_CFLAGS) $(INC) $(CONFIG_CFLAGS) -MMD -MP
 
-CORE_SRC := $(wildcard core/*.c)
-PLATFORM_SRC := $(wildcard platform/*.c)
+include sources.mk
+CORE_SRC := $(wildcard $(ZL_CORE_SOURCES))
+PLATFORM_SRC := $(wildcard $(ZL_PLATFORM_SOURCES))
 LIB_SRC := $(CORE_SRC) $(PLATFORM_SRC) $(PORT_SRC)
 # The reference FPS rules: simulation code, held to core's rules (no float).
 GAME_SRC := $(wildcard examples/fps/*.c)

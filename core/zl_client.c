@@ -29,12 +29,14 @@ void zl_client_config_default(zl_client_config *c)
     zl_predict_settings_default(&c->predict);
 }
 
-void zl_client_init(zl_client *c, const zl_client_config *config, const zl_game *game,
-                    const zl_platform *net, uint64_t nonce)
+int zl_client_init_(zl_client *c, const zl_client_config *config, const zl_game *game,
+                    const zl_platform *net, uint64_t nonce, uint32_t fingerprint, size_t size)
 {
     zl_sender out;
     zl_addr nowhere;
     int i;
+    if (zl_config_check(fingerprint, size, sizeof *c) != ZL_OK)
+        return ZL_ERR_CONFIG;
     ZL_ASSERT(c && config && game && net && net->send);
     ZL_ASSERT(config->cmd_backup >= 1 && config->cmd_backup <= ZL_CMDSTREAM_MAX_PER_PACKET);
     memset(c, 0, sizeof *c);
@@ -61,6 +63,7 @@ void zl_client_init(zl_client *c, const zl_client_config *config, const zl_game 
     zl_snapshot_receiver_init(&c->rx);
     for (i = 0; i < ZL_MAX_ENTITIES; i++)
         zl_interp_reset(&c->history[i]);
+    return ZL_OK;
 }
 
 /* REQUEST or RESPONSE, plain or with the token. Each token message is its

@@ -10,6 +10,9 @@
 #include "zl_platform.h"
 #include "zl_predict.h"
 #include "zl_snapshot.h"
+#include "zl_version.h"
+
+ZL_BEGIN_DECLS
 
 /* Where a client is. */
 enum {
@@ -96,9 +99,15 @@ typedef struct zl_client {
 /* Starts an idle client. game: the same rules as the server's (copied; only
  * run_command, the schemas and the field indices are used). net: only send
  * is used (copied). nonce: 8 fresh bytes from the HAL's random(), as a
- * number: it names this connection attempt. */
-void zl_client_init(zl_client *c, const zl_client_config *config, const zl_game *game,
-                    const zl_platform *net, uint64_t nonce);
+ * number: it names this connection attempt. Returns ZL_OK, or
+ * ZL_ERR_CONFIG without touching c when the caller was compiled with
+ * another configuration than the library (zl_version.h). */
+#define zl_client_init(c, config, game, net, nonce)                                    \
+    zl_client_init_((c), (config), (game), (net), (nonce), zl_config_fingerprint(), \
+                    sizeof(zl_client))
+/* The function behind zl_client_init: fingerprint and size are the caller's. */
+int zl_client_init_(zl_client *c, const zl_client_config *config, const zl_game *game,
+                    const zl_platform *net, uint64_t nonce, uint32_t fingerprint, size_t size);
 
 /* Starts connecting to a plain server (ZL_SECURITY_PLAIN) at now_us: sends
  * the first REQUEST. Nothing the client sends or receives is protected
@@ -168,5 +177,7 @@ void zl_client_disconnect(zl_client *c, uint64_t now_us);
 int zl_client_state(const zl_client *c);
 int zl_client_slot(const zl_client *c);
 void zl_client_get_stats(zl_client *c, uint64_t now_us, zl_client_stats *out);
+
+ZL_END_DECLS
 
 #endif

@@ -9,11 +9,7 @@
 #include "zl_handshake.h"
 #include "zl_link.h"
 
-/* DISCONNECT is sent this many times in a row: it is not acknowledged, so
- * repeating it makes losing every copy unlikely (10% loss: 1 in 1000). */
-#ifndef ZL_DISCONNECT_REPEAT
-#define ZL_DISCONNECT_REPEAT 3
-#endif
+ZL_BEGIN_DECLS
 
 /* Where datagrams go out: the HAL's send and its context (zl_platform.h),
  * all an endpoint needs of the platform. */
@@ -112,5 +108,7 @@ int zl_conn_send_unlinked(const zl_sender *out, const zl_addr *to, uint8_t type,
 /* Says goodbye: DISCONNECT with `reason` (ZL_DISCONNECT_*), sent
  * ZL_DISCONNECT_REPEAT times on the link. */
 void zl_conn_disconnect(zl_conn *c, uint8_t reason, uint64_t now_us);
+
+ZL_END_DECLS
 
 #endif

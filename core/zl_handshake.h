@@ -8,13 +8,7 @@
 #include "zl_settings.h"
 #include "zl_token.h"
 
-/* Payload bytes of every REQUEST and RESPONSE, zero padding included. Every
- * reply the server sends to a peer it has not accepted yet (CHALLENGE, DENY,
- * ACCEPT) is smaller, so a spoofed source gains no amplification: 128 makes
- * a CHALLENGE datagram (33 bytes) a quarter of the request (141 bytes). */
-#ifndef ZL_REQUEST_SIZE
-#define ZL_REQUEST_SIZE 128
-#endif
+ZL_BEGIN_DECLS
 
 /* Payloads are the bytes after the packet header, fixed in size per type,
  * bit-packed, integers least significant bit first, zero padding to the
@@ -103,9 +97,7 @@ typedef struct zl_msg_settings {
 /* Payload bytes of TOKEN_REQUEST and TOKEN_RESPONSE, padding included:
  * REQUEST's and RESPONSE's fields plus the token's expiry, nonce and sealed
  * private part. Every reply stays smaller (no amplification). */
-#ifndef ZL_TOKEN_REQUEST_SIZE
 #define ZL_TOKEN_REQUEST_SIZE (ZL_TOKEN_SEALED_SIZE + 64)
-#endif
 ZL_STATIC_ASSERT(ZL_TOKEN_REQUEST_SIZE <= ZL_PACKET_MAX_PAYLOAD, zl_token_request_fits_packet);
 
 /* The token a TOKEN_REQUEST or TOKEN_RESPONSE carries: what the server needs
@@ -152,5 +144,7 @@ int zl_msg_read(uint8_t type, const void *payload, size_t len, void *out);
 
 /* The payload size of `type`'s message, bytes. */
 size_t zl_msg_size(uint8_t type);
+
+ZL_END_DECLS
 
 #endif

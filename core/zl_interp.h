@@ -5,6 +5,8 @@
 
 #include "zl_usercmd.h"
 
+ZL_BEGIN_DECLS
+
 /* Ring length must be a power of two so the slot is push count & (N - 1),
  * and at least 2 so there is a pair to interpolate. */
 ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_INTERP_SAMPLES) && ZL_INTERP_SAMPLES >= 2, interp_samples_pow2);
@@ -153,5 +155,7 @@ int zl_interp_sample(const zl_interp_history *h, const zl_interp_settings *s, ui
  *  - EMPTY: (0, 0, 0): nothing was drawn.
  * Other fields of cmd are untouched. */
 void zl_interp_pick_to_command(const zl_interp_pick *p, zl_usercmd *cmd);
+
+ZL_END_DECLS
 
 #endif

@@ -6,6 +6,8 @@
 #include "zl_packet.h"
 #include "zl_ring.h"
 
+ZL_BEGIN_DECLS
+
 /* Every packet acknowledges the newest sequence received and the 31 before
  * it (zl_packet.h, ack_bits). A sent packet still unacknowledged once the
  * peer's ack has moved this far past it is counted lost: the peer can no
@@ -141,5 +143,7 @@ void zl_link_count_drop(zl_link *l, zl_packet_drop why);
 /* Fills *out with the link's measurements at now_us (which ends any
  * quarter seconds of bandwidth that have passed). */
 void zl_link_get_stats(zl_link *l, uint64_t now_us, zl_link_stats *out);
+
+ZL_END_DECLS
 
 #endif

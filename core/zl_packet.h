@@ -7,6 +7,8 @@
 #include "zl_base.h"
 #include "zl_crypto.h"
 
+ZL_BEGIN_DECLS
+
 /* Wire layout, every multi-byte field little-endian:
  *   0..3   CRC-32 (zl_crc32.h) of the protocol id as 4 little-endian bytes
  *          followed by bytes 4..len-1 of the packet
@@ -109,5 +111,7 @@ uint64_t zl_packet_widen(uint16_t low, uint64_t newest);
 int zl_packet_open_aead(void *packet, size_t len, uint32_t conn_id, uint64_t newest,
                         const uint8_t key[ZL_AEAD_KEY_SIZE], const zl_aead *aead,
                         zl_packet_header *h, uint64_t *sequence, zl_packet_drop *why);
+
+ZL_END_DECLS
 
 #endif

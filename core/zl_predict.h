@@ -5,6 +5,8 @@
 
 #include "zl_game.h"
 
+ZL_BEGIN_DECLS
+
 /* The model (Bernier 2001, Half-Life and Source): each command runs once on
  * the predicted state as it is sampled (first_prediction 1: its sounds and
  * effects fire here, once) and is kept with the state it produced. A
@@ -162,5 +164,7 @@ uint32_t zl_predict_unacked(const zl_predict *p);
 const zl_usercmd *zl_predict_command_at(const zl_predict *p, uint32_t sequence);
 /* The counters; the pointer stays valid as long as p. */
 const zl_predict_stats *zl_predict_get_stats(const zl_predict *p);
+
+ZL_END_DECLS
 
 #endif

@@ -5,6 +5,8 @@
 
 #include "zl_packet.h"
 
+ZL_BEGIN_DECLS
+
 /* Wire version, in the low 16 bits of the protocol id. */
 #define ZL_PROTOCOL_VERSION 1u
 /* Every packet is sealed under this id (zl_packet_seal): "ZL" and the version. */
@@ -52,5 +54,7 @@ enum {
     ZL_DISCONNECT_SHUTDOWN = 3, /* the server is stopping */
     ZL_DISCONNECT_COUNT
 };
+
+ZL_END_DECLS
 
 #endif

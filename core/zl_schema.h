@@ -6,6 +6,8 @@
 
 #include "zl_bits.h"
 
+ZL_BEGIN_DECLS
+
 /* What a field holds. The kind fixes how its value is read, quantised for
  * the wire and interpolated. */
 enum {
@@ -168,5 +170,7 @@ int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
  * written and must be discarded. */
 int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, void *out,
                          int which);
+
+ZL_END_DECLS
 
 #endif

@@ -80,10 +80,12 @@ void zl_server_shutdown(zl_server *s, uint64_t now_us)
         zl_server_disconnect(s, i, ZL_DISCONNECT_SHUTDOWN, now_us);
 }
 
-void zl_server_init(zl_server *s, const zl_server_config *c, const zl_game *game,
+int zl_server_init_(zl_server *s, const zl_server_config *c, const zl_game *game,
                     const zl_platform *net, const uint8_t secret[2 * ZL_SIPHASH_KEY_SIZE],
-                    uint64_t now_us)
+                    uint64_t now_us, uint32_t fingerprint, size_t size)
 {
+    if (zl_config_check(fingerprint, size, sizeof *s) != ZL_OK)
+        return ZL_ERR_CONFIG;
     ZL_ASSERT(s && c && game && net && net->send && secret);
     ZL_ASSERT(c->tick_rate >= 20 && c->tick_rate <= 128);
     ZL_ASSERT(c->max_clients >= 1 && c->max_clients <= ZL_MAX_CLIENTS);
@@ -114,6 +116,7 @@ void zl_server_init(zl_server *s, const zl_server_config *c, const zl_game *game
         zl_lagcomp_init(&s->lagcomp, game, s->tick_us, &ls);
     }
     zl_snapshot_world_init(&s->world);
+    return ZL_OK;
 }
 
 static int find_slot(const zl_server *s, const zl_addr *a)

@@ -9,23 +9,10 @@
 #include "zl_platform.h"
 #include "zl_ratelimit.h"
 #include "zl_snapshot.h"
+#include "zl_version.h"
 
-/* Events one server tick can hold (commands' shots and footsteps, hits,
- * kills, respawns); more are dropped and counted in the sink. */
-#ifndef ZL_SERVER_EVENTS
-#define ZL_SERVER_EVENTS 1024
-#endif
-/* Join and leave notices kept until the application reads them (a power of
- * two); older unread ones are overwritten and counted. */
-#ifndef ZL_SERVER_NOTICES
-#define ZL_SERVER_NOTICES 64
-#endif
-/* Lag-compensated traces one tick keeps for the application (hit
- * pictures, replays, anti-cheat review); more are traced but not kept, and
- * counted. */
-#ifndef ZL_SERVER_SHOTS
-#define ZL_SERVER_SHOTS 256
-#endif
+ZL_BEGIN_DECLS
+
 ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_SERVER_NOTICES), zl_server_notices_pow2);
 
 /* How a server runs. Fill with zl_server_config_default, then change. */
@@ -202,10 +189,16 @@ typedef struct zl_server {
  * s), player states at most ZL_STATE_MAX bytes. net: only net->send is
  * used, to send datagrams (copied). secret: 32 bytes from the HAL's
  * random(): the first half keys connection cookies, the second the rate
- * limiter. Settings out of range are programmer errors (ZL_ASSERT). */
-void zl_server_init(zl_server *s, const zl_server_config *c, const zl_game *game,
+ * limiter. Settings out of range are programmer errors (ZL_ASSERT).
+ * Returns ZL_OK, or ZL_ERR_CONFIG without touching s when the caller was
+ * compiled with another configuration than the library (zl_version.h). */
+#define zl_server_init(s, c, game, net, secret, now_us)                                     \
+    zl_server_init_((s), (c), (game), (net), (secret), (now_us), zl_config_fingerprint(), \
+                    sizeof(zl_server))
+/* The function behind zl_server_init: fingerprint and size are the caller's. */
+int zl_server_init_(zl_server *s, const zl_server_config *c, const zl_game *game,
                     const zl_platform *net, const uint8_t secret[2 * ZL_SIPHASH_KEY_SIZE],
-                    uint64_t now_us);
+                    uint64_t now_us, uint32_t fingerprint, size_t size);
 
 /* Takes one datagram of len bytes that arrived from `from` at now_us. Any
  * bytes are fine: what is not a valid message is dropped and counted. data
@@ -258,5 +251,7 @@ int zl_server_client_count(const zl_server *s);
 /* Copies the counters of datagrams dropped before any connection took them
  * (ZL_SERVER_DROP_COUNT entries). */
 void zl_server_get_drops(const zl_server *s, uint32_t out[ZL_SERVER_DROP_COUNT]);
+
+ZL_END_DECLS
 
 #endif

@@ -6,6 +6,8 @@
 #include "zl_addr.h"
 #include "zl_crypto.h"
 
+ZL_BEGIN_DECLS
+
 /* The design (netcode.io's connect tokens, sized for small targets). The
  * backend and the game servers share a 32-byte private key. For each player
  * and match the backend mints a token: a private part, sealed under that key
@@ -21,21 +23,6 @@
  * server refuses a token that does not open, has expired, does not name one
  * of its addresses, or was already used from another address
  * (zl_token_cache). */
-
-/* Bytes of game data a token carries (a login payload: account id, rank,
- * loadout); the server reads them at connect. */
-#ifndef ZL_TOKEN_USER_DATA
-#define ZL_TOKEN_USER_DATA 256
-#endif
-/* Server addresses one token may name (a match's server and its fallbacks). */
-#ifndef ZL_TOKEN_ADDRESSES
-#define ZL_TOKEN_ADDRESSES 4
-#endif
-/* Tokens a server remembers as used (zl_token_cache): a power of two, at
- * least the connections it accepts within a token's lifetime. */
-#ifndef ZL_TOKEN_CACHE
-#define ZL_TOKEN_CACHE 64
-#endif
 
 ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_TOKEN_CACHE), zl_token_cache_pow2);
 ZL_STATIC_ASSERT(ZL_TOKEN_ADDRESSES >= 1 && ZL_TOKEN_ADDRESSES <= 32, zl_token_addresses);
@@ -135,5 +122,7 @@ int zl_token_cache_allows(const zl_token_cache *c, const uint8_t nonce[ZL_TOKEN_
 /* Records the token as used from `from` until expire_s. */
 void zl_token_cache_add(zl_token_cache *c, const uint8_t nonce[ZL_TOKEN_NONCE_SIZE],
                         const zl_addr *from, uint64_t expire_s, uint64_t now_s);
+
+ZL_END_DECLS
 
 #endif

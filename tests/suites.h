@@ -5,6 +5,7 @@
 #define ZL_SUITES_H
 
 #define ZL_SUITE_LIST(X) \
+    X(config)            \
     X(fixed)             \
     X(ring)              \
     X(bits)              \

@@ -468,7 +468,7 @@ static void test_spoofed_connect_flood(void)
     zl_server_config_default(&sc);
     sc.security = ZL_SECURITY_PLAIN; /* the flood forges plain requests */
     memset(secret, 0x26, sizeof secret);
-    zl_server_init(&S->server, &sc, &S->rules, &hal, secret, zl_test_time_us);
+    ZL_CHECK_EQ(zl_server_init(&S->server, &sc, &S->rules, &hal, secret, zl_test_time_us), ZL_OK);
     t0 = zl_test_time_us;
     for (i = 0; i < n; i++) {
         zl_addr from = random_source(&rng);

@@ -265,7 +265,8 @@ void zl_match_start(const zl_match_setup *setup)
     sc.public_addresses[0] = m.server_addr;
     sc.unix_time_s = ZL_MATCH_UNIX_S;
     memset(secret, 0x33, sizeof secret);
-    zl_server_init(&m.server, &sc, &m.rules, &m.server_hal, secret, zl_test_time_us);
+    ZL_CHECK_EQ(zl_server_init(&m.server, &sc, &m.rules, &m.server_hal, secret, zl_test_time_us),
+                ZL_OK);
     memset(&cs, 0, sizeof cs);
     cs.enabled = 1;
     cs.latency_us = setup->rtt_us / 2u;
@@ -278,8 +279,9 @@ void zl_match_start(const zl_match_setup *setup)
         zl_conditioner_init(&m.cond[i], &m.client_raw[i], (uint64_t)i + 1u, &m.client_hal[i]);
         zl_conditioner_configure(&m.cond[i], ZL_CONDITIONER_SEND, &cs);
         zl_conditioner_configure(&m.cond[i], ZL_CONDITIONER_RECEIVE, &cs);
-        zl_client_init(&m.client[i], &cc, &m.client_rules, &m.client_hal[i],
-                       (uint64_t)0x12345678u << 32 | (uint64_t)i);
+        ZL_CHECK_EQ(zl_client_init(&m.client[i], &cc, &m.client_rules, &m.client_hal[i],
+                                   (uint64_t)0x12345678u << 32 | (uint64_t)i),
+                    ZL_OK);
         if (setup->plain) {
             zl_client_connect(&m.client[i], &m.server_addr, zl_test_time_us);
         } else {

@@ -135,7 +135,11 @@ static int start(void)
     cfg.limits.rate_max = opt.rate;
     if (cfg.limits.rate_min > opt.rate)
         cfg.limits.rate_min = opt.rate;
-    zl_server_init(&server, &cfg, &game.rules, &net.hal, secret, net.hal.now_us(net.hal.ctx));
+    rc = zl_server_init(&server, &cfg, &game.rules, &net.hal, secret, net.hal.now_us(net.hal.ctx));
+    if (rc != ZL_OK) {
+        fprintf(stderr, "zl_server: cannot start the server: %s\n", zl_strerror(rc));
+        return -1;
+    }
     demo_game_watch(&game, &server);
     zl_addr_format(&local, addr, sizeof addr);
     fprintf(text, "zl_server: listening on %s, %lu ticks/s, %lu slots, lag compensation %s",
