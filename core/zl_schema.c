@@ -1,29 +1,67 @@
-/* zl_schema.c - walks a field table to copy, compare, hash, quantise,
- * interpolate and delta-code states, so no game writes a serialiser. */
+/* zl_schema.c - copies, compares, hashes, quantises, interpolates and
+ * delta-codes states by their field tables, walked or prepared as plans. */
 #include "zl_schema.h"
 
 #include <string.h>
 
-/* Values travel through here as int64: wide enough for every storage width
- * in both signednesses, so clamping and range arithmetic never overflow. */
+/* Every operation runs on prepared fields (zl_plan_field): a plan holds
+ * them, the table walk prepares each as it goes. One code path, so a plan
+ * cannot give another result than the walk. Values are handled as 32-bit
+ * patterns: a field's value minus its min, taken modulo 2^32, is its place
+ * in the range whatever the signedness, so one clamp serves every kind. */
 
-static int selected(const zl_field *f, int which)
+/* zl_plan_field.op, above the ZL_INTERP_* rule. */
+enum {
+    OP_SIGNED = 4,     /* values order as int32 (else as uint32) */
+    OP_SEXT = 8,       /* a signed value narrower than 4 bytes */
+    OP_WRAPS = 16,     /* codes wrap (ANGLE, FLAGS) instead of clamping */
+    OP_QUANT_SAME = 32 /* quantising cannot change it: skipped (plans only) */
+};
+
+/* zl_plan_field.sel: bit `which` for each selection, and ZL_DELTA. */
+#define SEL(which) (1u << (which))
+ZL_STATIC_ASSERT(ZL_DELTA > SEL(ZL_SCHEMA_SHARED) && ZL_DELTA < 256, sel_fits_a_byte);
+
+static uint32_t low_mask(unsigned bits)
 {
-    if (which == ZL_SCHEMA_ALL)
-        return 1;
-    if (f->flags & ZL_LOCAL)
-        return 0;
-    return which == ZL_SCHEMA_WIRE || (f->flags & ZL_OWNER) == 0;
+    return bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1u;
 }
 
-static int is_signed(const zl_field *f)
+/* `wire`: with the width of full codes, which only coding needs (a walk
+ * that quantises or interpolates skips the bit count). */
+static inline void prepare(const zl_field *f, zl_plan_field *p, int wire)
 {
-    return f->kind == ZL_FIELD_KIND_FX || (f->kind == ZL_FIELD_KIND_INT && f->min < 0);
+    p->offset = f->offset;
+    p->size = f->size;
+    p->op = f->interp;
+    p->spare = 0;
+    p->sel = (uint8_t)(SEL(ZL_SCHEMA_ALL) | (f->flags & ZL_DELTA));
+    if (!(f->flags & ZL_LOCAL))
+        p->sel = (uint8_t)(p->sel | SEL(ZL_SCHEMA_WIRE) |
+                           ((f->flags & ZL_OWNER) ? 0u : SEL(ZL_SCHEMA_SHARED)));
+    switch (f->kind) {
+    case ZL_FIELD_KIND_FX:
+    case ZL_FIELD_KIND_INT:
+        p->shift = (uint8_t)(f->kind == ZL_FIELD_KIND_FX ? 16u - f->bits : 0u);
+        p->min = (uint32_t)f->min;
+        p->span = (uint32_t)f->max - (uint32_t)f->min;
+        p->width = (uint8_t)(wire ? zl_bits_required(p->span >> p->shift) : 0u);
+        if (f->kind == ZL_FIELD_KIND_FX || f->min < 0)
+            p->op = (uint8_t)(p->op | OP_SIGNED | (f->size < 4 ? OP_SEXT : 0));
+        break;
+    default: /* ANGLE keeps its top bits, FLAGS its low ones */
+        p->shift = (uint8_t)(f->kind == ZL_FIELD_KIND_ANGLE ? 16u - f->bits : 0u);
+        p->min = 0;
+        p->span = f->kind == ZL_FIELD_KIND_ANGLE ? 0xFFFFu : 0xFFFFFFFFu;
+        p->width = f->bits;
+        p->op = (uint8_t)(p->op | OP_WRAPS);
+        break;
+    }
 }
 
 /* The stored bits, zero-extended. memcpy because offsets come from a table
  * and the state may be any buffer: no type punning, no alignment trap. */
-static uint32_t load_raw(const zl_field *f, const void *state)
+static inline uint32_t load(const zl_plan_field *f, const void *state)
 {
     const uint8_t *p = (const uint8_t *)state + f->offset;
     uint16_t v16;
@@ -38,7 +76,7 @@ static uint32_t load_raw(const zl_field *f, const void *state)
     return v32;
 }
 
-static void store_raw(const zl_field *f, void *state, uint32_t raw)
+static inline void store(const zl_plan_field *f, void *state, uint32_t raw)
 {
     uint8_t *p = (uint8_t *)state + f->offset;
     uint16_t v16 = (uint16_t)raw;
@@ -50,105 +88,57 @@ static void store_raw(const zl_field *f, void *state, uint32_t raw)
         memcpy(p, &raw, 4);
 }
 
-/* Sign extension by arithmetic on the bits: (raw ^ s) - s maps the top bit
- * to its negative weight without converting an out-of-range unsigned value
- * to a signed type (implementation-defined in C). */
-static int64_t load_value_of(const zl_field *f, uint32_t raw)
+/* v - min clamped to [0, span], v a 32-bit pattern ordered as int32 when
+ * is_signed, else as uint32. Outside the range, v - min (mod 2^32) lies
+ * above span: up to top - min for values above max, beyond for those
+ * below min (they wrapped), top being the largest value of the order. */
+static inline uint32_t place(uint32_t v, uint32_t min, uint32_t span, int is_signed)
 {
-    int64_t sign;
-    if (!is_signed(f))
-        return raw;
-    sign = (int64_t)1 << (f->size * 8u - 1u);
-    return (int64_t)(raw ^ (uint32_t)sign) - sign;
+    uint32_t off = v - min;
+    if (off > span)
+        off = off > (is_signed ? 0x7FFFFFFFu : 0xFFFFFFFFu) - min ? 0u : span;
+    return off;
 }
 
-static int64_t load_value(const zl_field *f, const void *state)
+/* The stored bits' place in the field's range, clamped. (raw ^ s) - s
+ * sign-extends without converting to a signed type. */
+static inline uint32_t place_of(const zl_plan_field *f, uint32_t raw)
 {
-    return load_value_of(f, load_raw(f, state));
-}
-
-static void store_value(const zl_field *f, void *state, int64_t v)
-{
-    /* Conversion to unsigned is defined modulo 2^32: the low bytes are the
-     * two's complement storage of v. */
-    store_raw(f, state, (uint32_t)((uint64_t)v & 0xFFFFFFFFu));
-}
-
-/* Shift from a raw value to its wire step (FX and ANGLE). */
-static unsigned step_shift(const zl_field *f)
-{
-    return 16u - f->bits;
-}
-
-static uint32_t low_mask(unsigned bits)
-{
-    return bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1u;
-}
-
-/* Wire codes run from 0 to max_code; a code is a value relative to the
- * bottom of its range, counted in steps. */
-static uint32_t max_code(const zl_field *f)
-{
-    switch (f->kind) {
-    case ZL_FIELD_KIND_FX:
-        return ((uint32_t)f->max - (uint32_t)f->min) >> step_shift(f);
-    case ZL_FIELD_KIND_INT:
-        return (uint32_t)f->max - (uint32_t)f->min;
-    default:
-        return low_mask(f->bits);
+    if (f->op & OP_SEXT) {
+        uint32_t s = 1u << (f->size * 8u - 1u);
+        raw = (raw ^ s) - s;
     }
+    return place(raw, f->min, f->span, f->op & OP_SIGNED);
 }
 
-static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
+/* Wire codes run from 0 to max_code. */
+static inline uint32_t max_code(const zl_plan_field *f)
 {
-    return v < lo ? lo : v > hi ? hi : v;
+    return (f->op & OP_WRAPS) ? low_mask(f->width) : f->span >> f->shift;
 }
 
-static uint32_t encode(const zl_field *f, int64_t v)
+/* The code a receiver gets: the place rounded to a step (halves up).
+ * place + half a step cannot wrap: span is a multiple of the step. */
+static inline uint32_t encode(const zl_plan_field *f, uint32_t raw)
 {
-    unsigned shift;
-    int64_t half;
-    switch (f->kind) {
-    case ZL_FIELD_KIND_FX:
-        shift = step_shift(f);
-        half = shift ? (int64_t)1 << (shift - 1u) : 0;
-        /* v - min >= 0 after clamping, so the shift sees no negative value;
-         * min and max sit on the step grid, so rounding stays in range. */
-        return (uint32_t)((clamp64(v, f->min, f->max) - f->min + half) >> shift);
-    case ZL_FIELD_KIND_INT:
-        return (uint32_t)(clamp64(v, f->min, f->max) - f->min);
-    case ZL_FIELD_KIND_ANGLE:
-        shift = step_shift(f);
-        half = shift ? (int64_t)1 << (shift - 1u) : 0;
-        return (uint32_t)((v + half) >> shift) & max_code(f);
-    default:
-        return (uint32_t)v & max_code(f);
-    }
+    uint32_t code = (place_of(f, raw) + ((1u << f->shift) >> 1)) >> f->shift;
+    return (f->op & OP_WRAPS) ? code & max_code(f) : code;
 }
 
-static int64_t decode(const zl_field *f, uint32_t code)
+static inline uint32_t decode(const zl_plan_field *f, uint32_t code)
 {
-    switch (f->kind) {
-    case ZL_FIELD_KIND_FX:
-        return f->min + ((int64_t)code << step_shift(f));
-    case ZL_FIELD_KIND_INT:
-        return f->min + (int64_t)code;
-    case ZL_FIELD_KIND_ANGLE:
-        return (int64_t)code << step_shift(f);
-    default:
-        return code;
-    }
+    return f->min + (code << f->shift);
 }
 
-/* The value a receiver would reconstruct; a NULL base is the zero state. */
-static uint32_t code_of(const zl_field *f, const void *state)
+/* The code of a field of base; a NULL base is the zero state. */
+static inline uint32_t code_of(const zl_plan_field *f, const void *base)
 {
-    return encode(f, state ? load_value(f, state) : 0);
+    return encode(f, base ? load(f, base) : 0u);
 }
 
 /* Two's complement reading of a 32-bit pattern, without the
  * implementation-defined unsigned-to-signed conversion. */
-static int32_t to_i32(uint32_t u)
+static inline int32_t to_i32(uint32_t u)
 {
     return u <= (uint32_t)INT32_MAX ? (int32_t)u : (int32_t)(u - 0x80000000u) - INT32_MAX - 1;
 }
@@ -165,8 +155,8 @@ static int valid_field(const zl_field *f, uint16_t state_size)
     switch (f->kind) {
     case ZL_FIELD_KIND_FX:
         return f->size == 4 && f->bits <= 16 && f->min < f->max &&
-               ((uint32_t)f->min & low_mask(step_shift(f))) == 0 &&
-               ((uint32_t)f->max & low_mask(step_shift(f))) == 0 &&
+               ((uint32_t)f->min & low_mask(16u - f->bits)) == 0 &&
+               ((uint32_t)f->max & low_mask(16u - f->bits)) == 0 &&
                f->interp != ZL_INTERP_ARC;
     case ZL_FIELD_KIND_ANGLE:
         return f->size == 2 && f->bits >= 1 && f->bits <= 16 && f->interp != ZL_INTERP_LINEAR;
@@ -205,42 +195,90 @@ int zl_schema_find(const zl_schema *s, const char *name)
     return -1;
 }
 
-void zl_schema_copy(const zl_schema *s, void *dst, const void *src, int which)
+/* Field i of s, prepared: the plan's, or made in tmp from the table (with
+ * the code width when `wire`). */
+static const zl_plan_field *field_at(const zl_schema *s, const zl_schema_plan *p, int i,
+                                     zl_plan_field *tmp, int wire)
 {
-    uint16_t i;
-    ZL_ASSERT(s && dst && src);
-    for (i = 0; i < s->count; i++)
-        if (selected(&s->fields[i], which))
-            store_raw(&s->fields[i], dst, load_raw(&s->fields[i], src));
+    if (p)
+        return &p->field[i];
+    prepare(&s->fields[i], tmp, wire);
+    return tmp;
 }
 
-int zl_schema_first_diff(const zl_schema *s, const void *a, const void *b, int which)
+/* The plan when it holds the schema, else NULL: the table is walked. */
+static const zl_schema_plan *usable(const zl_schema_plan *p)
 {
-    uint16_t i;
-    ZL_ASSERT(s && a && b);
-    for (i = 0; i < s->count; i++)
-        if (selected(&s->fields[i], which) &&
-            load_raw(&s->fields[i], a) != load_raw(&s->fields[i], b))
+    return p->planned ? p : NULL;
+}
+
+static const zl_plan_run *runs_of(const zl_schema_plan *p, int list, const zl_plan_run **end)
+{
+    *end = &p->run[p->runs[list]];
+    return &p->run[list ? p->runs[list - 1] : 0];
+}
+
+/* Copies a field's (or run's) bytes; dst may be src (memmove). */
+static inline void copy_bytes(void *dst, const void *src, unsigned offset, unsigned len)
+{
+    memmove((uint8_t *)dst + offset, (const uint8_t *)src + offset, len);
+}
+
+static void copy(const zl_schema *s, const zl_schema_plan *p, void *dst, const void *src,
+                 int which)
+{
+    int i;
+    if (p) {
+        const zl_plan_run *r, *end;
+        for (r = runs_of(p, which, &end); r < end; r++)
+            copy_bytes(dst, src, r->offset, r->len);
+        return;
+    }
+    for (i = 0; i < s->count; i++) {
+        const zl_field *f = &s->fields[i];
+        zl_plan_field tmp;
+        prepare(f, &tmp, 0);
+        if (tmp.sel & SEL(which))
+            copy_bytes(dst, src, f->offset, f->size);
+    }
+}
+
+static int first_diff(const zl_schema *s, const zl_schema_plan *p, const void *a, const void *b,
+                      int which)
+{
+    zl_plan_field tmp;
+    int i;
+    if (p) {
+        /* Equal runs are the usual answer; only a difference needs the
+         * field order. */
+        const zl_plan_run *r, *end;
+        for (r = runs_of(p, which, &end); r < end; r++)
+            if (memcmp((const uint8_t *)a + r->offset, (const uint8_t *)b + r->offset, r->len))
+                break;
+        if (r == end)
+            return s->count;
+    }
+    for (i = 0; i < s->count; i++) {
+        const zl_plan_field *f = field_at(s, p, i, &tmp, 0);
+        if ((f->sel & SEL(which)) && load(f, a) != load(f, b))
             return i;
+    }
     return s->count;
 }
 
-int zl_schema_equal(const zl_schema *s, const void *a, const void *b, int which)
+static uint32_t hash_of(const zl_schema *s, const zl_schema_plan *p, const void *state,
+                        int which, uint32_t hash)
 {
-    return zl_schema_first_diff(s, a, b, which) == s->count;
-}
-
-uint32_t zl_schema_hash(const zl_schema *s, const void *state, int which, uint32_t hash)
-{
-    uint16_t i;
+    zl_plan_field tmp;
     unsigned byte;
-    ZL_ASSERT(s && state);
+    int i;
     for (i = 0; i < s->count; i++) {
+        const zl_plan_field *f = field_at(s, p, i, &tmp, 0);
         uint32_t raw;
-        if (!selected(&s->fields[i], which))
+        if (!(f->sel & SEL(which)))
             continue;
-        raw = load_raw(&s->fields[i], state);
-        for (byte = 0; byte < s->fields[i].size; byte++) {
+        raw = load(f, state);
+        for (byte = 0; byte < f->size; byte++) {
             hash ^= (raw >> (byte * 8u)) & 0xFFu;
             hash *= 16777619u;
         }
@@ -248,80 +286,99 @@ uint32_t zl_schema_hash(const zl_schema *s, const void *state, int which, uint32
     return hash;
 }
 
-/* decode(encode(v)) on the stored bits, in 32-bit steps: quantising runs
- * after every predicted command, so it skips the wire codes and the int64
- * detour. The same results for every valid field (zl_schema_validate). */
-static uint32_t quantized(const zl_field *f, uint32_t raw)
+static inline void quantize_field(const zl_plan_field *f, void *state)
 {
-    unsigned shift;
-    uint32_t half, off;
-    int32_t v;
-    switch (f->kind) {
-    case ZL_FIELD_KIND_FX:
-        shift = step_shift(f);
-        half = shift ? 1u << (shift - 1u) : 0u;
-        v = to_i32(raw); /* FX storage is 4 bytes */
-        v = v < f->min ? f->min : v > f->max ? f->max : v;
-        /* v - min lies in [0, max - min]; max - min is a multiple of the
-         * step below 2^32, so adding half a step cannot wrap. */
-        off = (uint32_t)v - (uint32_t)f->min;
-        return (uint32_t)f->min + ((off + half) >> shift << shift);
-    case ZL_FIELD_KIND_INT:
-        /* The low 32 bits of the clamped value are its storage. */
-        return (uint32_t)clamp64(load_value_of(f, raw), f->min, f->max);
-    case ZL_FIELD_KIND_ANGLE:
-        shift = step_shift(f);
-        half = shift ? 1u << (shift - 1u) : 0u;
-        /* Wrapping round a turn is the 16-bit store. */
-        return (raw + half) >> shift << shift;
-    default:
-        return raw & low_mask(f->bits);
+    if ((f->sel & SEL(ZL_SCHEMA_WIRE)) && !(f->op & OP_QUANT_SAME))
+        store(f, state, decode(f, encode(f, load(f, state))));
+}
+
+/* Quantising runs after every predicted command: the walk prepares each
+ * field where it is used, so the compiler keeps only what quantising reads. */
+static void quantize(const zl_schema *s, const zl_schema_plan *p, void *state)
+{
+    int i, count = s->count;
+    /* The count is read once: the stores below could alias the table. */
+    for (i = 0; i < count; i++) {
+        zl_plan_field tmp;
+        if (p) {
+            quantize_field(&p->field[i], state);
+            continue;
+        }
+        prepare(&s->fields[i], &tmp, 0);
+        quantize_field(&tmp, state);
     }
 }
 
-void zl_schema_quantize(const zl_schema *s, void *state)
+/* a + (b - a) * t, both ends and the result clamped to the range; both
+ * ends clamped keep the lerp in int32, and zl_fx_lerp on raw values is
+ * exactly an integer lerp, so INT and FX share it. */
+static inline void lerp_field(const zl_plan_field *f, void *out, const void *a, const void *b, zl_fx t)
 {
-    const zl_field *f, *end;
-    ZL_ASSERT(s && state);
-    /* Bounds read once: the stores below could alias the table. */
-    for (f = s->fields, end = f + s->count; f < end; f++)
-        if (selected(f, ZL_SCHEMA_WIRE))
-            store_raw(f, state, quantized(f, load_raw(f, state)));
+    int32_t va = to_i32(f->min + place_of(f, load(f, a)));
+    int32_t vb = to_i32(f->min + place_of(f, load(f, b)));
+    uint32_t r = (uint32_t)zl_fx_lerp(va, vb, t);
+    store(f, out, f->min + place(r, f->min, f->span, 1));
 }
 
-static int64_t interpolate_field(const zl_field *f, int64_t a, int64_t b, zl_fx t)
+static inline zl_fx arc_fraction(zl_fx t)
 {
-    switch (f->interp) {
-    case ZL_INTERP_LINEAR:
-        /* Clamping first keeps both ends in int32; zl_fx_lerp on raw values
-         * is exactly an integer lerp, so INT and FX share it. */
-        a = clamp64(a, f->min, f->max);
-        b = clamp64(b, f->min, f->max);
-        return clamp64(zl_fx_lerp((int32_t)a, (int32_t)b, t), f->min, f->max);
-    case ZL_INTERP_ARC:
-        t = t < 0 ? 0 : t > ZL_FX_ONE ? ZL_FX_ONE : t;
-        return zl_angle_lerp((zl_angle)a, (zl_angle)b, t);
-    default:
-        return t >= ZL_FX_ONE ? b : a;
+    return t < 0 ? 0 : t > ZL_FX_ONE ? ZL_FX_ONE : t;
+}
+
+static inline void arc_field(const zl_plan_field *f, void *out, const void *a, const void *b, zl_fx t)
+{
+    store(f, out, zl_angle_lerp((zl_angle)load(f, a), (zl_angle)load(f, b), t));
+}
+
+/* A discrete value holds from the moment it was sampled: a's until t
+ * reaches ONE. */
+static inline const void *step_source(const void *a, const void *b, zl_fx t)
+{
+    return t >= ZL_FX_ONE ? b : a;
+}
+
+/* Each field reads only its own bytes of a and b and writes only its own
+ * of out, so out may alias either and the plan may take fields in any
+ * order (its fields never share bytes). */
+static void interpolate(const zl_schema *s, const zl_schema_plan *p, void *out, const void *a,
+                        const void *b, zl_fx t)
+{
+    zl_plan_field tmp;
+    int i;
+    if (p) {
+        const uint8_t *o = p->order, *lin_end = o + p->linear, *arc_end = lin_end + p->arc;
+        const zl_plan_run *r, *end;
+        const void *from = step_source(a, b, t);
+        for (; o < lin_end; o++)
+            lerp_field(&p->field[*o], out, a, b, t);
+        for (t = arc_fraction(t); o < arc_end; o++)
+            arc_field(&p->field[*o], out, a, b, t);
+        for (r = runs_of(p, 3, &end); r < end; r++)
+            copy_bytes(out, from, r->offset, r->len);
+        return;
     }
-}
-
-void zl_schema_interpolate(const zl_schema *s, void *out, const void *a, const void *b, zl_fx t)
-{
-    uint16_t i;
-    ZL_ASSERT(s && out && a && b);
     for (i = 0; i < s->count; i++) {
-        const zl_field *f = &s->fields[i];
-        store_value(f, out, interpolate_field(f, load_value(f, a), load_value(f, b), t));
+        const zl_plan_field *f = field_at(s, NULL, i, &tmp, 0);
+        switch (f->op & ZL_INTERP_MASK) {
+        case ZL_INTERP_LINEAR:
+            lerp_field(f, out, a, b, t);
+            break;
+        case ZL_INTERP_ARC:
+            arc_field(f, out, a, b, arc_fraction(t));
+            break;
+        default:
+            copy_bytes(out, step_source(a, b, t), f->offset, f->size);
+            break;
+        }
     }
 }
 
-static void write_value(const zl_field *f, zl_bitwriter *w, uint32_t base_code, uint32_t code)
+static void write_value(const zl_plan_field *f, zl_bitwriter *w, uint32_t base_code, uint32_t code)
 {
-    if (f->flags & ZL_DELTA)
+    if (f->sel & ZL_DELTA)
         zl_bitwriter_delta(w, to_i32(code - base_code)); /* wraps mod 2^32 */
     else
-        zl_bitwriter_bits(w, code, zl_bits_required(max_code(f)));
+        zl_bitwriter_bits(w, code, f->width);
 }
 
 /* Sets ZL_ERR_MALFORMED unless an earlier error already stuck. */
@@ -331,13 +388,13 @@ static void malformed(zl_bitreader *r)
         r->error = ZL_ERR_MALFORMED;
 }
 
-static uint32_t read_value(const zl_field *f, zl_bitreader *r, uint32_t base_code)
+static uint32_t read_value(const zl_plan_field *f, zl_bitreader *r, uint32_t base_code)
 {
     uint32_t code;
-    if (f->flags & ZL_DELTA)
+    if (f->sel & ZL_DELTA)
         code = base_code + (uint32_t)zl_bitreader_delta(r);
     else
-        code = zl_bitreader_bits(r, zl_bits_required(max_code(f)));
+        code = zl_bitreader_bits(r, f->width);
     if (code > max_code(f)) {
         malformed(r);
         return 0;
@@ -345,25 +402,26 @@ static uint32_t read_value(const zl_field *f, zl_bitreader *r, uint32_t base_cod
     return code;
 }
 
-int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
-                          const void *state, int which)
+static int write_delta(const zl_schema *s, const zl_schema_plan *p, zl_bitwriter *w,
+                       const void *base, const void *state, int which)
 {
+    zl_plan_field tmp;
     uint32_t start = zl_bitwriter_bits_used(w);
     int last = -1;
     int i;
-    ZL_ASSERT(s && w && state && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
+    ZL_ASSERT(w && state && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
     for (i = 0; i < s->count; i++) {
-        const zl_field *f = &s->fields[i];
-        if (selected(f, which) && code_of(f, state) != code_of(f, base))
+        const zl_plan_field *f = field_at(s, p, i, &tmp, 1);
+        if ((f->sel & SEL(which)) && code_of(f, state) != code_of(f, base))
             last = i;
     }
     zl_bitwriter_bool(w, last >= 0);
     if (last >= 0) {
         zl_bitwriter_bits(w, (uint32_t)last, zl_bits_required(s->count - 1u));
         for (i = 0; i <= last; i++) {
-            const zl_field *f = &s->fields[i];
+            const zl_plan_field *f = field_at(s, p, i, &tmp, 1);
             uint32_t code, base_code;
-            if (!selected(f, which))
+            if (!(f->sel & SEL(which)))
                 continue;
             code = code_of(f, state);
             base_code = code_of(f, base);
@@ -378,29 +436,212 @@ int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
     return (int)(zl_bitwriter_bits_used(w) - start);
 }
 
-int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, void *out,
-                         int which)
+static int read_delta(const zl_schema *s, const zl_schema_plan *p, zl_bitreader *r,
+                      const void *base, void *out, int which)
 {
+    zl_plan_field tmp;
     int last = -1;
     int i;
-    ZL_ASSERT(s && r && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
+    ZL_ASSERT(r && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
     if (zl_bitreader_bool(r)) {
         uint32_t index = zl_bitreader_bits(r, zl_bits_required(s->count - 1u));
         /* The last changed field must exist and be one that is sent. */
-        if (index >= s->count || !selected(&s->fields[index], which))
+        if (index >= s->count || !(field_at(s, p, (int)index, &tmp, 1)->sel & SEL(which)))
             malformed(r);
         else
             last = (int)index;
     }
     for (i = 0; i < s->count && r->error == ZL_OK; i++) {
-        const zl_field *f = &s->fields[i];
+        const zl_plan_field *f = field_at(s, p, i, &tmp, 1);
         uint32_t code;
-        if (!selected(f, which))
+        if (!(f->sel & SEL(which)))
             continue;
         code = code_of(f, base);
         if (i == last || (i < last && zl_bitreader_bool(r)))
             code = read_value(f, r, code);
-        store_value(f, out, decode(f, code));
+        store(f, out, decode(f, code));
     }
     return r->error;
+}
+
+void zl_schema_copy(const zl_schema *s, void *dst, const void *src, int which)
+{
+    ZL_ASSERT(s && dst && src);
+    copy(s, NULL, dst, src, which);
+}
+
+int zl_schema_first_diff(const zl_schema *s, const void *a, const void *b, int which)
+{
+    ZL_ASSERT(s && a && b);
+    return first_diff(s, NULL, a, b, which);
+}
+
+int zl_schema_equal(const zl_schema *s, const void *a, const void *b, int which)
+{
+    return zl_schema_first_diff(s, a, b, which) == s->count;
+}
+
+uint32_t zl_schema_hash(const zl_schema *s, const void *state, int which, uint32_t hash)
+{
+    ZL_ASSERT(s && state);
+    return hash_of(s, NULL, state, which, hash);
+}
+
+void zl_schema_quantize(const zl_schema *s, void *state)
+{
+    ZL_ASSERT(s && state);
+    quantize(s, NULL, state);
+}
+
+void zl_schema_interpolate(const zl_schema *s, void *out, const void *a, const void *b, zl_fx t)
+{
+    ZL_ASSERT(s && out && a && b);
+    interpolate(s, NULL, out, a, b, t);
+}
+
+int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
+                          const void *state, int which)
+{
+    ZL_ASSERT(s);
+    return write_delta(s, NULL, w, base, state, which);
+}
+
+int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, void *out,
+                         int which)
+{
+    ZL_ASSERT(s);
+    return read_delta(s, NULL, r, base, out, which);
+}
+
+/* ---- Plans ---- */
+
+static int overlapping(const zl_schema *s)
+{
+    int i, j;
+    for (i = 0; i < s->count; i++)
+        for (j = i + 1; j < s->count; j++)
+            if (s->fields[i].offset < s->fields[j].offset + s->fields[j].size &&
+                s->fields[j].offset < s->fields[i].offset + s->fields[i].size)
+                return 1;
+    return 0;
+}
+
+/* Quantising stores back what it loaded when every stored value is a
+ * code: the whole storage range, no step, nothing masked off. */
+static int quantize_keeps(const zl_plan_field *f)
+{
+    if (f->shift != 0)
+        return 0;
+    if (f->op & OP_WRAPS)
+        return f->width == f->size * 8u;
+    return f->span == low_mask(f->size * 8u);
+}
+
+/* Appends to p->run the bytes of the fields `in` accepts (1 << which, or
+ * the STEP rule for `which` 3), in memory order, adjacent ones merged;
+ * ends list `which`. 0 when the runs do not fit. */
+static int add_runs(zl_schema_plan *p, int which)
+{
+    uint8_t idx[ZL_SCHEMA_PLAN_FIELDS];
+    int n = 0, i, j, at = which ? p->runs[which - 1] : 0;
+    for (i = 0; i < p->schema->count; i++) {
+        const zl_plan_field *f = &p->field[i];
+        if (which < 3 ? (f->sel & SEL(which)) != 0 : (f->op & ZL_INTERP_MASK) == ZL_INTERP_STEP) {
+            for (j = n++; j > 0 && p->field[idx[j - 1]].offset > f->offset; j--)
+                idx[j] = idx[j - 1];
+            idx[j] = (uint8_t)i;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        const zl_plan_field *f = &p->field[idx[i]];
+        if (at > (which ? p->runs[which - 1] : 0) &&
+            p->run[at - 1].offset + p->run[at - 1].len == f->offset) {
+            p->run[at - 1].len = (uint16_t)(p->run[at - 1].len + f->size);
+            continue;
+        }
+        if (at == ZL_SCHEMA_PLAN_RUNS)
+            return 0;
+        p->run[at].offset = f->offset;
+        p->run[at].len = f->size;
+        at++;
+    }
+    p->runs[which] = (uint8_t)at;
+    return 1;
+}
+
+int zl_schema_plan_init(zl_schema_plan *p, const zl_schema *s)
+{
+    int i, which;
+    ZL_ASSERT(p && s);
+    memset(p, 0, sizeof *p);
+    p->schema = s;
+    if (zl_schema_validate(s) != ZL_OK || overlapping(s))
+        return ZL_ERR_INVALID;
+    if (s->count > ZL_SCHEMA_PLAN_FIELDS)
+        return ZL_ERR_FULL;
+    for (i = 0; i < s->count; i++) {
+        prepare(&s->fields[i], &p->field[i], 1);
+        if (quantize_keeps(&p->field[i]))
+            p->field[i].op = (uint8_t)(p->field[i].op | OP_QUANT_SAME);
+        if (s->fields[i].interp == ZL_INTERP_LINEAR)
+            p->order[p->linear++] = (uint8_t)i;
+    }
+    for (i = 0; i < s->count; i++)
+        if (s->fields[i].interp == ZL_INTERP_ARC)
+            p->order[p->linear + p->arc++] = (uint8_t)i;
+    for (which = 0; which < 4; which++)
+        if (!add_runs(p, which))
+            return ZL_ERR_FULL;
+    p->planned = 1;
+    return ZL_OK;
+}
+
+void zl_schema_plan_copy(const zl_schema_plan *p, void *dst, const void *src, int which)
+{
+    ZL_ASSERT(p && dst && src);
+    copy(p->schema, usable(p), dst, src, which);
+}
+
+int zl_schema_plan_first_diff(const zl_schema_plan *p, const void *a, const void *b, int which)
+{
+    ZL_ASSERT(p && a && b);
+    return first_diff(p->schema, usable(p), a, b, which);
+}
+
+int zl_schema_plan_equal(const zl_schema_plan *p, const void *a, const void *b, int which)
+{
+    return zl_schema_plan_first_diff(p, a, b, which) == p->schema->count;
+}
+
+uint32_t zl_schema_plan_hash(const zl_schema_plan *p, const void *state, int which, uint32_t hash)
+{
+    ZL_ASSERT(p && state);
+    return hash_of(p->schema, usable(p), state, which, hash);
+}
+
+void zl_schema_plan_quantize(const zl_schema_plan *p, void *state)
+{
+    ZL_ASSERT(p && state);
+    quantize(p->schema, usable(p), state);
+}
+
+void zl_schema_plan_interpolate(const zl_schema_plan *p, void *out, const void *a, const void *b,
+                                zl_fx t)
+{
+    ZL_ASSERT(p && out && a && b);
+    interpolate(p->schema, usable(p), out, a, b, t);
+}
+
+int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
+                               const void *state, int which)
+{
+    ZL_ASSERT(p);
+    return write_delta(p->schema, usable(p), w, base, state, which);
+}
+
+int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const void *base,
+                              void *out, int which)
+{
+    ZL_ASSERT(p);
+    return read_delta(p->schema, usable(p), r, base, out, which);
 }
