@@ -4,7 +4,7 @@
 #   make test PORT=<name>     run the suite on one port
 #   make check-core           prove core/ is allocation-free and sans-IO (nm)
 #   make bench | demo | fuzz  benchmarks, demo match, fuzzers
-# A port is a folder ports/<name>/ with a port.mk (see ports/template/).
+# A port is a folder ports/<name>/ with a port.mk (docs/PORTING.md).
 
 SHELL := /bin/bash
 ALL_PORTS := $(filter-out template,$(notdir $(patsubst %/,%,$(dir $(wildcard ports/*/port.mk)))))
@@ -33,7 +33,15 @@ BENCH_RUN = $(RUN)
 CORE_ONLY_CFLAGS :=
 TEST_CFLAGS :=
 PORT_DEMO_CFLAGS :=
+# 1 when benchmarks run under a user-mode emulator: their times are labelled
+# as such and not scored against targets.
+BENCH_EMULATED :=
+# command:package pairs tools/install-deps.sh checks and installs.
+PORT_PACKAGES :=
 include ports/$(PORT)/port.mk
+# The port's make files (port.mk and what it includes): every object depends
+# on them, so editing a port's flags rebuilds that port.
+PORT_MK := $(filter ports/%,$(MAKEFILE_LIST))
 
 CC := $(CROSS)gcc
 AR := $(CROSS)ar
@@ -65,7 +73,7 @@ TEST_OBJ := $(LIB_SRC:%.c=$(BUILD)/test-obj/%.o) $(GAME_SRC:%.c=$(BUILD)/test-ob
 TEST_BIN := $(BUILD)/zl_tests$(EXE)
 # Benchmarks rebuild everything with their own capacities (bench/zl_user_config.h:
 # 256 players), in their own object folder, so the library and tests keep the defaults.
-BENCH_CFLAGS := -DZL_USER_CONFIG -Ibench
+BENCH_CFLAGS := -DZL_USER_CONFIG -Ibench $(if $(BENCH_EMULATED),-DZL_BENCH_EMULATED=1)
 BENCH_OBJ := $(patsubst %.c,$(BUILD)/bench-obj/%.o,$(LIB_SRC) $(GAME_SRC) $(BENCH_SRC))
 BENCH_BIN := $(BUILD)/zl_bench$(EXE)
 
@@ -77,27 +85,28 @@ lib: $(BUILD)/libzerolag.a
 $(BUILD)/libzerolag.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
-$(BUILD)/obj/core/%.o: core/%.c
+$(BUILD)/obj/core/%.o: core/%.c $(PORT_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(CORE_ONLY_CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/examples/fps/%.o: examples/fps/%.c
+$(BUILD)/obj/examples/fps/%.o: examples/fps/%.c $(PORT_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(CORE_ONLY_CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/%.o: %.c
+# The library's platform and port objects see core, platform and the port only.
+$(BUILD)/obj/%.o: %.c $(PORT_MK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests -Ibench -Iexamples/fps -c $< -o $@
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
-$(BUILD)/test-obj/core/%.o: core/%.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(CORE_ONLY_CFLAGS) $(TEST_CFLAGS) -c $< -o $@
-
-$(BUILD)/test-obj/examples/fps/%.o: examples/fps/%.c
+$(BUILD)/test-obj/core/%.o: core/%.c $(PORT_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(CORE_ONLY_CFLAGS) $(TEST_CFLAGS) -c $< -o $@
 
-$(BUILD)/test-obj/%.o: %.c
+$(BUILD)/test-obj/examples/fps/%.o: examples/fps/%.c $(PORT_MK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(CORE_ONLY_CFLAGS) $(TEST_CFLAGS) -c $< -o $@
+
+$(BUILD)/test-obj/%.o: %.c $(PORT_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) $(PORT_DEMO_CFLAGS) -Itests -Iexamples/fps -Iexamples/demo \
 		-c $< -o $@
@@ -122,7 +131,7 @@ test-all:
 	@tools/test-all.sh $(PORTS)
 
 # core/ and the FPS rules keep their core-only flags; the rest sees tests/ and fps.h.
-$(BUILD)/bench-obj/%.o: %.c
+$(BUILD)/bench-obj/%.o: %.c $(PORT_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(BENCH_CFLAGS) $(if $(filter core/% examples/%,$<),$(CORE_ONLY_CFLAGS),-Itests -Iexamples/fps) -c $< -o $@
 
@@ -147,4 +156,6 @@ include $(wildcard mk/*.mk)
 clean:
 	rm -rf build
 
--include $(BENCH_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+# Header dependencies (-MMD): editing core/zl_config.h or a user config
+# rebuilds every object that includes it.
+-include $(LIB_OBJ:.o=.d) $(CORE_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -49,7 +49,7 @@ void zl_bench_client(void)
         cost[i] = zl_bench_measure("client", names[i], body, reset, &b);
     }
     /* Each target is stated for one kind of machine. */
-    if (zl_bench_timer_exact())
+    if (zl_port_timer_exact())
         zl_bench_target("client", "Cortex-M3 frame, 16 replays + 16 drawn", cost[2], 50000u);
     else
         zl_bench_target("client", "host frame, 32 replays + 64 drawn", cost[3], 10000u);

@@ -29,7 +29,7 @@ void zl_bench_interp(void)
     zl_bench_derived("interp", "per entity, 16 drawn", costs[0] / sizes[0]);
     zl_bench_derived("interp", "per entity, 64 drawn", costs[2] / sizes[2]);
     /* Each target is stated for one kind of machine. */
-    if (zl_bench_timer_exact())
+    if (zl_port_timer_exact())
         zl_bench_target("interp", "Cortex-M3 one entity (16 drawn)", costs[0] / sizes[0], 600u);
     else
         zl_bench_target("interp", "host one entity (64 drawn)", costs[2] / sizes[2], 40u);

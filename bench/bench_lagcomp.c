@@ -157,7 +157,7 @@ void zl_bench_lagcomp(void)
     if (n > 1) {
         zl_bench_note("lagcomp", "target: 64 players, broadphase >= 5x faster than rewinding "
                       "everyone: %s", all[1] >= 5u * broad[1] ? "met" : "NOT met");
-        if (!zl_bench_timer_exact())
+        if (!zl_port_timer_exact())
             zl_bench_target("lagcomp", "64 players, one shot on the host", broad[1], 1000u);
     }
 }

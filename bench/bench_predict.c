@@ -53,7 +53,7 @@ static void library_overhead(bench_predictor *p)
     }
     per = costs[1] > costs[0] ? (costs[1] - costs[0]) / (windows[1] - windows[0]) : 0;
     zl_bench_derived("predict", "library overhead per replayed command", per);
-    if (zl_bench_timer_exact())
+    if (zl_port_timer_exact())
         zl_bench_target("predict", "Cortex-M3 library overhead per replayed command", per, 300u);
 }
 

@@ -65,8 +65,8 @@ static void reset_clock(void *ctx)
     zl_clock_init(&((protocol_bench *)ctx)->clock, NULL);
 }
 
-/* Snapshots every 15.625 ms arriving with a few milliseconds of jitter;
- * the clock is read once per snapshot, as a frame does. */
+/* Snapshots every 15.625 ms with a few milliseconds of jitter; the render
+ * time is read once per snapshot, as a frame does. */
 static void body_clock(void *ctx, uint32_t n)
 {
     protocol_bench *b = (protocol_bench *)ctx;
@@ -75,7 +75,7 @@ static void body_clock(void *ctx, uint32_t n)
     for (i = 0; i < n; i++) {
         uint64_t local = 1000000u + (uint64_t)i * 15625u + (i * 2654435761u >> 20);
         zl_clock_observe(&b->clock, 5000000u + (uint64_t)i * 15625u, local);
-        acc += zl_clock_snapshot_time(&b->clock, local);
+        acc += zl_clock_render_time(&b->clock, local, 100000u);
     }
     zl_bench_sink += (uint32_t)acc;
 }

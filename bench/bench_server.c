@@ -197,14 +197,14 @@ static uint64_t step(server_bench *b)
     uint64_t t0, spent;
     int k;
     bots_send(b);
-    t0 = zl_bench_timer_now();
+    t0 = zl_port_timer_now();
     for (k = 0; k < b->players; k++) {
         bot *t = &b->bots[k];
         zl_server_receive(&b->server, &t->addr, t->packet, t->len, b->now_us);
         t->len = 0;
     }
     b->bad_ticks += zl_server_update(&b->server, b->now_us) != 1;
-    spent = zl_bench_timer_now() - t0;
+    spent = zl_port_timer_now() - t0;
     bots_receive(b);
     tally(b);
     b->now_us += TICK_US;
@@ -261,7 +261,7 @@ static const uint8_t *reply(bot *t, uint8_t type, size_t *len)
  * hands it to the server from t. */
 static void hand_over(server_bench *b, const bot *t, uint8_t *packet, int payload, uint8_t type)
 {
-    int len = payload >= 0 ? zl_msg_seal(packet, (size_t)payload, type) : payload;
+    int len = payload >= 0 ? zl_conn_seal_unlinked(packet, (size_t)payload, type) : payload;
     if (len > 0)
         zl_server_receive(&b->server, &t->addr, packet, (size_t)len, b->now_us);
 }
@@ -287,17 +287,17 @@ static int connect_bot(server_bench *b, uint32_t k)
     zl_client_settings_default(&rq.settings);
     rq.settings.updaterate = UPDATE_RATE;
     rq.settings.cmdrate = TICK_RATE;
-    hand_over(b, t, out, zl_msg_request_write(payload, ZL_REQUEST_SIZE, &rq), ZL_MSG_REQUEST);
+    hand_over(b, t, out, zl_msg_write(ZL_MSG_REQUEST, payload, ZL_REQUEST_SIZE, &rq), ZL_MSG_REQUEST);
     in = reply(t, ZL_MSG_CHALLENGE, &len);
-    if (!in || zl_msg_challenge_read(in, len, &ch) != ZL_OK)
+    if (!in || zl_msg_read(ZL_MSG_CHALLENGE, in, len, &ch) != ZL_OK)
         return 0;
     rs.nonce = t->nonce;
     rs.window = ch.window;
     rs.cookie = ch.cookie;
     rs.settings = rq.settings;
-    hand_over(b, t, out, zl_msg_response_write(payload, ZL_REQUEST_SIZE, &rs), ZL_MSG_RESPONSE);
+    hand_over(b, t, out, zl_msg_write(ZL_MSG_RESPONSE, payload, ZL_REQUEST_SIZE, &rs), ZL_MSG_RESPONSE);
     in = reply(t, ZL_MSG_ACCEPT, &len);
-    if (!in || zl_msg_accept_read(in, len, &ac) != ZL_OK)
+    if (!in || zl_msg_read(ZL_MSG_ACCEPT, in, len, &ac) != ZL_OK)
         return 0;
     t->first_tick = ac.server_tick + 1u;
     t->link_id = zl_connection_id(t->nonce);
@@ -422,6 +422,6 @@ void zl_bench_server(void)
     zl_bench_growth("plain tick", sizes, plain, (size_t)n);
     zl_bench_note("server", "snapshot building is N clients x N entities (no relevance culling by "
                   "default), so snapshot ticks grow quadratically");
-    if (!zl_bench_timer_exact() && n > 3)
+    if (!zl_port_timer_exact() && n > 3)
         zl_bench_target("server", "64 players, mean tick on one host core", mean[3], 100000u);
 }

@@ -161,6 +161,6 @@ void zl_bench_snapshot(void)
     }
     zl_bench_growth("encode", sizes, enc, 5);
     zl_bench_growth("decode", sizes, dec, 5);
-    if (zl_bench_timer_exact())
+    if (zl_port_timer_exact())
         zl_bench_target("snapshot", "Cortex-M3 decode, 16 moving entities", dec[0], 15000u);
 }

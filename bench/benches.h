@@ -10,6 +10,7 @@
     X(interp)            \
     X(client)            \
     X(protocol)          \
+    X(crypto)            \
     X(snapshot)          \
     X(lagcomp)           \
     X(server)            \

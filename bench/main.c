@@ -14,7 +14,10 @@ static const zl_named groups[] = {ZL_BENCH_LIST(ENTRY)};
 int main(int argc, char **argv)
 {
     zl_print("zerolag benchmarks (cost per operation in %s; median of batches)\n",
-             zl_bench_timer_unit());
+             zl_port_timer_unit());
+    if (ZL_BENCH_EMULATED)
+        zl_print("under emulation (qemu-user): times are the emulator's on the build machine, "
+                 "not the target CPU's; no time is scored against a target\n");
     zl_run_named(groups, (int)(sizeof groups / sizeof groups[0]), "group", argc, argv);
     return 0;
 }

@@ -6,12 +6,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zl_port.h"
+
 /* A benchmark body performs `iterations` operations and folds their results
  * into zl_bench_sink so the compiler cannot delete the work. */
 typedef void (*zl_bench_body)(void *ctx, uint32_t iterations);
 
 /* A body that times itself: it performs `iterations` operations and returns
- * the timer units (zl_bench_timer_now) spent on the part that counts. Work
+ * the timer units (zl_port_timer_now) spent on the part that counts. Work
  * that only feeds the operation, such as clients building the packets a
  * server tick takes, stays outside. */
 typedef uint64_t (*zl_bench_timed_body)(void *ctx, uint32_t iterations);
@@ -60,8 +62,18 @@ void zl_bench_ratio(const char *group, const char *name, uint64_t num, uint64_t 
  * call. bytes above ZL_BENCH_ARENA_BYTES is a programmer error. */
 void *zl_bench_arena(size_t bytes);
 
+/* 1 when the port runs the benchmarks under a user-mode emulator (qemu-user;
+ * BENCH_EMULATED in its port.mk): the times are the emulator's on the build
+ * machine, not the target CPU's, so no time is scored against a target (a
+ * ratio of two such times still is). An
+ * exact instruction count under a system emulator is not this case. */
+#ifndef ZL_BENCH_EMULATED
+#define ZL_BENCH_EMULATED 0
+#endif
+
 /* Prints whether a target is met: `milli`, a median as zl_bench_measure
- * returns it, against `limit` in the timer's unit; `what` names it. */
+ * returns it, against `limit` in the timer's unit; `what` names it. Under
+ * ZL_BENCH_EMULATED it prints the target as not scored. */
 void zl_bench_target(const char *group, const char *what, uint64_t milli, uint64_t limit);
 
 /* Prints a memory row: the static size of a struct in bytes. */
@@ -70,14 +82,5 @@ void zl_bench_memory(const char *name, size_t bytes);
 /* Prints a note under a group's rows: the group, then the text formatted as
  * zl_print does (tests/zl_print.h), then a newline. */
 void zl_bench_note(const char *group, const char *fmt, ...);
-
-/* The port's timer. On hosts: monotonic nanoseconds. On an emulated Cortex-M
- * under -icount shift=0: instructions retired (1 per virtual ns). */
-uint64_t zl_bench_timer_now(void);
-/* "ns" or "instr": the unit of zl_bench_timer_now. */
-const char *zl_bench_timer_unit(void);
-/* 1 when the timer is exact and repeatable (emulated instruction count):
- * then one batch is enough and no spread is reported. */
-int zl_bench_timer_exact(void);
 
 #endif

@@ -21,7 +21,8 @@ enum {
     ZL_ERR_UNSUPPORTED = -7, /* the platform cannot do this (e.g. no IPv6) */
     ZL_ERR_IO = -8,        /* the platform reported an I/O failure */
     ZL_ERR_MALFORMED = -9, /* received bytes do not form a valid message */
-    ZL_ERR_DUPLICATE = -10 /* a packet already received, or too old to tell; dropped */
+    ZL_ERR_DUPLICATE = -10, /* a packet already received, or too old to tell; dropped */
+    ZL_ERR_AUTH = -11      /* authentication failed: forged, tampered or under another key */
 };
 
 /* Name of a result code, e.g. "ZL_ERR_AGAIN". Unknown codes give "ZL_ERR_?".

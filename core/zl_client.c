@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "zl_client.h"
-#include "zl_server.h"
 
 /* The snapshot timeline: one sample per snapshot, holding only its tick.
  * It never teleports or misses a snapshot, so the pair it picks is the one
@@ -33,15 +32,18 @@ void zl_client_config_default(zl_client_config *c)
 void zl_client_init(zl_client *c, const zl_client_config *config, const zl_game *game,
                     const zl_platform *net, uint64_t nonce)
 {
+    zl_sender out;
+    zl_addr nowhere;
     int i;
     ZL_ASSERT(c && config && game && net && net->send);
     ZL_ASSERT(config->cmd_backup >= 1 && config->cmd_backup <= ZL_CMDSTREAM_MAX_PER_PACKET);
     memset(c, 0, sizeof *c);
     c->config = *config;
     c->game = *game;
-    c->net = *net;
-    c->nonce = nonce;
-    c->link_id = zl_connection_id(nonce);
+    out.ctx = net->ctx;
+    out.send = net->send;
+    memset(&nowhere, 0, sizeof nowhere);
+    zl_conn_init(&c->conn, &out, &nowhere, nonce);
     c->config.predict.origin_field = game->player_origin_field;
     c->config.predict.teleport_field = game->player_teleport_field;
     /* A schema the plan cannot hold still works through it, walked. */
@@ -69,24 +71,6 @@ void zl_client_init(zl_client *c, const zl_client_config *config, const zl_game 
         zl_interp_reset(&c->history[i]);
 }
 
-static void send_unlinked(zl_client *c, uint8_t type, uint8_t *packet, int payload)
-{
-    int len;
-    if (payload < 0)
-        return;
-    len = zl_msg_seal(packet, (size_t)payload, type);
-    if (len > 0)
-        c->net.send(c->net.ctx, &c->server, packet, (size_t)len);
-}
-
-static void send_linked(zl_client *c, uint8_t type, uint8_t *packet, size_t payload,
-                        uint64_t now_us)
-{
-    int len = zl_link_send(&c->link, type, packet, payload, c->link_id, now_us);
-    if (len > 0)
-        c->net.send(c->net.ctx, &c->server, packet, (size_t)len);
-}
-
 static void send_handshake(zl_client *c)
 {
     uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_REQUEST_SIZE];
@@ -94,25 +78,27 @@ static void send_handshake(zl_client *c)
     if (c->state == ZL_CLIENT_REQUESTING) {
         zl_msg_request m;
         m.protocol_id = ZL_PROTOCOL_ID;
-        m.nonce = c->nonce;
+        m.nonce = c->conn.nonce;
         m.settings = c->config.settings;
-        send_unlinked(c, ZL_MSG_REQUEST, packet,
-                      zl_msg_request_write(payload, ZL_REQUEST_SIZE, &m));
+        zl_conn_send_unlinked(&c->conn.out, &c->conn.peer, ZL_MSG_REQUEST, packet,
+                              zl_msg_write(ZL_MSG_REQUEST, payload, ZL_REQUEST_SIZE, &m));
     } else {
         zl_msg_response m;
-        m.nonce = c->nonce;
+        m.nonce = c->conn.nonce;
         m.window = c->window;
         m.cookie = c->cookie;
         m.settings = c->config.settings;
-        send_unlinked(c, ZL_MSG_RESPONSE, packet,
-                      zl_msg_response_write(payload, ZL_REQUEST_SIZE, &m));
+        zl_conn_send_unlinked(&c->conn.out, &c->conn.peer, ZL_MSG_RESPONSE, packet,
+                              zl_msg_write(ZL_MSG_RESPONSE, payload, ZL_REQUEST_SIZE, &m));
     }
 }
 
 void zl_client_connect(zl_client *c, const zl_addr *server, uint64_t now_us)
 {
+    zl_sender out;
     ZL_ASSERT(c && server);
-    c->server = *server;
+    out = c->conn.out; /* zl_conn_init starts by clearing the conn */
+    zl_conn_init(&c->conn, &out, server, c->conn.nonce);
     c->state = ZL_CLIENT_REQUESTING;
     c->last_heard_us = now_us;
     c->next_send_us = now_us + c->config.resend_us;
@@ -127,7 +113,7 @@ static void on_accept(zl_client *c, const zl_msg_accept *a, uint64_t now_us)
     c->tick_us = (1000000u + a->tick_rate / 2u) / a->tick_rate;
     c->settings = a->settings;
     c->next_send_us = now_us;
-    zl_link_init(&c->link, now_us);
+    zl_conn_start_link(&c->conn, now_us);
 }
 
 /* Handshake replies, before a connection exists. */
@@ -136,7 +122,7 @@ static void on_unlinked(zl_client *c, uint8_t type, const uint8_t *payload, size
 {
     if (type == ZL_MSG_CHALLENGE && c->state == ZL_CLIENT_REQUESTING) {
         zl_msg_challenge m;
-        if (zl_msg_challenge_read(payload, len, &m) != ZL_OK || m.nonce != c->nonce) {
+        if (zl_msg_read(ZL_MSG_CHALLENGE, payload, len, &m) != ZL_OK || m.nonce != c->conn.nonce) {
             c->bad_messages++;
             return;
         }
@@ -148,7 +134,7 @@ static void on_unlinked(zl_client *c, uint8_t type, const uint8_t *payload, size
         send_handshake(c);
     } else if (type == ZL_MSG_ACCEPT && c->state == ZL_CLIENT_RESPONDING) {
         zl_msg_accept m;
-        if (zl_msg_accept_read(payload, len, &m) != ZL_OK || m.nonce != c->nonce) {
+        if (zl_msg_read(ZL_MSG_ACCEPT, payload, len, &m) != ZL_OK || m.nonce != c->conn.nonce) {
             c->bad_messages++;
             return;
         }
@@ -157,7 +143,7 @@ static void on_unlinked(zl_client *c, uint8_t type, const uint8_t *payload, size
     } else if (type == ZL_MSG_DENY &&
                (c->state == ZL_CLIENT_REQUESTING || c->state == ZL_CLIENT_RESPONDING)) {
         zl_msg_deny m;
-        if (zl_msg_deny_read(payload, len, &m) != ZL_OK || m.nonce != c->nonce) {
+        if (zl_msg_read(ZL_MSG_DENY, payload, len, &m) != ZL_OK || m.nonce != c->conn.nonce) {
             c->bad_messages++;
             return;
         }
@@ -204,12 +190,9 @@ static void take_frame(zl_client *c, const zl_snapshot_frame *f, uint32_t execut
 static void on_snapshot(zl_client *c, const uint8_t *payload, size_t len, uint64_t now_us)
 {
     const zl_snapshot_frame *f;
-    zl_bitreader r;
-    uint32_t tick, executed;
-    zl_bitreader_init(&r, payload, len);
-    tick = zl_bitreader_bits(&r, 32);
-    executed = zl_bitreader_bits(&r, 32);
-    if (zl_snapshot_read(&c->rx, &c->layout, tick, c->slot, &r, &f) != ZL_OK) {
+    uint32_t executed;
+    if (zl_snapshot_message_read(&c->rx, &c->layout, c->slot, payload, len, &executed, &f) !=
+        ZL_OK) {
         c->undecodable++;
         return;
     }
@@ -218,28 +201,27 @@ static void on_snapshot(zl_client *c, const uint8_t *payload, size_t len, uint64
     take_frame(c, f, executed, now_us);
 }
 
-static void on_linked(zl_client *c, const uint8_t *packet, size_t len, uint64_t now_us)
+/* A datagram sealed for our connection. */
+static void on_linked(zl_client *c, const zl_conn_datagram *d, size_t len, uint64_t now_us)
 {
-    zl_packet_header h;
-    const uint8_t *payload;
-    size_t payload_len;
-    int at = zl_link_receive(&c->link, packet, len, c->link_id, now_us, &h, NULL);
-    if (at < 0)
+    const zl_packet_header *h = &d->h;
+    const uint8_t *payload = d->payload;
+    size_t payload_len = d->payload_len;
+    if (zl_link_accept(&c->conn.link, h, len, now_us, NULL) != ZL_OK)
         return; /* counted by the link */
     c->last_heard_us = now_us;
-    payload = packet + at;
-    payload_len = len - (size_t)at;
-    if (h.type == ZL_MSG_SNAPSHOT) {
+    if (h->type == ZL_MSG_SNAPSHOT) {
         on_snapshot(c, payload, payload_len, now_us);
-    } else if (h.type == ZL_MSG_DISCONNECT) {
+    } else if (h->type == ZL_MSG_DISCONNECT) {
         zl_msg_disconnect m;
-        if (zl_msg_disconnect_read(payload, payload_len, &m) != ZL_OK || m.nonce != c->nonce) {
+        if (zl_msg_read(ZL_MSG_DISCONNECT, payload, payload_len, &m) != ZL_OK ||
+            m.nonce != c->conn.nonce) {
             c->bad_messages++;
             return;
         }
         c->state = ZL_CLIENT_DISCONNECTED;
         c->disconnect_reason = m.reason;
-    } else if (h.type != ZL_MSG_KEEPALIVE) {
+    } else if (h->type != ZL_MSG_KEEPALIVE) {
         c->bad_messages++;
     }
 }
@@ -247,30 +229,21 @@ static void on_linked(zl_client *c, const uint8_t *packet, size_t len, uint64_t 
 void zl_client_receive(zl_client *c, const zl_addr *from, const void *data, size_t len,
                        uint64_t now_us)
 {
-    const uint8_t *packet = (const uint8_t *)data;
-    zl_packet_header h;
-    int at;
+    uint8_t work[ZL_MAX_PACKET];
+    zl_conn_datagram d;
+    int kind;
     ZL_ASSERT(c && from && (data || len == 0));
-    if (c->state == ZL_CLIENT_IDLE || !zl_addr_equal(from, &c->server)) {
+    if (c->state == ZL_CLIENT_IDLE || !zl_addr_equal(from, &c->conn.peer)) {
         c->bad_messages++;
         return;
     }
-    if (c->state == ZL_CLIENT_CONNECTED) {
-        at = zl_packet_open(packet, len, c->link_id, &h, NULL);
-        if (at >= 0) {
-            on_linked(c, packet, len, now_us);
-            return;
-        }
-    }
-    at = zl_packet_open(packet, len, ZL_PROTOCOL_ID, &h, NULL);
-    if (at < 0) {
-        if (c->state == ZL_CLIENT_CONNECTED)
-            on_linked(c, packet, len, now_us); /* the link counts why */
-        else
-            c->bad_messages++;
-        return;
-    }
-    on_unlinked(c, h.type, packet + at, len - (size_t)at, now_us);
+    kind = zl_conn_open(&c->conn, c->state == ZL_CLIENT_CONNECTED, data, len, work, &d);
+    if (kind == ZL_CONN_LINKED)
+        on_linked(c, &d, len, now_us);
+    else if (kind == ZL_CONN_UNLINKED)
+        on_unlinked(c, d.h.type, d.payload, d.payload_len, now_us);
+    else if (c->state != ZL_CLIENT_CONNECTED)
+        c->bad_messages++; /* when connected, the link counted why */
 }
 
 /* The commands the server has not acknowledged, newest last, at most
@@ -298,8 +271,7 @@ static void send_commands(zl_client *c, uint64_t now_us)
     zl_commands_header_write(&w, &head);
     zl_cmdstream_write(&w, run, n);
     bytes = zl_bitwriter_finish(&w);
-    if (bytes >= 0)
-        send_linked(c, ZL_MSG_COMMANDS, packet, (size_t)bytes, now_us);
+    zl_conn_send(&c->conn, ZL_MSG_COMMANDS, packet, bytes, now_us);
 }
 
 void zl_client_update(zl_client *c, uint64_t now_us)
@@ -334,14 +306,6 @@ static void interp_settings(const zl_client *c, zl_interp_settings *is)
     is->extrapolate_us = c->config.extrapolate_us;
 }
 
-/* Source's floor: max(cl_interp, ratio / updaterate). */
-static uint32_t interp_floor_us(const zl_client *c)
-{
-    zl_interp_settings is;
-    interp_settings(c, &is);
-    return zl_interp_delay_us(&is, c->settings.updaterate);
-}
-
 void zl_client_frame(zl_client *c, uint64_t now_us)
 {
     zl_interp_settings is;
@@ -350,7 +314,7 @@ void zl_client_frame(zl_client *c, uint64_t now_us)
     int e;
     ZL_ASSERT(c);
     interp_settings(c, &is);
-    render_us = zl_clock_render_time(&c->clock, now_us, interp_floor_us(c));
+    render_us = zl_clock_render_time(&c->clock, now_us, zl_client_settings_interp_us(&c->settings));
     c->render_us = render_us;
     /* One frame for all: the timeline's pair is every entity's that was
      * in every snapshot, found once. */
@@ -417,26 +381,19 @@ uint64_t zl_client_server_time(zl_client *c, uint64_t now_us)
     ZL_ASSERT(c);
     if (!c->newest_us)
         return 0;
-    zl_link_get_stats(&c->link, now_us, &ls);
+    zl_link_get_stats(&c->conn.link, now_us, &ls);
     return zl_clock_snapshot_time(&c->clock, now_us) + ls.rtt_us / 2u;
 }
 
 const zl_snapshot_frame *zl_client_latest(const zl_client *c)
 {
-    uint32_t i;
-    if (!c->rx.have_newest)
-        return NULL;
-    for (i = 0; i < ZL_SNAPSHOT_FRAMES; i++)
-        if (c->rx.valid[i] && c->rx.frame[i].tick == c->rx.newest)
-            return &c->rx.frame[i];
-    return NULL;
+    return zl_snapshot_receiver_newest(&c->rx);
 }
 
 void zl_client_set_settings(zl_client *c, const zl_client_settings *s, uint64_t now_us)
 {
-    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_SETTINGS_MSG_SIZE];
+    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_SETTINGS_MSG_SIZE + ZL_PACKET_TAG_SIZE];
     zl_msg_settings m;
-    int n;
     ZL_ASSERT(c && s);
     c->config.settings = *s;
     if (c->state != ZL_CLIENT_CONNECTED)
@@ -444,30 +401,22 @@ void zl_client_set_settings(zl_client *c, const zl_client_settings *s, uint64_t 
     /* Our own copy follows at once; the server's clamp applies on its side,
      * and our interpolation uses what we asked for within its limits. */
     c->settings = *s;
-    m.nonce = c->nonce;
+    m.nonce = c->conn.nonce;
     m.settings = *s;
-    n = zl_msg_settings_write(packet + ZL_PACKET_HEADER_SIZE, ZL_SETTINGS_MSG_SIZE, &m);
-    if (n > 0)
-        send_linked(c, ZL_MSG_SETTINGS, packet, (size_t)n, now_us);
+    zl_conn_send(&c->conn, ZL_MSG_SETTINGS, packet,
+                 zl_msg_write(ZL_MSG_SETTINGS, packet + ZL_PACKET_HEADER_SIZE,
+                              ZL_SETTINGS_MSG_SIZE, &m),
+                 now_us);
 }
 
 void zl_client_disconnect(zl_client *c, uint64_t now_us)
 {
-    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_DISCONNECT_SIZE];
-    zl_msg_disconnect m;
-    int i, n;
     ZL_ASSERT(c);
     if (c->state != ZL_CLIENT_CONNECTED) {
         c->state = ZL_CLIENT_IDLE;
         return;
     }
-    m.nonce = c->nonce;
-    m.reason = ZL_DISCONNECT_QUIT;
-    for (i = 0; i < ZL_DISCONNECT_REPEAT; i++) {
-        n = zl_msg_disconnect_write(packet + ZL_PACKET_HEADER_SIZE, ZL_DISCONNECT_SIZE, &m);
-        if (n > 0)
-            send_linked(c, ZL_MSG_DISCONNECT, packet, (size_t)n, now_us);
-    }
+    zl_conn_disconnect(&c->conn, ZL_DISCONNECT_QUIT, now_us);
     c->state = ZL_CLIENT_DISCONNECTED;
     c->disconnect_reason = ZL_DISCONNECT_QUIT;
 }
@@ -486,7 +435,7 @@ void zl_client_get_stats(zl_client *c, uint64_t now_us, zl_client_stats *out)
 {
     ZL_ASSERT(c && out);
     memset(out, 0, sizeof *out);
-    zl_link_get_stats(&c->link, now_us, &out->link);
+    zl_link_get_stats(&c->conn.link, now_us, &out->link);
     if (c->has_player)
         out->predict = *zl_predict_get_stats(&c->predict);
     zl_clock_get_stats(&c->clock, &out->clock);
@@ -494,7 +443,7 @@ void zl_client_get_stats(zl_client *c, uint64_t now_us, zl_client_stats *out)
     out->snapshots_undecodable = c->undecodable;
     out->last_snapshot_bytes = c->last_snapshot_bytes;
     out->interp_us = zl_clock_delay(&c->clock);
-    out->interp_floor_us = interp_floor_us(c);
+    out->interp_floor_us = zl_client_settings_interp_us(&c->settings);
     out->behind_us = c->newest_us > c->render_us ? (uint32_t)(c->newest_us - c->render_us) : 0u;
     out->draws = c->draws;
     out->extrapolated = c->extrapolated;

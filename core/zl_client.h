@@ -5,9 +5,8 @@
 
 #include "zl_clock.h"
 #include "zl_cmdstream.h"
-#include "zl_handshake.h"
+#include "zl_conn.h"
 #include "zl_interp.h"
-#include "zl_link.h"
 #include "zl_platform.h"
 #include "zl_predict.h"
 #include "zl_snapshot.h"
@@ -61,19 +60,16 @@ typedef struct zl_client_stats {
 typedef struct zl_client {
     zl_client_config config;
     zl_game game;
-    zl_platform net;
     uint8_t state;
     uint8_t deny_reason;       /* ZL_DENY_* once DENIED */
     uint8_t disconnect_reason; /* ZL_DISCONNECT_* once DISCONNECTED */
     uint8_t has_player;        /* a first snapshot arrived */
-    zl_addr server;
-    uint64_t nonce;
+    zl_conn conn;              /* the server's address, our nonce, the link */
     uint32_t window;
     uint64_t cookie;
     uint16_t slot;
     uint16_t tick_rate;
     uint32_t tick_us;
-    uint32_t link_id;
     zl_client_settings settings; /* as the server clamped them */
     uint64_t next_send_us;
     uint64_t last_heard_us;
@@ -87,7 +83,6 @@ typedef struct zl_client {
     zl_interp_config timeline_config;
     zl_interp_history timeline;  /* snapshot ticks: the pair commands report */
     zl_snapshot_layout layout;
-    zl_link link;
     zl_clock clock;
     zl_predict predict;
     zl_snapshot_receiver rx;

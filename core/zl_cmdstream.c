@@ -82,7 +82,7 @@ int zl_cmdstream_read(zl_bitreader *r, uint32_t newest_known, zl_usercmd *out, i
 
 /* ---- The input buffer ---- */
 
-void zl_cmdbuf_default_settings(zl_cmdbuf_settings *s)
+void zl_cmdbuf_settings_default(zl_cmdbuf_settings *s)
 {
     ZL_ASSERT(s);
     s->budget_ms = ZL_CMDBUF_BUDGET_MS;
@@ -99,7 +99,7 @@ void zl_cmdbuf_init(zl_cmdbuf *b, const zl_cmdbuf_settings *settings, uint32_t f
     if (settings)
         b->set = *settings;
     else
-        zl_cmdbuf_default_settings(&b->set);
+        zl_cmdbuf_settings_default(&b->set);
     /* Trusted configuration, bounded so that every sum of microseconds
      * below fits an int32. */
     ZL_ASSERT(b->set.window_ms > 0u && b->set.window_ms <= 60000u);

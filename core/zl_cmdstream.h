@@ -184,7 +184,7 @@ typedef struct zl_cmdbuf {
 } zl_cmdbuf;
 
 /* Fills *s with the defaults (ZL_CMDBUF_* above). */
-void zl_cmdbuf_default_settings(zl_cmdbuf_settings *s);
+void zl_cmdbuf_settings_default(zl_cmdbuf_settings *s);
 
 /* Starts an empty buffer. settings: NULL for the defaults, else copied
  * (window_ms 0 is a programmer error). first_sequence is the sequence the

@@ -15,7 +15,7 @@
 #define ZL_MAX_PACKET 1200
 #endif
 
-/* ---- Link conditioner (core/zl_conditioner.h) ---- */
+/* ---- Link conditioner (platform/zl_conditioner.h) ---- */
 
 /* Datagrams one conditioner holds at once, both directions together. It must
  * cover rate x delay: 60 datagrams/s each way held 1 s needs 120; a datagram

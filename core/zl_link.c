@@ -84,32 +84,43 @@ uint16_t zl_link_next_sequence(const zl_link *l)
     return l->next_sequence;
 }
 
-int zl_link_send(zl_link *l, uint8_t type, void *packet, size_t payload_bytes,
-                 uint32_t protocol_id, uint64_t now_us)
+void zl_link_next_header(const zl_link *l, uint8_t type, zl_packet_header *h)
 {
-    zl_packet_header h;
-    int len, slot;
-    ZL_ASSERT(l != NULL);
-    h.type = type;
-    h.sequence = l->next_sequence;
+    ZL_ASSERT(l != NULL && h != NULL);
+    h->type = type;
+    h->sequence = l->next_sequence;
     /* Positions of the window before the first packet hold zeros, so an
      * empty link sends ack_bits 0: "nothing received". */
-    h.ack = l->received_newest;
-    h.ack_bits = (uint32_t)(l->received_mask & 0xFFFFFFFFu);
-    len = zl_packet_seal(packet, payload_bytes, &h, protocol_id);
-    if (len < 0)
-        return len;
+    h->ack = l->received_newest;
+    h->ack_bits = (uint32_t)(l->received_mask & 0xFFFFFFFFu);
+}
+
+void zl_link_record_sent(zl_link *l, const zl_packet_header *h, size_t len, uint64_t now_us)
+{
+    int slot;
+    ZL_ASSERT(l != NULL && h != NULL && h->sequence == l->next_sequence);
     /* This sequence takes the slot of the one ZL_LINK_SENT_CAPACITY back:
      * judge that one now if its ack window has not already done so. */
-    if ((uint16_t)(h.sequence - l->unjudged) >= ZL_LINK_SENT_CAPACITY)
+    if ((uint16_t)(h->sequence - l->unjudged) >= ZL_LINK_SENT_CAPACITY)
         judge_oldest_sent(l);
-    slot = ZL_SEQBUF_INSERT(&l->sent, h.sequence);
+    slot = ZL_SEQBUF_INSERT(&l->sent, h->sequence);
     l->sent.item[slot].send_us = (uint32_t)now_us;
     l->sent.item[slot].acked = 0;
     l->next_sequence++;
     l->stats.packets_sent++;
     roll_rates(l, now_us);
     l->rate_out_now += (uint32_t)len;
+}
+
+int zl_link_send(zl_link *l, uint8_t type, void *packet, size_t payload_bytes,
+                 uint32_t protocol_id, uint64_t now_us)
+{
+    zl_packet_header h;
+    int len;
+    zl_link_next_header(l, type, &h);
+    len = zl_packet_seal(packet, payload_bytes, &h, protocol_id);
+    if (len >= 0)
+        zl_link_record_sent(l, &h, (size_t)len, now_us);
     return len;
 }
 
@@ -224,6 +235,31 @@ static void take_acks(zl_link *l, const zl_packet_header *h, uint64_t now_us, zl
     }
 }
 
+void zl_link_count_drop(zl_link *l, zl_packet_drop why)
+{
+    ZL_ASSERT(l != NULL && why < ZL_PACKET_DROP_COUNT);
+    l->stats.dropped[why]++;
+}
+
+int zl_link_accept(zl_link *l, const zl_packet_header *h, size_t len, uint64_t now_us,
+                   zl_link_acks *acks)
+{
+    zl_packet_drop why;
+    ZL_ASSERT(l != NULL && h != NULL);
+    if (acks != NULL)
+        acks->count = 0;
+    why = accept_sequence(l, h->sequence);
+    if (why != ZL_PACKET_DROP_NONE) {
+        l->stats.dropped[why]++;
+        return ZL_ERR_DUPLICATE;
+    }
+    l->stats.packets_received++;
+    roll_rates(l, now_us);
+    l->rate_in_now += (uint32_t)len;
+    take_acks(l, h, now_us, acks);
+    return ZL_OK;
+}
+
 int zl_link_receive(zl_link *l, const void *packet, size_t len, uint32_t protocol_id,
                     uint64_t now_us, zl_packet_header *h, zl_link_acks *acks)
 {
@@ -233,22 +269,16 @@ int zl_link_receive(zl_link *l, const void *packet, size_t len, uint32_t protoco
     if (acks != NULL)
         acks->count = 0;
     r = zl_packet_open(packet, len, protocol_id, h, &why);
-    if (r >= 0) {
-        why = accept_sequence(l, h->sequence);
-        if (why != ZL_PACKET_DROP_NONE) {
-            memset(h, 0, sizeof *h);
-            r = ZL_ERR_DUPLICATE;
-        }
-    }
     if (r < 0) {
-        l->stats.dropped[why]++;
+        zl_link_count_drop(l, why);
         return r;
     }
-    l->stats.packets_received++;
-    roll_rates(l, now_us);
-    l->rate_in_now += (uint32_t)len;
-    take_acks(l, h, now_us, acks);
-    return r;
+    r = zl_link_accept(l, h, len, now_us, acks);
+    if (r < 0) {
+        memset(h, 0, sizeof *h);
+        return r;
+    }
+    return ZL_PACKET_HEADER_SIZE;
 }
 
 void zl_link_get_stats(zl_link *l, uint64_t now_us, zl_link_stats *out)

@@ -103,6 +103,14 @@ uint16_t zl_link_next_sequence(const zl_link *l);
 int zl_link_send(zl_link *l, uint8_t type, void *packet, size_t payload_bytes,
                  uint32_t protocol_id, uint64_t now_us);
 
+/* zl_link_send in two halves, for a caller that seals the packet itself
+ * (zl_conn, under session keys): the header the next packet carries (type,
+ * the next sequence, our acks; nothing changes), then, once that packet of
+ * len bytes is sealed and about to go out, zl_link_record_sent (the sequence
+ * advances). h must be the header zl_link_next_header gave, unchanged. */
+void zl_link_next_header(const zl_link *l, uint8_t type, zl_packet_header *h);
+void zl_link_record_sent(zl_link *l, const zl_packet_header *h, size_t len, uint64_t now_us);
+
 /* Takes a datagram of len bytes that arrived for this connection (read
  * only; hostile bytes are fine). Returns ZL_PACKET_HEADER_SIZE, the offset
  * of the payload, with *h the header and acks (may be NULL) the newly
@@ -116,6 +124,19 @@ int zl_link_send(zl_link *l, uint8_t type, void *packet, size_t payload_bytes,
  * accidental and blind replays, not a forger. */
 int zl_link_receive(zl_link *l, const void *packet, size_t len, uint32_t protocol_id,
                     uint64_t now_us, zl_packet_header *h, zl_link_acks *acks);
+
+/* The second half of zl_link_receive, for a caller that opened the
+ * datagram itself (zl_conn: one CRC check per datagram): takes the header
+ * h of a datagram of len bytes that passed zl_packet_open under this
+ * link's id. Returns ZL_OK, acks (may be NULL) receiving the newly
+ * acknowledged sequences; or ZL_ERR_DUPLICATE, counted (a sequence already
+ * received, or older than ZL_LINK_RECEIVE_WINDOW). */
+int zl_link_accept(zl_link *l, const zl_packet_header *h, size_t len, uint64_t now_us,
+                   zl_link_acks *acks);
+
+/* Counts a datagram that failed zl_packet_open for `why` in stats.dropped
+ * (the caller opened it: zl_link_accept's users). */
+void zl_link_count_drop(zl_link *l, zl_packet_drop why);
 
 /* Fills *out with the link's measurements at now_us (which ends any
  * quarter seconds of bandwidth that have passed). */

@@ -2,16 +2,8 @@
  * one fixed tick of the game at a time, and the snapshot each client gets. */
 #include <string.h>
 
-#include "zl_interp.h"
+#include "zl_cookie.h"
 #include "zl_server.h"
-
-/* Bits of the snapshot header written before the entity section. */
-#define SNAPSHOT_HEADER_BITS 64
-
-uint32_t zl_connection_id(uint64_t nonce)
-{
-    return ZL_PROTOCOL_ID ^ (uint32_t)nonce ^ (uint32_t)(nonce >> 32);
-}
 
 void zl_server_config_default(zl_server_config *c)
 {
@@ -28,7 +20,7 @@ void zl_server_config_default(zl_server_config *c)
     c->limits.cmdrate_max = c->tick_rate;
     zl_ratelimit_config_default(&c->ratelimit);
     zl_lagcomp_settings_default(&c->lagcomp);
-    zl_cmdbuf_default_settings(&c->cmdbuf);
+    zl_cmdbuf_settings_default(&c->cmdbuf);
 }
 
 /* Players are packed at the schema's size: the game indexes them so. */
@@ -42,16 +34,10 @@ static void *player_at(zl_server *s, int slot)
  * that is larger. A client that reports more is not believed beyond it. */
 static uint32_t view_delay_cap(const zl_server *s, const zl_server_slot *c, uint32_t reported_us)
 {
-    zl_interp_settings is;
-    uint32_t floor_us, cap_us;
-    zl_interp_settings_default(&is);
-    is.interp_us = c->settings.interp_us;
-    is.interp_ratio = c->settings.interp_ratio;
-    floor_us = zl_interp_delay_us(&is, c->settings.updaterate);
+    uint32_t floor_us = zl_client_settings_interp_us(&c->settings), cap_us;
     cap_us = s->config.limits.interp_us_max > floor_us ? s->config.limits.interp_us_max : floor_us;
     return reported_us < cap_us ? reported_us : cap_us;
 }
-
 
 static void notify(zl_server *s, uint8_t kind, uint8_t reason, int slot)
 {
@@ -64,46 +50,9 @@ static void notify(zl_server *s, uint8_t kind, uint8_t reason, int slot)
     n->kind = kind;
     n->reason = reason;
     n->slot = (uint16_t)slot;
-    n->addr = s->slot[slot].addr;
+    n->addr = s->slot[slot].conn.peer;
     n->tick = s->tick;
     s->notices_written++;
-}
-
-/* Connectionless replies: the payload is written at the packet's payload
- * offset by the caller, then sealed here. */
-static void send_unlinked(zl_server *s, const zl_addr *to, uint8_t type, uint8_t *packet,
-                          int payload)
-{
-    int len;
-    if (payload < 0)
-        return;
-    len = zl_msg_seal(packet, (size_t)payload, type);
-    if (len > 0)
-        s->net.send(s->net.ctx, to, packet, (size_t)len);
-}
-
-static void send_linked(zl_server *s, zl_server_slot *c, uint8_t type, uint8_t *packet,
-                        size_t payload, uint64_t now_us)
-{
-    int len = zl_link_send(&c->link, type, packet, payload, c->link_id, now_us);
-    if (len > 0) {
-        s->net.send(s->net.ctx, &c->addr, packet, (size_t)len);
-        c->sent++;
-    }
-}
-
-static void send_disconnect(zl_server *s, zl_server_slot *c, uint8_t reason, uint64_t now_us)
-{
-    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_DISCONNECT_SIZE];
-    zl_msg_disconnect m;
-    int i;
-    m.nonce = c->nonce;
-    m.reason = reason;
-    for (i = 0; i < ZL_DISCONNECT_REPEAT; i++) {
-        int n = zl_msg_disconnect_write(packet + ZL_PACKET_HEADER_SIZE, ZL_DISCONNECT_SIZE, &m);
-        if (n > 0)
-            send_linked(s, c, ZL_MSG_DISCONNECT, packet, (size_t)n, now_us);
-    }
 }
 
 static void free_slot(zl_server *s, int slot, uint8_t reason)
@@ -118,7 +67,7 @@ void zl_server_disconnect(zl_server *s, int slot, uint8_t reason, uint64_t now_u
     ZL_ASSERT(s && slot >= 0 && slot < ZL_MAX_CLIENTS && reason < ZL_DISCONNECT_COUNT);
     if (!s->slot[slot].connected)
         return;
-    send_disconnect(s, &s->slot[slot], reason, now_us);
+    zl_conn_disconnect(&s->slot[slot].conn, reason, now_us);
     free_slot(s, slot, reason);
 }
 
@@ -143,7 +92,8 @@ void zl_server_init(zl_server *s, const zl_server_config *c, const zl_game *game
     memset(s, 0, sizeof *s);
     s->config = *c;
     s->game = *game;
-    s->net = *net;
+    s->out.ctx = net->ctx;
+    s->out.send = net->send;
     memcpy(s->cookie_secret, secret, ZL_SIPHASH_KEY_SIZE);
     zl_ratelimit_init(&s->limiter, &c->ratelimit, secret + ZL_SIPHASH_KEY_SIZE);
     s->tick_us = (1000000u + c->tick_rate / 2u) / c->tick_rate;
@@ -164,7 +114,7 @@ static int find_slot(const zl_server *s, const zl_addr *a)
 {
     int i;
     for (i = 0; i < s->config.max_clients; i++)
-        if (s->slot[i].connected && zl_addr_equal(&s->slot[i].addr, a))
+        if (s->slot[i].connected && zl_addr_equal(&s->slot[i].conn.peer, a))
             return i;
     return -1;
 }
@@ -183,7 +133,7 @@ static void on_request(zl_server *s, const zl_addr *from, const uint8_t *payload
 {
     uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_CHALLENGE_SIZE];
     zl_msg_request req;
-    if (zl_msg_request_read(payload, len, &req) != ZL_OK) {
+    if (zl_msg_read(ZL_MSG_REQUEST, payload, len, &req) != ZL_OK) {
         s->dropped[ZL_SERVER_DROP_MESSAGE]++;
         return;
     }
@@ -197,8 +147,9 @@ static void on_request(zl_server *s, const zl_addr *from, const uint8_t *payload
         s->dropped[ZL_SERVER_DROP_VERSION]++;
         d.nonce = req.nonce;
         d.reason = ZL_DENY_VERSION;
-        send_unlinked(s, from, ZL_MSG_DENY, packet,
-                      zl_msg_deny_write(packet + ZL_PACKET_HEADER_SIZE, ZL_DENY_SIZE, &d));
+        zl_conn_send_unlinked(&s->out, from, ZL_MSG_DENY, packet,
+                              zl_msg_write(ZL_MSG_DENY, packet + ZL_PACKET_HEADER_SIZE,
+                                           ZL_DENY_SIZE, &d));
         return;
     }
     {
@@ -206,9 +157,9 @@ static void on_request(zl_server *s, const zl_addr *from, const uint8_t *payload
         ch.nonce = req.nonce;
         ch.window = zl_cookie_window(now_us);
         ch.cookie = zl_cookie_make(s->cookie_secret, from, ch.window, req.nonce);
-        send_unlinked(s, from, ZL_MSG_CHALLENGE, packet,
-                      zl_msg_challenge_write(packet + ZL_PACKET_HEADER_SIZE, ZL_CHALLENGE_SIZE,
-                                             &ch));
+        zl_conn_send_unlinked(&s->out, from, ZL_MSG_CHALLENGE, packet,
+                              zl_msg_write(ZL_MSG_CHALLENGE, packet + ZL_PACKET_HEADER_SIZE,
+                                           ZL_CHALLENGE_SIZE, &ch));
     }
 }
 
@@ -216,13 +167,14 @@ static void send_accept(zl_server *s, int slot)
 {
     uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_ACCEPT_SIZE];
     zl_msg_accept a;
-    a.nonce = s->slot[slot].nonce;
+    a.nonce = s->slot[slot].conn.nonce;
     a.slot = (uint16_t)slot;
     a.tick_rate = s->config.tick_rate;
     a.server_tick = s->tick;
     a.settings = s->slot[slot].settings;
-    send_unlinked(s, &s->slot[slot].addr, ZL_MSG_ACCEPT, packet,
-                  zl_msg_accept_write(packet + ZL_PACKET_HEADER_SIZE, ZL_ACCEPT_SIZE, &a));
+    zl_conn_send_unlinked(&s->out, &s->slot[slot].conn.peer, ZL_MSG_ACCEPT, packet,
+                          zl_msg_write(ZL_MSG_ACCEPT, packet + ZL_PACKET_HEADER_SIZE,
+                                       ZL_ACCEPT_SIZE, &a));
 }
 
 static void connect_client(zl_server *s, int slot, const zl_addr *from,
@@ -231,16 +183,14 @@ static void connect_client(zl_server *s, int slot, const zl_addr *from,
     zl_server_slot *c = &s->slot[slot];
     memset(c, 0, sizeof *c);
     c->connected = 1;
-    c->addr = *from;
-    c->nonce = r->nonce;
-    c->link_id = zl_connection_id(r->nonce);
+    zl_conn_init(&c->conn, &s->out, from, r->nonce);
+    zl_conn_start_link(&c->conn, now_us);
     c->settings = r->settings;
     zl_client_settings_clamp(&c->settings, &s->config.limits);
     c->last_heard_us = now_us;
     c->next_snapshot_us = now_us;
     c->rate_us = now_us;
     zl_ratelimit_bucket_init(&c->packets, s->config.packet_burst, now_us);
-    zl_link_init(&c->link, now_us);
     /* The client's first command is sequence 1 (zl_client.h). */
     zl_cmdbuf_init(&c->commands, &s->config.cmdbuf, 1);
     zl_snapshot_client_reset(&c->snapshot);
@@ -255,7 +205,7 @@ static void on_response(zl_server *s, const zl_addr *from, const uint8_t *payloa
 {
     zl_msg_response r;
     int slot;
-    if (zl_msg_response_read(payload, len, &r) != ZL_OK) {
+    if (zl_msg_read(ZL_MSG_RESPONSE, payload, len, &r) != ZL_OK) {
         s->dropped[ZL_SERVER_DROP_MESSAGE]++;
         return;
     }
@@ -268,7 +218,7 @@ static void on_response(zl_server *s, const zl_addr *from, const uint8_t *payloa
         /* Our ACCEPT was lost and the client asks again; a different nonce
          * is a new attempt from a client that has not seen its old
          * connection end: it waits for the timeout like anyone else. */
-        if (s->slot[slot].nonce == r.nonce)
+        if (s->slot[slot].conn.nonce == r.nonce)
             send_accept(s, slot);
         else
             s->dropped[ZL_SERVER_DROP_NONCE]++;
@@ -281,8 +231,9 @@ static void on_response(zl_server *s, const zl_addr *from, const uint8_t *payloa
         s->dropped[ZL_SERVER_DROP_FULL]++;
         d.nonce = r.nonce;
         d.reason = ZL_DENY_FULL;
-        send_unlinked(s, from, ZL_MSG_DENY, packet,
-                      zl_msg_deny_write(packet + ZL_PACKET_HEADER_SIZE, ZL_DENY_SIZE, &d));
+        zl_conn_send_unlinked(&s->out, from, ZL_MSG_DENY, packet,
+                              zl_msg_write(ZL_MSG_DENY, packet + ZL_PACKET_HEADER_SIZE,
+                                           ZL_DENY_SIZE, &d));
         return;
     }
     connect_client(s, slot, from, &r, now_us);
@@ -315,8 +266,8 @@ static void on_commands(zl_server *s, zl_server_slot *c, const uint8_t *payload,
  * are counted. */
 static int acks_unsent(const zl_server_slot *c, const zl_packet_header *h)
 {
-    uint16_t newest = (uint16_t)(zl_link_next_sequence(&c->link) - 1u);
-    uint32_t known = c->sent < 32768u ? c->sent : 32768u;
+    uint16_t newest = (uint16_t)(zl_link_next_sequence(&c->conn.link) - 1u);
+    uint32_t known = c->conn.stats.sent < 32768u ? c->conn.stats.sent : 32768u;
     uint32_t i;
     for (i = 0; i < ZL_LINK_ACK_WINDOW; i++)
         if (((h->ack_bits >> i) & 1u) && (uint16_t)(newest - (uint16_t)(h->ack - i)) >= known)
@@ -324,25 +275,32 @@ static int acks_unsent(const zl_server_slot *c, const zl_packet_header *h)
     return 0;
 }
 
-static void on_linked(zl_server *s, int slot, const uint8_t *packet, size_t len, uint64_t now_us)
+/* A datagram sealed for slot's connection, header h. */
+static void on_linked(zl_server *s, int slot, const zl_conn_datagram *d, size_t len,
+                      uint64_t now_us)
 {
     zl_server_slot *c = &s->slot[slot];
-    zl_packet_header h;
+    const zl_packet_header *h = &d->h;
+    const uint8_t *payload = d->payload;
+    size_t payload_len = d->payload_len;
     zl_link_acks acks;
-    const uint8_t *payload;
-    size_t payload_len;
     uint32_t i;
-    int at = zl_link_receive(&c->link, packet, len, c->link_id, now_us, &h, &acks);
-    if (at < 0)
+    /* Authenticated (the conn), then refused if replayed (the link), and
+     * only then charged: a replay of the client's own packets, from its own
+     * address, costs it nothing. */
+    if (zl_link_accept(&c->conn.link, h, len, now_us, &acks) != ZL_OK)
         return; /* counted in the link's stats */
     c->last_heard_us = now_us;
-    if (acks_unsent(c, &h))
+    if (acks_unsent(c, h))
         c->forged_acks++;
     for (i = 0; i < acks.count; i++)
         zl_snapshot_acked(&c->snapshot, acks.sequence[i]);
-    payload = packet + at;
-    payload_len = len - (size_t)at;
-    switch (h.type) {
+    if (!zl_ratelimit_bucket_take(&c->packets, s->config.packet_rate, s->config.packet_burst,
+                                  now_us)) {
+        c->flooded++;
+        return;
+    }
+    switch (h->type) {
     case ZL_MSG_COMMANDS:
         on_commands(s, c, payload, payload_len, now_us);
         break;
@@ -350,7 +308,8 @@ static void on_linked(zl_server *s, int slot, const uint8_t *packet, size_t len,
         break;
     case ZL_MSG_SETTINGS: {
         zl_msg_settings m;
-        if (zl_msg_settings_read(payload, payload_len, &m) != ZL_OK || m.nonce != c->nonce) {
+        if (zl_msg_read(ZL_MSG_SETTINGS, payload, payload_len, &m) != ZL_OK ||
+            m.nonce != c->conn.nonce) {
             c->bad_messages++;
             break;
         }
@@ -360,7 +319,8 @@ static void on_linked(zl_server *s, int slot, const uint8_t *packet, size_t len,
     }
     case ZL_MSG_DISCONNECT: {
         zl_msg_disconnect m;
-        if (zl_msg_disconnect_read(payload, payload_len, &m) != ZL_OK || m.nonce != c->nonce) {
+        if (zl_msg_read(ZL_MSG_DISCONNECT, payload, payload_len, &m) != ZL_OK ||
+            m.nonce != c->conn.nonce) {
             c->bad_messages++;
             break;
         }
@@ -373,46 +333,44 @@ static void on_linked(zl_server *s, int slot, const uint8_t *packet, size_t len,
     }
 }
 
-void zl_server_receive(zl_server *s, const zl_addr *from, const void *data, size_t len,
-                       uint64_t now_us)
+/* A connectionless message (header h) from `from`, in slot `slot` (-1: none). */
+static void on_unlinked(zl_server *s, int slot, const zl_addr *from, const zl_packet_header *h,
+                        const uint8_t *payload, size_t len, uint64_t now_us)
 {
-    const uint8_t *packet = (const uint8_t *)data;
-    zl_packet_header h;
-    int slot, at;
-    ZL_ASSERT(s && from && (data || len == 0));
-    slot = find_slot(s, from);
-    /* A connection's packets are sealed under its own id; its handshake
-     * retries (a lost ACCEPT) under the protocol's. */
-    if (slot >= 0 && len > 4) {
-        zl_server_slot *c = &s->slot[slot];
-        at = zl_packet_open(packet, len, c->link_id, &h, NULL);
-        if (at >= 0) {
-            /* Only datagrams sealed for this connection spend its
-             * allowance: a blind spoofer of the address cannot use it up. */
-            if (zl_ratelimit_bucket_take(&c->packets, s->config.packet_rate,
-                                         s->config.packet_burst, now_us))
-                on_linked(s, slot, packet, len, now_us);
-            else
-                c->flooded++;
-            return;
-        }
-    }
-    at = zl_packet_open(packet, len, ZL_PROTOCOL_ID, &h, NULL);
-    if (at < 0) {
-        if (slot >= 0)
-            on_linked(s, slot, packet, len, now_us); /* the link counts why */
-        else
-            s->dropped[ZL_SERVER_DROP_PACKET]++;
-        return;
-    }
-    if (h.type == ZL_MSG_REQUEST)
-        on_request(s, from, packet + at, len - (size_t)at, now_us);
-    else if (h.type == ZL_MSG_RESPONSE)
-        on_response(s, from, packet + at, len - (size_t)at, now_us);
+    if (h->type == ZL_MSG_REQUEST)
+        on_request(s, from, payload, len, now_us);
+    else if (h->type == ZL_MSG_RESPONSE)
+        on_response(s, from, payload, len, now_us);
     else if (slot < 0)
         s->dropped[ZL_SERVER_DROP_STRANGER]++;
     else
         s->dropped[ZL_SERVER_DROP_MESSAGE]++;
+}
+
+void zl_server_receive(zl_server *s, const zl_addr *from, const void *data, size_t len,
+                       uint64_t now_us)
+{
+    const uint8_t *packet = (const uint8_t *)data;
+    uint8_t work[ZL_MAX_PACKET];
+    zl_conn_datagram d;
+    int slot, kind;
+    ZL_ASSERT(s && from && (data || len == 0));
+    slot = find_slot(s, from);
+    if (slot < 0) {
+        if (zl_packet_open(packet, len, ZL_PROTOCOL_ID, &d.h, NULL) < 0)
+            s->dropped[ZL_SERVER_DROP_PACKET]++;
+        else
+            on_unlinked(s, slot, from, &d.h, packet + ZL_PACKET_HEADER_SIZE,
+                        len - ZL_PACKET_HEADER_SIZE, now_us);
+        return;
+    }
+    /* Only datagrams sealed for this connection reach its link and spend
+     * its allowance: a blind spoofer of the address cannot use it up. */
+    kind = zl_conn_open(&s->slot[slot].conn, 1, packet, len, work, &d);
+    if (kind == ZL_CONN_LINKED)
+        on_linked(s, slot, &d, len, now_us);
+    else if (kind == ZL_CONN_UNLINKED)
+        on_unlinked(s, slot, from, &d.h, d.payload, d.payload_len, now_us);
 }
 
 /* ---- The tick ---- */
@@ -441,7 +399,7 @@ static void time_shots(shot_context *sc)
         zl_lagcomp_present(&s->lagcomp, &sc->when);
         return;
     }
-    zl_link_get_stats(&c->link, c->last_heard_us, &ls);
+    zl_link_get_stats(&c->conn.link, c->last_heard_us, &ls);
     zl_cmdbuf_get_stats(&c->commands, &cs);
     /* The client drew a round trip behind the present (its snapshot clock
      * lags by the way down, its command took the way up), plus the time
@@ -571,18 +529,16 @@ static void send_snapshot(zl_server *s, int slot, const uint16_t *ids, int count
         c->full_requested = 0;
     }
     zl_bitwriter_init(&w, packet + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD);
-    zl_bitwriter_bits(&w, s->tick, 32);
-    zl_bitwriter_bits(&w, c->executed, 32);
-    bits = zl_snapshot_write(&c->snapshot, &s->world, &s->layout, s->tick, ids, count, NULL,
-                             (uint16_t)slot, (uint32_t)budget * 8u - SNAPSHOT_HEADER_BITS,
-                             zl_link_next_sequence(&c->link), &w);
+    bits = zl_snapshot_message_write(&c->snapshot, &s->world, &s->layout, s->tick, c->executed,
+                                     ids, count, (uint16_t)slot, (uint32_t)budget * 8u,
+                                     zl_link_next_sequence(&c->conn.link), &w);
     if (bits < 0) {
         c->choked++;
         return;
     }
     {
         int bytes = zl_bitwriter_finish(&w);
-        send_linked(s, c, ZL_MSG_SNAPSHOT, packet, (size_t)bytes, now_us);
+        zl_conn_send(&c->conn, ZL_MSG_SNAPSHOT, packet, bytes, now_us);
         c->rate_credit -= ZL_PACKET_HEADER_SIZE + bytes;
         c->last_snapshot_bytes = (uint32_t)(ZL_PACKET_HEADER_SIZE + bytes);
         c->snapshots++;
@@ -686,7 +642,7 @@ int zl_server_get_client_stats(zl_server *s, int slot, uint64_t now_us,
     if (!zl_server_connected(s, slot))
         return ZL_ERR_INVALID;
     c = &s->slot[slot];
-    zl_link_get_stats(&c->link, now_us, &out->link);
+    zl_link_get_stats(&c->conn.link, now_us, &out->link);
     zl_cmdbuf_get_stats(&c->commands, &out->commands);
     out->settings = c->settings;
     out->snapshots = c->snapshots;

@@ -4,10 +4,10 @@
 #define ZL_SERVER_H
 
 #include "zl_cmdstream.h"
-#include "zl_handshake.h"
+#include "zl_conn.h"
 #include "zl_lagcomp.h"
-#include "zl_link.h"
 #include "zl_platform.h"
+#include "zl_ratelimit.h"
 #include "zl_snapshot.h"
 
 /* Events one server tick can hold (commands' shots and footsteps, hits,
@@ -26,10 +26,6 @@
 #ifndef ZL_SERVER_SHOTS
 #define ZL_SERVER_SHOTS 256
 #endif
-/* Times a DISCONNECT is sent, so that one lost datagram does not leave the
- * peer waiting for its timeout. */
-#define ZL_DISCONNECT_REPEAT 3
-
 ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_SERVER_NOTICES), zl_server_notices_pow2);
 
 /* How a server runs. Fill with zl_server_config_default, then change. */
@@ -120,9 +116,7 @@ typedef struct zl_server_client_stats {
 typedef struct zl_server_slot {
     uint8_t connected;
     uint8_t full_requested;
-    zl_addr addr;
-    uint64_t nonce;
-    uint32_t link_id;        /* protocol id of this connection's link */
+    zl_conn conn;            /* the client's address, nonce, link */
     zl_client_settings settings;
     uint32_t view_delay_us;  /* the interpolation delay the client reports */
     uint64_t last_heard_us;
@@ -130,12 +124,10 @@ typedef struct zl_server_slot {
     int64_t rate_credit;     /* bytes the rate still allows */
     uint64_t rate_us;        /* when the credit was last topped up */
     zl_ratelimit_bucket packets; /* the connection's datagram allowance */
-    uint32_t sent;           /* datagrams sent on the link */
     uint32_t executed;
     uint32_t snapshots, choked, last_snapshot_bytes, hits, bad_messages;
     uint32_t flooded, forged_acks;
     uint32_t rewinds, rewinds_untrusted, rewinds_clamped, rewinds_refused;
-    zl_link link;
     zl_cmdbuf commands;
     zl_snapshot_client snapshot;
 } zl_server_slot;
@@ -145,7 +137,7 @@ typedef struct zl_server_slot {
 typedef struct zl_server {
     zl_server_config config;
     zl_game game;
-    zl_platform net;         /* only send is used: bytes out */
+    zl_sender out;           /* the HAL's send: bytes out */
     uint8_t cookie_secret[ZL_SIPHASH_KEY_SIZE];
     uint32_t tick_us;
     uint32_t tick;           /* the last tick run */
@@ -224,11 +216,5 @@ int zl_server_client_count(const zl_server *s);
 /* Copies the counters of datagrams dropped before any connection took them
  * (ZL_SERVER_DROP_COUNT entries). */
 void zl_server_get_drops(const zl_server *s, uint32_t out[ZL_SERVER_DROP_COUNT]);
-
-/* The protocol id a connection's link seals its packets with: the protocol
- * id mixed with the connection's nonce, so a datagram that does not belong
- * to this very connection (an old one, another client's) fails the check.
- * Not a MAC: it stops blind spoofing, not an attacker who sees the traffic. */
-uint32_t zl_connection_id(uint64_t nonce);
 
 #endif

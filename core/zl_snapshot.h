@@ -269,4 +269,29 @@ void zl_snapshot_receiver_init(zl_snapshot_receiver *rx);
 int zl_snapshot_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout, uint32_t tick,
                      uint16_t own_entity, zl_bitreader *r, const zl_snapshot_frame **out);
 
+/* The newest frame decoded, or NULL before the first. */
+const zl_snapshot_frame *zl_snapshot_receiver_newest(const zl_snapshot_receiver *rx);
+
+/* ---- The snapshot message (ZL_MSG_SNAPSHOT) ----
+ * Its payload: the server tick (32 bits), the newest command the server has
+ * run of this client (32 bits, what prediction reconciles against), then
+ * the entity section above. Server and client write and read it only here. */
+#define ZL_SNAPSHOT_HEADER_BITS 64
+
+/* Writes a whole snapshot message into bw: the header, then the entity
+ * section of zl_snapshot_write with the same arguments, the section's
+ * budget being budget_bits less the header. Returns the bits of the
+ * section, or ZL_ERR_OVERFLOW as zl_snapshot_write (bw then unusable). */
+int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
+                              const zl_snapshot_layout *layout, uint32_t tick, uint32_t executed,
+                              const uint16_t *relevant, int relevant_count, uint16_t own_entity,
+                              uint32_t budget_bits, uint16_t packet_sequence, zl_bitwriter *bw);
+
+/* Reads a snapshot message of len payload bytes (read only, hostile bytes
+ * fine): *executed gets the header's command, the rest as zl_snapshot_read
+ * (same results; a header cut short is ZL_ERR_OVERFLOW, counted malformed). */
+int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout,
+                             uint16_t own_entity, const void *payload, size_t len,
+                             uint32_t *executed, const zl_snapshot_frame **out);
+
 #endif

@@ -50,7 +50,6 @@ static inline const zl_schema *schema_of(const zl_snapshot_layout *layout, uint3
 
 #define GAP_ESCAPE 5u
 
-/* The n of a gap's code, GAP_ESCAPE when it takes the escape. */
 /* The fields an entity's entry carries: all wire fields for the client's
  * own entity, the shared ones (no ZL_OWNER fields) for everyone else's. */
 static inline int fields_for(uint32_t entity, uint32_t own_entity)
@@ -58,6 +57,7 @@ static inline int fields_for(uint32_t entity, uint32_t own_entity)
     return entity == own_entity ? ZL_SCHEMA_WIRE : ZL_SCHEMA_SHARED;
 }
 
+/* The n of a gap's code, GAP_ESCAPE when it takes the escape. */
 static inline unsigned gap_class(uint32_t gap)
 {
     unsigned n = 0;

@@ -1,15 +1,16 @@
 # mk/demo.mk - the demo match and the programs people run.
 #   make demo                          a 30 s match: server + 8 bots as processes,
-#                                      live net graph, report, pictures in build/demo/
+#                                      live net graph, report, pictures in build/<port>/demo/
 #   make demo DEMO_ARGS="--fakelag 200 --bots 4"   the launcher's options (--help)
 #   make demo-programs [PORT=windows]  zl_server and zl_client for one port
 #   make demo-image [PORT=cortex-m3]   the match in one program image on a simulated
 #                                      clock (in-image loopback), the same report
-# Outputs go to build/demo/, or to $(BUILD)/demo when BUILD is given.
+# Outputs go to $(BUILD)/demo/ (build/<port>/demo/): each port's programs and
+# pictures apart, so one port never runs another's binary.
 
-DEMO_DIR := $(if $(filter command line,$(origin BUILD)),$(BUILD)/demo,build/demo)
+DEMO_DIR := $(BUILD)/demo
 # Each host file carries one operating system's calls; ports without their
-# own (armhf, s390x) are POSIX.
+# own (the qemu-user ports) are POSIX.
 DEMO_HOST_SRC := $(firstword $(wildcard examples/demo/demo_host_$(PORT).c) examples/demo/demo_host_posix.c)
 # What the single image needs: no sockets, no terminal, no options.
 DEMO_MATCH_SRC := $(addprefix examples/demo/,demo_arena.c demo_bot.c demo_game.c demo_match.c \
@@ -31,10 +32,10 @@ DEMO_ARGS ?=
 .PHONY: demo demo-programs demo-image
 demo-programs: $(DEMO_PROGRAMS)
 
-$(BUILD)/obj/examples/demo/%.o: examples/demo/%.c
+$(BUILD)/obj/examples/demo/%.o: examples/demo/%.c $(PORT_MK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(DEMO_CFLAGS) -DDEMO_IMAGE_OUT='"$(DEMO_DIR)"' -Iexamples/fps -Iexamples/demo \
-		-Ibench -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(DEMO_CFLAGS) -DDEMO_DIR='"$(DEMO_DIR)"' -Iexamples/fps -Iexamples/demo \
+		-c $< -o $@
 
 $(DEMO_DIR)/%$(EXE): $(BUILD)/obj/examples/demo/%.o $(DEMO_OBJ) $(DEMO_LIB_OBJ)
 	@mkdir -p $(dir $@)

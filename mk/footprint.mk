@@ -2,18 +2,19 @@
 # server program (library + FPS rules + a tiny main), default and embedded
 # configuration, on the Cortex-M3 and on the host; each program is also run.
 #
-#   make footprint                      the table (build/footprint/footprint.txt)
-#   make footprint FOOTPRINT_BUILD=dir  outputs under dir instead
+#   make footprint                      the table (build/footprint.txt)
+#   make footprint FOOTPRINT_NAME=name  outputs in build/<port>/<name>/ and the
+#                                       table in build/<name>.txt instead
 #   make footprint FOOTPRINT_OPT=-O2    another optimisation level (-Os)
 #   make footprint-live                 a Cortex-M3 client joins a POSIX server
 #                                       over its UART and a SLIP bridge (15 s)
 #
 # Each (port, configuration) is a sub-make with that port's toolchain,
-# building into $(FOOTPRINT_BUILD)/<port>-<config>/. Objects are compiled
+# building into build/<port>/$(FOOTPRINT_NAME)/<config>/. Objects are compiled
 # for the footprint alone (-ffunction-sections, linked with --gc-sections)
 # so only what the programs use is counted.
 
-FOOTPRINT_BUILD ?= build/footprint
+FOOTPRINT_NAME ?= footprint
 FOOTPRINT_OPT ?= -Os
 FOOTPRINT_PORTS := cortex-m3 posix
 FOOTPRINT_CONFIGS := default embedded
@@ -22,13 +23,15 @@ FOOTPRINT_CONFIGS := default embedded
 footprint:
 	@for port in $(FOOTPRINT_PORTS); do for config in $(FOOTPRINT_CONFIGS); do \
 	    $(MAKE) --no-print-directory footprint-port PORT=$$port FOOTPRINT_CONFIG=$$config \
-	        FOOTPRINT_BUILD=$(FOOTPRINT_BUILD) FOOTPRINT_OPT="$(FOOTPRINT_OPT)" || exit 1; \
+	        FOOTPRINT_NAME=$(FOOTPRINT_NAME) FOOTPRINT_OPT="$(FOOTPRINT_OPT)" || exit 1; \
 	done; done
-	@examples/footprint/footprint.sh $(FOOTPRINT_BUILD) "$(FOOTPRINT_OPT)" $(FOOTPRINT_PORTS) | \
-	    tee $(FOOTPRINT_BUILD)/footprint.txt
+	@examples/footprint/footprint.sh $(FOOTPRINT_NAME) "$(FOOTPRINT_OPT)" $(FOOTPRINT_PORTS) | \
+	    tee build/$(FOOTPRINT_NAME).txt
 
 FOOTPRINT_CONFIG ?= default
-FP_DIR := $(FOOTPRINT_BUILD)/$(PORT)-$(FOOTPRINT_CONFIG)
+# build/<port>, not $(BUILD): a BUILD given to `make footprint` reaches
+# every port's sub-make and would put both ports in one folder.
+FP_DIR := build/$(PORT)/$(FOOTPRINT_NAME)/$(FOOTPRINT_CONFIG)
 FP_CFLAGS := $(WARN) $(FOOTPRINT_OPT) $(PORT_CFLAGS) $(INC) -Iexamples/fps -Iexamples/footprint \
 	-ffunction-sections -fdata-sections -MMD -MP \
 	$(if $(filter embedded,$(FOOTPRINT_CONFIG)),-DZL_USER_CONFIG)
@@ -70,17 +73,17 @@ $(FP_BRIDGE): $(FP_DIR)/obj/tools/slip_bridge.o $(FP_SHARED_OBJ)
 .PHONY: footprint-live footprint-live-port
 footprint-live:
 	@$(MAKE) --no-print-directory footprint-live-port PORT=cortex-m3 FOOTPRINT_CONFIG=embedded \
-	    FOOTPRINT_BUILD=$(FOOTPRINT_BUILD) FOOTPRINT_OPT="$(FOOTPRINT_OPT)"
+	    FOOTPRINT_NAME=$(FOOTPRINT_NAME) FOOTPRINT_OPT="$(FOOTPRINT_OPT)"
 	@$(MAKE) --no-print-directory footprint-live-port PORT=posix FOOTPRINT_CONFIG=embedded \
-	    FOOTPRINT_BUILD=$(FOOTPRINT_BUILD) FOOTPRINT_OPT="$(FOOTPRINT_OPT)" LIVE_BRIDGE=1
-	@examples/footprint/live.sh $(FOOTPRINT_BUILD)
+	    FOOTPRINT_NAME=$(FOOTPRINT_NAME) FOOTPRINT_OPT="$(FOOTPRINT_OPT)" LIVE_BRIDGE=1
+	@examples/footprint/live.sh $(FOOTPRINT_NAME)
 
 # The board's emulator command goes to a file for live.sh (one place: port.mk).
 footprint-live-port: $(FP_LIVE_BINS) $(if $(LIVE_BRIDGE),$(FP_BRIDGE))
 	$(if $(QEMU_M3),@echo '$(QEMU_M3)' > $(FP_DIR)/emulator.cmd)
 
 # core/ and the FPS rules keep their core-only flags (no float on x86-64).
-$(FP_DIR)/obj/%.o: %.c
+$(FP_DIR)/obj/%.o: %.c $(PORT_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(FP_CFLAGS) $(if $(filter core/% examples/fps/%,$<),$(CORE_ONLY_CFLAGS)) -c $< -o $@
 

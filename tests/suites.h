@@ -31,6 +31,7 @@
     X(soak)              \
     X(cheats)            \
     X(slip)              \
+    X(crypto)            \
     X(demo)              \
     X(hal)
 

@@ -328,7 +328,7 @@ static void test_pop_respects_max_and_credit(void)
     zl_usercmd run[6], out[6];
     zl_cmdbuf_settings s;
     int i;
-    zl_cmdbuf_default_settings(&s);
+    zl_cmdbuf_settings_default(&s);
     s.max_target_ms = 0;
     zl_cmdbuf_init(&b, &s, 1);
     for (i = 0; i < 6; i++)
@@ -412,7 +412,7 @@ static void default_config(sim_config *c)
     c->up.enabled = 1;
     c->up.latency_us = 40000;
     c->down = c->up;
-    zl_cmdbuf_default_settings(&c->buf);
+    zl_cmdbuf_settings_default(&c->buf);
 }
 
 static void put_le32(uint8_t *p, uint32_t v)

@@ -2,7 +2,10 @@
  * and a simulated server under a spoofed-source connect flood. */
 #include <string.h>
 
+#include "zl_conn.h"
+#include "zl_cookie.h"
 #include "zl_handshake.h"
+#include "zl_ratelimit.h"
 #include "zl_test.h"
 
 static const uint8_t secret_a[ZL_SIPHASH_KEY_SIZE] = {1, 2,  3,  4,  5,  6,  7,  8,
@@ -261,11 +264,11 @@ static void rnd_request(zl_test_rng *rng, any_msg *m)
 }
 static int wr_request(void *b, size_t c, const any_msg *m)
 {
-    return zl_msg_request_write(b, c, &m->request);
+    return zl_msg_write(ZL_MSG_REQUEST, b, c, &m->request);
 }
 static int rd_request(const void *p, size_t n, any_msg *o)
 {
-    return zl_msg_request_read(p, n, &o->request);
+    return zl_msg_read(ZL_MSG_REQUEST, p, n, &o->request);
 }
 static int eq_request(const any_msg *a, const any_msg *b)
 {
@@ -287,11 +290,11 @@ static void rnd_challenge(zl_test_rng *rng, any_msg *m)
 }
 static int wr_challenge(void *b, size_t c, const any_msg *m)
 {
-    return zl_msg_challenge_write(b, c, &m->challenge);
+    return zl_msg_write(ZL_MSG_CHALLENGE, b, c, &m->challenge);
 }
 static int rd_challenge(const void *p, size_t n, any_msg *o)
 {
-    return zl_msg_challenge_read(p, n, &o->challenge);
+    return zl_msg_read(ZL_MSG_CHALLENGE, p, n, &o->challenge);
 }
 static int eq_challenge(const any_msg *a, const any_msg *b)
 {
@@ -312,11 +315,11 @@ static void rnd_response(zl_test_rng *rng, any_msg *m)
 }
 static int wr_response(void *b, size_t c, const any_msg *m)
 {
-    return zl_msg_response_write(b, c, &m->response);
+    return zl_msg_write(ZL_MSG_RESPONSE, b, c, &m->response);
 }
 static int rd_response(const void *p, size_t n, any_msg *o)
 {
-    return zl_msg_response_read(p, n, &o->response);
+    return zl_msg_read(ZL_MSG_RESPONSE, p, n, &o->response);
 }
 static int eq_response(const any_msg *a, const any_msg *b)
 {
@@ -340,11 +343,11 @@ static void rnd_accept(zl_test_rng *rng, any_msg *m)
 }
 static int wr_accept(void *b, size_t c, const any_msg *m)
 {
-    return zl_msg_accept_write(b, c, &m->accept);
+    return zl_msg_write(ZL_MSG_ACCEPT, b, c, &m->accept);
 }
 static int rd_accept(const void *p, size_t n, any_msg *o)
 {
-    return zl_msg_accept_read(p, n, &o->accept);
+    return zl_msg_read(ZL_MSG_ACCEPT, p, n, &o->accept);
 }
 static int eq_accept(const any_msg *a, const any_msg *b)
 {
@@ -366,9 +369,9 @@ static void rnd_deny(zl_test_rng *rng, any_msg *m)
 }
 static int wr_deny(void *b, size_t c, const any_msg *m)
 {
-    return zl_msg_deny_write(b, c, &m->deny);
+    return zl_msg_write(ZL_MSG_DENY, b, c, &m->deny);
 }
-static int rd_deny(const void *p, size_t n, any_msg *o) { return zl_msg_deny_read(p, n, &o->deny); }
+static int rd_deny(const void *p, size_t n, any_msg *o) { return zl_msg_read(ZL_MSG_DENY, p, n, &o->deny); }
 static int eq_deny(const any_msg *a, const any_msg *b)
 {
     return a->deny.nonce == b->deny.nonce && a->deny.reason == b->deny.reason;
@@ -382,11 +385,11 @@ static void rnd_disconnect(zl_test_rng *rng, any_msg *m)
 }
 static int wr_disconnect(void *b, size_t c, const any_msg *m)
 {
-    return zl_msg_disconnect_write(b, c, &m->disconnect);
+    return zl_msg_write(ZL_MSG_DISCONNECT, b, c, &m->disconnect);
 }
 static int rd_disconnect(const void *p, size_t n, any_msg *o)
 {
-    return zl_msg_disconnect_read(p, n, &o->disconnect);
+    return zl_msg_read(ZL_MSG_DISCONNECT, p, n, &o->disconnect);
 }
 static int eq_disconnect(const any_msg *a, const any_msg *b)
 {
@@ -401,11 +404,11 @@ static int zero_disconnect(const any_msg *m)
 static void rnd_keepalive(zl_test_rng *rng, any_msg *m) { m->keepalive.nonce = rng_u64(rng); }
 static int wr_keepalive(void *b, size_t c, const any_msg *m)
 {
-    return zl_msg_keepalive_write(b, c, &m->keepalive);
+    return zl_msg_write(ZL_MSG_KEEPALIVE, b, c, &m->keepalive);
 }
 static int rd_keepalive(const void *p, size_t n, any_msg *o)
 {
-    return zl_msg_keepalive_read(p, n, &o->keepalive);
+    return zl_msg_read(ZL_MSG_KEEPALIVE, p, n, &o->keepalive);
 }
 static int eq_keepalive(const any_msg *a, const any_msg *b)
 {
@@ -420,11 +423,11 @@ static void rnd_settings(zl_test_rng *rng, any_msg *m)
 }
 static int wr_settings(void *b, size_t c, const any_msg *m)
 {
-    return zl_msg_settings_write(b, c, &m->settings);
+    return zl_msg_write(ZL_MSG_SETTINGS, b, c, &m->settings);
 }
 static int rd_settings(const void *p, size_t n, any_msg *o)
 {
-    return zl_msg_settings_read(p, n, &o->settings);
+    return zl_msg_read(ZL_MSG_SETTINGS, p, n, &o->settings);
 }
 static int eq_settings(const any_msg *a, const any_msg *b)
 {
@@ -515,7 +518,7 @@ static void test_messages_golden(void)
     put_bits_oracle(want, &pos, 80000 - 1000, 24);
     put_bits_oracle(want, &pos, 100000, 20);
     put_bits_oracle(want, &pos, 2 - 1, 4);
-    ZL_CHECK_EQ(zl_msg_request_write(got, sizeof got, &rq), ZL_REQUEST_SIZE);
+    ZL_CHECK_EQ(zl_msg_write(ZL_MSG_REQUEST, got, sizeof got, &rq), ZL_REQUEST_SIZE);
     ZL_CHECK(memcmp(got, want, ZL_REQUEST_SIZE) == 0);
     ZL_CHECK_EQ(want[0], 0x01);
     ZL_CHECK_EQ(want[3], 0x5A);
@@ -524,7 +527,7 @@ static void test_messages_golden(void)
     ch.nonce = 0x0807060504030201u;
     ch.window = 0x0C0B0A09u;
     ch.cookie = 0x14131211100F0E0Du;
-    ZL_CHECK_EQ(zl_msg_challenge_write(got, sizeof got, &ch), 20);
+    ZL_CHECK_EQ(zl_msg_write(ZL_MSG_CHALLENGE, got, sizeof got, &ch), 20);
     {
         int i, ok = 1;
         for (i = 0; i < 20; i++)
@@ -537,9 +540,9 @@ static void test_messages_golden(void)
     ac.tick_rate = 128;
     ac.server_tick = 0xA1B2C3D4u;
     zl_client_settings_default(&ac.settings);
-    ZL_CHECK_EQ(zl_msg_accept_write(got, sizeof got, &ac), ZL_ERR_INVALID); /* slot too big */
+    ZL_CHECK_EQ(zl_msg_write(ZL_MSG_ACCEPT, got, sizeof got, &ac), ZL_ERR_INVALID); /* slot too big */
     ac.slot = ZL_MAX_CLIENTS - 1;
-    ZL_CHECK_EQ(zl_msg_accept_write(got, sizeof got, &ac), ZL_ACCEPT_SIZE);
+    ZL_CHECK_EQ(zl_msg_write(ZL_MSG_ACCEPT, got, sizeof got, &ac), ZL_ACCEPT_SIZE);
     ZL_CHECK_EQ(got[8], (ZL_MAX_CLIENTS - 1) & 0xFF);
     ZL_CHECK_EQ(got[10], 128);
     ZL_CHECK_EQ(got[12], 0xD4);
@@ -634,43 +637,43 @@ static void test_readers_refuse_out_of_range(void)
     ac.tick_rate = 64;
     ac.server_tick = 1000;
     zl_client_settings_default(&ac.settings);
-    ZL_CHECK_EQ(zl_msg_accept_write(buf, sizeof buf, &ac), ZL_ACCEPT_SIZE);
+    ZL_CHECK_EQ(zl_msg_write(ZL_MSG_ACCEPT, buf, sizeof buf, &ac), ZL_ACCEPT_SIZE);
     memcpy(keep, buf, sizeof buf);
     /* slot = ZL_MAX_CLIENTS, little-endian at bytes 8..9 */
     buf[8] = (uint8_t)ZL_MAX_CLIENTS;
     buf[9] = (uint8_t)(ZL_MAX_CLIENTS >> 8);
-    ZL_CHECK_EQ(zl_msg_accept_read(buf, ZL_ACCEPT_SIZE, &ag), ZL_ERR_MALFORMED);
+    ZL_CHECK_EQ(zl_msg_read(ZL_MSG_ACCEPT, buf, ZL_ACCEPT_SIZE, &ag), ZL_ERR_MALFORMED);
     memcpy(buf, keep, sizeof buf);
     buf[10] = 0, buf[11] = 0; /* tick rate 0 */
-    ZL_CHECK_EQ(zl_msg_accept_read(buf, ZL_ACCEPT_SIZE, &ag), ZL_ERR_MALFORMED);
+    ZL_CHECK_EQ(zl_msg_read(ZL_MSG_ACCEPT, buf, ZL_ACCEPT_SIZE, &ag), ZL_ERR_MALFORMED);
     buf[10] = 0xE9, buf[11] = 0x03; /* 1001 */
-    ZL_CHECK_EQ(zl_msg_accept_read(buf, ZL_ACCEPT_SIZE, &ag), ZL_ERR_MALFORMED);
+    ZL_CHECK_EQ(zl_msg_read(ZL_MSG_ACCEPT, buf, ZL_ACCEPT_SIZE, &ag), ZL_ERR_MALFORMED);
     buf[10] = 0xE8, buf[11] = 0x03; /* 1000 */
-    ZL_CHECK_EQ(zl_msg_accept_read(buf, ZL_ACCEPT_SIZE, &ag), ZL_OK);
+    ZL_CHECK_EQ(zl_msg_read(ZL_MSG_ACCEPT, buf, ZL_ACCEPT_SIZE, &ag), ZL_OK);
     ZL_CHECK_EQ(ag.tick_rate, 1000);
     ac.tick_rate = 0;
-    ZL_CHECK_EQ(zl_msg_accept_write(buf, sizeof buf, &ac), ZL_ERR_INVALID);
+    ZL_CHECK_EQ(zl_msg_write(ZL_MSG_ACCEPT, buf, sizeof buf, &ac), ZL_ERR_INVALID);
     ac.tick_rate = 1001;
-    ZL_CHECK_EQ(zl_msg_accept_write(buf, sizeof buf, &ac), ZL_ERR_INVALID);
+    ZL_CHECK_EQ(zl_msg_write(ZL_MSG_ACCEPT, buf, sizeof buf, &ac), ZL_ERR_INVALID);
 
     dn.nonce = 9;
     dn.reason = ZL_DENY_COUNT;
-    ZL_CHECK_EQ(zl_msg_deny_write(buf, sizeof buf, &dn), ZL_ERR_INVALID);
+    ZL_CHECK_EQ(zl_msg_write(ZL_MSG_DENY, buf, sizeof buf, &dn), ZL_ERR_INVALID);
     dn.reason = ZL_DENY_BANNED;
-    ZL_CHECK_EQ(zl_msg_deny_write(buf, sizeof buf, &dn), ZL_DENY_SIZE);
+    ZL_CHECK_EQ(zl_msg_write(ZL_MSG_DENY, buf, sizeof buf, &dn), ZL_DENY_SIZE);
     buf[8] = ZL_DENY_COUNT;
-    ZL_CHECK_EQ(zl_msg_deny_read(buf, ZL_DENY_SIZE, &dg), ZL_ERR_MALFORMED);
+    ZL_CHECK_EQ(zl_msg_read(ZL_MSG_DENY, buf, ZL_DENY_SIZE, &dg), ZL_ERR_MALFORMED);
     buf[8] = 0xFF;
-    ZL_CHECK_EQ(zl_msg_deny_read(buf, ZL_DENY_SIZE, &dg), ZL_ERR_MALFORMED);
+    ZL_CHECK_EQ(zl_msg_read(ZL_MSG_DENY, buf, ZL_DENY_SIZE, &dg), ZL_ERR_MALFORMED);
     dc.nonce = 9;
     dc.reason = ZL_DISCONNECT_COUNT;
-    ZL_CHECK_EQ(zl_msg_disconnect_write(buf, sizeof buf, &dc), ZL_ERR_INVALID);
+    ZL_CHECK_EQ(zl_msg_write(ZL_MSG_DISCONNECT, buf, sizeof buf, &dc), ZL_ERR_INVALID);
     dc.reason = ZL_DISCONNECT_SHUTDOWN;
-    ZL_CHECK_EQ(zl_msg_disconnect_write(buf, sizeof buf, &dc), ZL_DISCONNECT_SIZE);
-    ZL_CHECK_EQ(zl_msg_disconnect_read(buf, ZL_DISCONNECT_SIZE, &dcg), ZL_OK);
+    ZL_CHECK_EQ(zl_msg_write(ZL_MSG_DISCONNECT, buf, sizeof buf, &dc), ZL_DISCONNECT_SIZE);
+    ZL_CHECK_EQ(zl_msg_read(ZL_MSG_DISCONNECT, buf, ZL_DISCONNECT_SIZE, &dcg), ZL_OK);
     ZL_CHECK_EQ(dcg.reason, ZL_DISCONNECT_SHUTDOWN);
     buf[8] = ZL_DISCONNECT_COUNT;
-    ZL_CHECK_EQ(zl_msg_disconnect_read(buf, ZL_DISCONNECT_SIZE, &dcg), ZL_ERR_MALFORMED);
+    ZL_CHECK_EQ(zl_msg_read(ZL_MSG_DISCONNECT, buf, ZL_DISCONNECT_SIZE, &dcg), ZL_ERR_MALFORMED);
     /* Writers refuse unsendable settings too, touching nothing. */
     {
         zl_msg_request rq;
@@ -679,7 +682,7 @@ static void test_readers_refuse_out_of_range(void)
         zl_client_settings_default(&rq.settings);
         rq.settings.rate = 0;
         memset(buf, 0xEE, sizeof buf);
-        ZL_CHECK_EQ(zl_msg_request_write(buf, sizeof buf, &rq), ZL_ERR_INVALID);
+        ZL_CHECK_EQ(zl_msg_write(ZL_MSG_REQUEST, buf, sizeof buf, &rq), ZL_ERR_INVALID);
         ZL_CHECK_EQ(buf[0], 0xEE);
     }
 }
@@ -698,28 +701,28 @@ static void test_no_reply_larger_than_request(void)
     memset(&rq, 0, sizeof rq);
     rq.protocol_id = ZL_PROTOCOL_ID;
     zl_client_settings_default(&rq.settings);
-    request_len = zl_msg_seal(
-        pkt, (size_t)zl_msg_request_write(pkt + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD, &rq),
+    request_len = zl_conn_seal_unlinked(
+        pkt, (size_t)zl_msg_write(ZL_MSG_REQUEST, pkt + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD, &rq),
         ZL_MSG_REQUEST);
     memset(&rs, 0, sizeof rs);
     rs.settings = rq.settings;
-    response_len = zl_msg_seal(
-        pkt, (size_t)zl_msg_response_write(pkt + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD, &rs),
+    response_len = zl_conn_seal_unlinked(
+        pkt, (size_t)zl_msg_write(ZL_MSG_RESPONSE, pkt + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD, &rs),
         ZL_MSG_RESPONSE);
     ZL_CHECK_EQ(request_len, ZL_PACKET_HEADER_SIZE + ZL_REQUEST_SIZE);
     ZL_CHECK_EQ(response_len, ZL_PACKET_HEADER_SIZE + ZL_REQUEST_SIZE);
 
     ch.nonce = UINT64_MAX, ch.window = UINT32_MAX, ch.cookie = UINT64_MAX;
-    len = zl_msg_seal(
+    len = zl_conn_seal_unlinked(
         pkt,
-        (size_t)zl_msg_challenge_write(pkt + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD, &ch),
+        (size_t)zl_msg_write(ZL_MSG_CHALLENGE, pkt + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD, &ch),
         ZL_MSG_CHALLENGE);
     ZL_CHECK(len > 0 && len <= request_len);
     zl_test_note("request %d bytes, challenge %d bytes", request_len, len);
 
     dn.nonce = UINT64_MAX, dn.reason = ZL_DENY_COUNT - 1;
-    len = zl_msg_seal(
-        pkt, (size_t)zl_msg_deny_write(pkt + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD, &dn),
+    len = zl_conn_seal_unlinked(
+        pkt, (size_t)zl_msg_write(ZL_MSG_DENY, pkt + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD, &dn),
         ZL_MSG_DENY);
     ZL_CHECK(len > 0 && len <= request_len && len <= response_len);
 
@@ -728,8 +731,8 @@ static void test_no_reply_larger_than_request(void)
     ac.settings.updaterate = ZL_SETTINGS_RATE_HZ_MAX, ac.settings.cmdrate = ZL_SETTINGS_RATE_HZ_MAX;
     ac.settings.rate = ZL_SETTINGS_BYTES_MAX, ac.settings.interp_us = ZL_SETTINGS_INTERP_US_MAX;
     ac.settings.interp_ratio = ZL_SETTINGS_RATIO_MAX;
-    len = zl_msg_seal(
-        pkt, (size_t)zl_msg_accept_write(pkt + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD, &ac),
+    len = zl_conn_seal_unlinked(
+        pkt, (size_t)zl_msg_write(ZL_MSG_ACCEPT, pkt + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD, &ac),
         ZL_MSG_ACCEPT);
     ZL_CHECK(len > 0 && len <= response_len);
     zl_test_note("response %d bytes, accept %d bytes", response_len, len);
@@ -953,7 +956,7 @@ static int sim_server_receive(sim_server *s, const zl_addr *from, const uint8_t 
     }
     if (h.type == ZL_MSG_REQUEST) {
         zl_msg_request rq;
-        if (zl_msg_request_read(pkt + off, len - (size_t)off, &rq) != ZL_OK ||
+        if (zl_msg_read(ZL_MSG_REQUEST, pkt + off, len - (size_t)off, &rq) != ZL_OK ||
             !zl_ratelimit_allow(&s->limit, from, now)) {
             s->dropped++;
             return 0;
@@ -961,19 +964,19 @@ static int sim_server_receive(sim_server *s, const zl_addr *from, const uint8_t 
         if (rq.protocol_id != ZL_PROTOCOL_ID) {
             zl_msg_deny dn;
             dn.nonce = rq.nonce, dn.reason = ZL_DENY_VERSION;
-            n = zl_msg_deny_write(out, ZL_PACKET_MAX_PAYLOAD, &dn), type = ZL_MSG_DENY;
+            n = zl_msg_write(ZL_MSG_DENY, out, ZL_PACKET_MAX_PAYLOAD, &dn), type = ZL_MSG_DENY;
             s->denies++;
         } else {
             zl_msg_challenge ch;
             ch.nonce = rq.nonce;
             ch.window = zl_cookie_window(now);
             ch.cookie = zl_cookie_make(s->secret, from, ch.window, rq.nonce);
-            n = zl_msg_challenge_write(out, ZL_PACKET_MAX_PAYLOAD, &ch), type = ZL_MSG_CHALLENGE;
+            n = zl_msg_write(ZL_MSG_CHALLENGE, out, ZL_PACKET_MAX_PAYLOAD, &ch), type = ZL_MSG_CHALLENGE;
             s->challenges++;
         }
     } else if (h.type == ZL_MSG_RESPONSE) {
         zl_msg_response rs;
-        if (zl_msg_response_read(pkt + off, len - (size_t)off, &rs) != ZL_OK ||
+        if (zl_msg_read(ZL_MSG_RESPONSE, pkt + off, len - (size_t)off, &rs) != ZL_OK ||
             !zl_cookie_check(s->secret, from, now, rs.window, rs.nonce, rs.cookie)) {
             s->dropped++;
             return 0;
@@ -981,7 +984,7 @@ static int sim_server_receive(sim_server *s, const zl_addr *from, const uint8_t 
         if (s->slots_given >= ZL_MAX_CLIENTS) {
             zl_msg_deny dn;
             dn.nonce = rs.nonce, dn.reason = ZL_DENY_FULL;
-            n = zl_msg_deny_write(out, ZL_PACKET_MAX_PAYLOAD, &dn), type = ZL_MSG_DENY;
+            n = zl_msg_write(ZL_MSG_DENY, out, ZL_PACKET_MAX_PAYLOAD, &dn), type = ZL_MSG_DENY;
             s->denies++;
         } else {
             zl_msg_accept ac;
@@ -991,14 +994,14 @@ static int sim_server_receive(sim_server *s, const zl_addr *from, const uint8_t 
             ac.server_tick = (uint32_t)(now / 15625u);
             ac.settings = rs.settings;
             zl_client_settings_clamp(&ac.settings, &s->limits);
-            n = zl_msg_accept_write(out, ZL_PACKET_MAX_PAYLOAD, &ac), type = ZL_MSG_ACCEPT;
+            n = zl_msg_write(ZL_MSG_ACCEPT, out, ZL_PACKET_MAX_PAYLOAD, &ac), type = ZL_MSG_ACCEPT;
             s->accepts++;
         }
     } else {
         s->dropped++;
         return 0;
     }
-    n = zl_msg_seal(reply, (size_t)n, type);
+    n = zl_conn_seal_unlinked(reply, (size_t)n, type);
     s->bytes_out += (uint64_t)n;
     return n;
 }
@@ -1008,8 +1011,8 @@ static int client_request(uint8_t *pkt, uint32_t protocol_id, uint64_t nonce,
 {
     zl_msg_request rq;
     rq.protocol_id = protocol_id, rq.nonce = nonce, rq.settings = *cs;
-    return zl_msg_seal(
-        pkt, (size_t)zl_msg_request_write(pkt + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD, &rq),
+    return zl_conn_seal_unlinked(
+        pkt, (size_t)zl_msg_write(ZL_MSG_REQUEST, pkt + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD, &rq),
         ZL_MSG_REQUEST);
 }
 
@@ -1017,8 +1020,8 @@ static int client_response(uint8_t *pkt, const zl_msg_challenge *ch, const zl_cl
 {
     zl_msg_response rs;
     rs.nonce = ch->nonce, rs.window = ch->window, rs.cookie = ch->cookie, rs.settings = *cs;
-    return zl_msg_seal(
-        pkt, (size_t)zl_msg_response_write(pkt + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD, &rs),
+    return zl_conn_seal_unlinked(
+        pkt, (size_t)zl_msg_write(ZL_MSG_RESPONSE, pkt + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD, &rs),
         ZL_MSG_RESPONSE);
 }
 
@@ -1052,7 +1055,7 @@ static void test_handshake_exchange(void)
     ZL_CHECK(rlen > 0 && rlen <= len);
     off = client_open(reply, rlen, ZL_MSG_CHALLENGE);
     ZL_CHECK(off > 0);
-    ZL_CHECK_EQ(zl_msg_challenge_read(reply + off, (size_t)(rlen - off), &ch), ZL_OK);
+    ZL_CHECK_EQ(zl_msg_read(ZL_MSG_CHALLENGE, reply + off, (size_t)(rlen - off), &ch), ZL_OK);
     ZL_CHECK(ch.nonce == nonce); /* the client checks it asked for this one */
 
     /* The attacker, who saw the challenge on the wire, echoes it from its
@@ -1073,7 +1076,7 @@ static void test_handshake_exchange(void)
     ZL_CHECK(rlen > 0 && rlen <= len);
     off = client_open(reply, rlen, ZL_MSG_ACCEPT);
     ZL_CHECK(off > 0);
-    ZL_CHECK_EQ(zl_msg_accept_read(reply + off, (size_t)(rlen - off), &ac), ZL_OK);
+    ZL_CHECK_EQ(zl_msg_read(ZL_MSG_ACCEPT, reply + off, (size_t)(rlen - off), &ac), ZL_OK);
     ZL_CHECK(ac.nonce == nonce);
     ZL_CHECK_EQ(ac.slot, 0);
     ZL_CHECK_EQ(ac.tick_rate, 64);
@@ -1089,7 +1092,7 @@ static void test_handshake_exchange(void)
     rlen = sim_server_receive(&srv, &client, pkt, (size_t)len, now, reply);
     off = client_open(reply, rlen, ZL_MSG_DENY);
     ZL_CHECK(off > 0 && rlen <= len);
-    ZL_CHECK_EQ(zl_msg_deny_read(reply + off, (size_t)(rlen - off), &dn), ZL_OK);
+    ZL_CHECK_EQ(zl_msg_read(ZL_MSG_DENY, reply + off, (size_t)(rlen - off), &dn), ZL_OK);
     ZL_CHECK_EQ(dn.reason, ZL_DENY_VERSION);
     ZL_CHECK(dn.nonce == nonce);
 }

@@ -129,10 +129,65 @@ static void test_recorded_match_hash(void)
     ZL_CHECK_EQ(hash, 0x2750fea3u);
 }
 
+/* The link's datagrams in and refused (duplicates, failed checks). */
+static uint32_t link_takes(const zl_link *l)
+{
+    uint32_t n = l->stats.packets_received;
+    int k;
+    for (k = 0; k < ZL_PACKET_DROP_COUNT; k++)
+        n += l->stats.dropped[k];
+    return n;
+}
+
+/* Every connected datagram costs one CRC check, on both ends: the
+ * connection opens it, the link takes the header (zl_conn.h). Counted over
+ * 3 s of play once every handshake retry is over, with 5% duplicates so
+ * refused datagrams are counted too. */
+static void test_one_crc_per_datagram(void)
+{
+    uint32_t checked[2 * BOTS], taken[2 * BOTS];
+    uint32_t total_checked = 0, total_taken = 0;
+    int i;
+    start(100000u, 10000u, 0, 1);
+    for (i = 0; i < BOTS; i++) {
+        zl_conditioner_settings cs;
+        memset(&cs, 0, sizeof cs);
+        cs.enabled = 1;
+        cs.latency_us = 50000u;
+        cs.duplicate_ppm = 50000u;
+        zl_conditioner_configure(&m.cond[i], ZL_CONDITIONER_RECEIVE, &cs);
+        zl_conditioner_configure(&m.cond[i], ZL_CONDITIONER_SEND, &cs);
+    }
+    zl_match_run(2000000u);
+    ZL_CHECK_EQ(zl_match_connected(), BOTS);
+    for (i = 0; i < BOTS; i++) {
+        const zl_conn *sc = &m.server.slot[zl_client_slot(&m.client[i])].conn;
+        checked[i] = m.client[i].conn.stats.checked;
+        taken[i] = link_takes(&m.client[i].conn.link);
+        checked[BOTS + i] = sc->stats.checked;
+        taken[BOTS + i] = link_takes(&sc->link);
+    }
+    zl_match_run(3000000u);
+    for (i = 0; i < BOTS; i++) {
+        const zl_conn *sc = &m.server.slot[zl_client_slot(&m.client[i])].conn;
+        uint32_t client_checks = m.client[i].conn.stats.checked - checked[i];
+        uint32_t server_checks = sc->stats.checked - checked[BOTS + i];
+        ZL_CHECK_EQ(client_checks, link_takes(&m.client[i].conn.link) - taken[i]);
+        ZL_CHECK_EQ(server_checks, link_takes(&sc->link) - taken[BOTS + i]);
+        total_checked += client_checks + server_checks;
+        total_taken += link_takes(&m.client[i].conn.link) - taken[i] +
+                       link_takes(&sc->link) - taken[BOTS + i];
+    }
+    zl_test_note("3 s of play, 5%% duplicates: %u connected datagrams, %u CRC checks",
+                 total_taken, total_checked);
+    ZL_CHECK(total_taken > 1000u);
+}
+
 void zl_suite_match(void)
 {
     ZL_RUN(test_everyone_connects);
     ZL_RUN(test_prediction_exact_under_loss);
     ZL_RUN(test_others_drawn);
     ZL_RUN(test_recorded_match_hash);
+    ZL_RUN(test_one_crc_per_datagram);
 }

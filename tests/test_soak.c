@@ -176,7 +176,7 @@ static void vanish(int i)
     if (zl_sim_connected(S, i)) {
         account_prediction(i);
         ghosts[slot].active = 1;
-        ghosts[slot].nonce = S->c[i].client.nonce;
+        ghosts[slot].nonce = S->c[i].client.conn.nonce;
         ghosts[slot].made = S->c[i].made;
         fig.vanished++;
     }
@@ -228,7 +228,7 @@ static void take_samples(void)
         sample *sm = &samples[i];
         if (!zl_server_connected(&S->server, i))
             continue;
-        sm->nonce = S->server.slot[i].nonce;
+        sm->nonce = S->server.slot[i].conn.nonce;
         sm->newest = zl_cmdbuf_newest(&S->server.slot[i].commands);
         zl_server_get_client_stats(&S->server, i, zl_test_time_us, &sm->st);
         raise_to(&fig.depth_cmds[h], sm->st.commands.depth_cmds);

@@ -130,7 +130,7 @@ static void ledger_run_command(void *ctx, const void *from, const zl_usercmd *cm
     (void)ctx;
     if (events && events->source >= 0 && events->source < ZL_MAX_CLIENTS) {
         zl_sim_ledger *l = &ledger_sim->ledger[events->source];
-        uint64_t nonce = ledger_sim->server.slot[events->source].nonce;
+        uint64_t nonce = ledger_sim->server.slot[events->source].conn.nonce;
         uint32_t ahead;
         if (l->nonce != nonce) {
             memset(l, 0, sizeof *l);
@@ -382,7 +382,7 @@ static int slot_of(const zl_sim *sim, int i)
         return -1;
     slot = zl_client_slot(&c->client);
     if (!zl_server_connected(&sim->server, slot) ||
-        sim->server.slot[slot].nonce != c->client.nonce)
+        sim->server.slot[slot].conn.nonce != c->client.conn.nonce)
         return -1;
     return slot;
 }
@@ -403,7 +403,7 @@ int zl_sim_server_stats(zl_sim *sim, int i, zl_server_client_stats *out)
 const zl_sim_ledger *zl_sim_ledger_of(const zl_sim *sim, int i)
 {
     int slot = slot_of(sim, i);
-    if (slot < 0 || sim->ledger[slot].nonce != sim->c[i].client.nonce)
+    if (slot < 0 || sim->ledger[slot].nonce != sim->c[i].client.conn.nonce)
         return NULL;
     return &sim->ledger[slot];
 }

@@ -11,7 +11,8 @@
 # Prints executions and coverage per harness; exits non-zero if a harness
 # fails to build or finds a crash. A harness may ask for capacities of its
 # own in a comment "FUZZ_FLAGS: -DNAME=value ..." (up to the comment's end);
-# only -D options are taken from it.
+# only -D options are taken from it. A harness that checks against another
+# library names it the same way, "FUZZ_LIBS: -lname"; only -l options are taken.
 set -u
 
 secs=${1:-60}
@@ -61,11 +62,12 @@ for src in $sources; do
 
     echo "=== $name: building"
     flags=$(sed -n '/FUZZ_FLAGS:/,/\*\//p' "$src" | grep -o -- '-D[A-Za-z0-9_]*=[A-Za-z0-9_]*' | tr '\n' ' ')
+    libs=$(sed -n '/FUZZ_LIBS:/,/\*\//p' "$src" | grep -o -- '-l[A-Za-z0-9_]*' | tr '\n' ' ')
     # Every core and platform file and the reference FPS rules are linked:
     # a harness names what it calls, and new files need no change here.
     # Core's programmer-error asserts go to the default handler, which aborts.
     # shellcheck disable=SC2086
-    if ! $CC $CFLAGS $flags "$src" core/*.c examples/fps/*.c platform/*.c \
+    if ! $CC $CFLAGS $flags "$src" core/*.c examples/fps/*.c platform/*.c $libs \
         -o "$dir/fuzz_$name" >"$dir/build.log" 2>&1; then
         cat "$dir/build.log"
         rows="$rows$(printf '%-12s %12s %10s %7s %7s %6s  %s' "$name" - - - - "$seeds" "BUILD FAILED")

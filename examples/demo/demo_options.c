@@ -81,8 +81,8 @@ static void set_defaults(demo_options *o, unsigned program)
     o->fps = 125;
     o->status_s = 5;
     o->bots = 8;
-    strcpy(o->bin, "build/demo");
-    strcpy(o->out, "build/demo");
+    strcpy(o->bin, DEMO_DIR);
+    strcpy(o->out, DEMO_DIR);
     if (program == DEMO_FOR_LAUNCHER) {
         o->duration_s = 30;
         o->fakelag_ms = 100;

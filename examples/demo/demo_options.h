@@ -14,6 +14,12 @@
 
 #define DEMO_TEXT_MAX 256
 
+/* The folder holding the programs, and where the launcher and the image put
+ * logs and pictures by default: build/<port>/demo, given by mk/demo.mk. */
+#ifndef DEMO_DIR
+#define DEMO_DIR "."
+#endif
+
 /* Everything either program can be told. Times are in the unit the user
  * types (milliseconds, seconds); loss in parts per million. */
 typedef struct demo_options {

@@ -3,11 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "demo_options.h"
 #include "demo_pictures.h"
 #include "demo_player.h"
 #include "demo_referee.h"
 #include "demo_report.h"
-#include "zl_bench.h"
+#include "zl_port.h"
 #include "zl_loopnet.h"
 
 #ifndef DEMO_IMAGE_BOTS
@@ -15,9 +16,6 @@
 #endif
 #ifndef DEMO_IMAGE_SECONDS
 #define DEMO_IMAGE_SECONDS 10
-#endif
-#ifndef DEMO_IMAGE_OUT
-#define DEMO_IMAGE_OUT "."
 #endif
 #define BOTS DEMO_IMAGE_BOTS
 #define FRAME_MS 8u            /* bots run 125 commands a second */
@@ -128,10 +126,10 @@ static void step_server(const demo_sink *sink)
     int n, ticks;
     while ((n = server_hal.receive(server_hal.ctx, &from, buf, sizeof buf)) >= 0)
         zl_server_receive(&server, &from, buf, (size_t)n, now_us);
-    t0 = zl_bench_timer_now();
+    t0 = zl_port_timer_now();
     ticks = zl_server_update(&server, now_us);
     if (ticks > 0) {
-        uint32_t each = (uint32_t)((zl_bench_timer_now() - t0) / (uint64_t)ticks);
+        uint32_t each = (uint32_t)((zl_port_timer_now() - t0) / (uint64_t)ticks);
         for (n = 0; n < ticks; n++)
             demo_stopwatch_add(&cost, each);
     }
@@ -187,7 +185,7 @@ static void report(void)
     /* A bare-metal C library allocates to open a file: no pictures. */
     demo_report_final(stdout, &match, NULL, NULL, NULL);
 #else
-    const char *hits = DEMO_IMAGE_OUT "/hits.svg", *timeline = DEMO_IMAGE_OUT "/timeline.svg";
+    const char *hits = DEMO_DIR "/hits.svg", *timeline = DEMO_DIR "/timeline.svg";
     demo_report_final(stdout, &match, demo_pictures_hits(&match, hits) == 0 ? hits : NULL,
                       demo_pictures_timeline(&match, timeline) == 0 ? timeline : NULL, NULL);
 #endif
@@ -214,7 +212,7 @@ int main(void)
     match.end_ms = (uint32_t)(now_us / 1000u);
     zl_server_shutdown(&server, now_us);
     demo_referee_close(&server, &cost, server.config.tick_rate,
-                       strcmp(zl_bench_timer_unit(), "instr") == 0, 0, &server_sink);
+                       strcmp(zl_port_timer_unit(), "instr") == 0, 0, &server_sink);
     report();
     return 0;
 }

@@ -7,7 +7,7 @@
 #include "demo_host.h"
 #include "demo_net.h"
 #include "demo_referee.h"
-#include "zl_bench.h"
+#include "zl_port.h"
 
 #define SLOT_RECORD_US 250000u /* how often the launcher gets each slot's graph */
 
@@ -167,10 +167,10 @@ static void run(void)
             break;
         while ((n = demo_net_next(&net, &from, buf, sizeof buf)) >= 0)
             zl_server_receive(&server, &from, buf, (size_t)n, now);
-        t0 = zl_bench_timer_now();
+        t0 = zl_port_timer_now();
         ticks = zl_server_update(&server, now);
         if (ticks > 0) {
-            uint32_t each = (uint32_t)((zl_bench_timer_now() - t0) / (uint64_t)ticks);
+            uint32_t each = (uint32_t)((zl_port_timer_now() - t0) / (uint64_t)ticks);
             int i;
             for (i = 0; i < ticks; i++)
                 demo_stopwatch_add(&cost, each);

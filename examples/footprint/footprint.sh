@@ -1,9 +1,9 @@
 #!/bin/sh
-# footprint.sh DIR OPT PORT... - prints the footprint table from what
-# mk/footprint.mk left in DIR/<port>-<config>/: the size tool's sections, the
-# static objects' sizes, and each program's run.
+# footprint.sh NAME OPT PORT... - prints the footprint table from what
+# mk/footprint.mk left in build/<port>/NAME/<config>/: the size tool's
+# sections, the static objects' sizes, and each program's run.
 here=$(dirname "$0")
-dir=$1
+name=$1
 opt=$2
 shift 2
 configs="default embedded"
@@ -32,7 +32,7 @@ printf '%-10s %-9s %-7s %8s %13s %11s %9s  %s\n' target config program flash "ze
     "static RAM" state run
 for port in "$@"; do
     for config in $configs; do
-        d=$dir/$port-$config
+        d=build/$port/$name/$config
         for program in client server; do
             read -r text data bss <<EOF_SIZES
 $(awk -v p="/$program" 'index($6, p) { print $1, $2, $3 }' "$d/sizes.txt")
@@ -59,7 +59,7 @@ printf '%-10s %-9s %9s %9s %7s %9s %9s  %s\n' target config snapshots reconciled
     "client stack" "server stack" result
 for port in "$@"; do
     for config in $configs; do
-        log=$dir/$port-$config/selftest.run
+        log=build/$port/$name/$config/selftest.run
         grep -q '^selftest: OK' "$log" && result=OK || result=FAILED
         printf '%-10s %-9s %9s %9s %7s %9s %9s  %s\n' "$port" "$config" \
             "$(run_value "$log" 'selftest: snapshots decoded')" \
@@ -71,7 +71,7 @@ for port in "$@"; do
 done
 
 # The target: the embedded client on the Cortex-M3, statics plus its stack.
-d=$dir/cortex-m3-embedded
+d=build/cortex-m3/$name/embedded
 if [ -f "$d/sizes.txt" ]; then
     ram=$(awk 'index($6, "/client") { print $2 + $3 }' "$d/sizes.txt")
     stack=$(run_value "$d/selftest.run" 'selftest: client stack bytes')

@@ -1,12 +1,13 @@
 #!/bin/sh
-# live.sh DIR - the live test: a Cortex-M3 client under QEMU, its UART bound
+# live.sh NAME - the live test: a Cortex-M3 client under QEMU, its UART bound
 # to UDP, joins the POSIX server through slip_bridge; they must agree.
-# Uses DIR/cortex-m3-embedded/live_client.elf and DIR/posix-embedded/
-# {live_server,slip_bridge}, built by `make footprint-live`.
-dir=$1
-m3=$dir/cortex-m3-embedded
-host=$dir/posix-embedded
-out=$dir/live
+# Uses build/cortex-m3/NAME/embedded/live_client.elf and build/posix/NAME/
+# embedded/{live_server,slip_bridge}, built by `make footprint-live`; the
+# logs go to build/cortex-m3/NAME/live/.
+name=$1
+m3=build/cortex-m3/$name/embedded
+host=build/posix/$name/embedded
+out=build/cortex-m3/$name/live
 mkdir -p "$out"
 # Three UDP ports on 127.0.0.1 picked from the process id, so parallel runs
 # rarely meet: the bridge's serial side, QEMU's side, the server.

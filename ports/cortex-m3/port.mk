@@ -3,6 +3,9 @@
 # SysTick clock, the in-image loopback network as transport, and a SLIP
 # transport over UART0 for programs that talk to a host (zl_uart.h).
 CROSS := arm-none-eabi-
+# newlib has no command: its semihosting library is the file that proves it.
+PORT_PACKAGES := arm-none-eabi-gcc:gcc-arm-none-eabi qemu-system-arm:qemu-system-arm \
+	/usr/lib/arm-none-eabi/newlib/thumb/v7-m/nofp/librdimon.a:libnewlib-arm-none-eabi
 EXE := .elf
 PORT_CFLAGS := -mcpu=cortex-m3 -mthumb -ffunction-sections -fdata-sections -DZL_PRINT_PORT_OUTPUT
 PORT_LDFLAGS := --specs=rdimon.specs -nostartfiles -Tports/cortex-m3/mps2-an385.ld \
@@ -10,7 +13,7 @@ PORT_LDFLAGS := --specs=rdimon.specs -nostartfiles -Tports/cortex-m3/mps2-an385.
 PORT_LIBS := -lm
 PORT_SRC := ports/cortex-m3/zl_port_cortex_m3.c ports/cortex-m3/zl_uart.c
 PORT_IMAGE_SRC := ports/cortex-m3/startup.c
-PORT_BENCH_SRC := ports/cortex-m3/zl_bench_timer_cortex_m3.c
+PORT_BENCH_SRC := ports/cortex-m3/zl_timer_cortex_m3.c
 # The emulated board runs long loops about 100x slower than a host.
 TEST_CFLAGS := -DZL_TEST_SLOW -DZL_TEST_NO_HEAP -fsanitize=undefined -fsanitize-undefined-trap-on-error
 QEMU_M3 := qemu-system-arm -M mps2-an385 -nographic -monitor none \

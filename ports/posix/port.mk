@@ -1,10 +1,10 @@
 # POSIX host port (Linux, macOS, BSD): BSD sockets, clock_gettime, getrandom
 # or /dev/urandom. Tests run natively under AddressSanitizer and UBSan.
 PORT_SRC := ports/posix/zl_port_posix.c
-# Any float in core becomes a compile error on x86-64.
-ifeq ($(shell uname -m),x86_64)
+# Any float in core becomes a compile error on x86-64 and 64-bit ARM hosts.
+ifneq ($(filter x86_64 aarch64 arm64,$(shell uname -m)),)
 CORE_ONLY_CFLAGS := -mgeneral-regs-only
 endif
 TEST_CFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 PORT_LIBS := -lm
-PORT_BENCH_SRC := ports/posix/zl_bench_timer_posix.c
+PORT_BENCH_SRC := ports/posix/zl_timer_posix.c

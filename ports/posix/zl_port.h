@@ -1,4 +1,4 @@
-/* zl_port.h - the POSIX port (Linux, macOS, BSD; also armhf and s390x under
+/* zl_port.h - the POSIX port (Linux, macOS, BSD; also the Linux CPUs run under
  * qemu-user): a non-blocking UDP socket, the monotonic clock and the OS CSPRNG. */
 #ifndef ZL_PORT_H
 #define ZL_PORT_H
@@ -42,5 +42,16 @@ void zl_port_close(zl_port *port);
  * that needs time but no network, e.g. benchmarks and the link
  * conditioner's tests. Its send and receive return ZL_ERR_UNSUPPORTED. */
 void zl_port_clock_only(zl_platform *hal);
+
+/* The port's high-resolution timer, for benchmarks and the demo's tick
+ * cost (ports/<name>/zl_timer_<name>.c). On hosts: monotonic nanoseconds; on
+ * an emulated Cortex-M under -icount shift=0: instructions retired (1 per
+ * virtual ns). */
+uint64_t zl_port_timer_now(void);
+/* "ns" or "instr": the unit of zl_port_timer_now. */
+const char *zl_port_timer_unit(void);
+/* 1 when the timer is exact and repeatable (emulated instruction count):
+ * then one batch is enough and no spread is reported. */
+int zl_port_timer_exact(void);
 
 #endif

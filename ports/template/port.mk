@@ -1,12 +1,21 @@
 # The port template: how a port plugs into the Makefile. Copy the folder to
 # ports/<name>/, rename the files, set what your platform needs, then run
-# `make test PORT=<name>`. Every variable below may be left out; the
-# Makefile's default is shown in brackets. (`make test` with no PORT skips
-# this folder: the template compiles, but its stubs fail the HAL suite.)
+# `make test PORT=<name>` (docs/PORTING.md; a new CPU for an OS that has a
+# port needs only a port.mk, as ports/aarch64). Every variable below may be
+# left out; the Makefile's default is shown in brackets. (`make test` with
+# no PORT skips this folder: the template compiles, but its stubs fail the
+# HAL suite.)
 
 # Tool prefix for cross compilers: gcc, ar, nm become $(CROSS)gcc ... [empty:
 # the host compiler]. E.g. arm-none-eabi- or x86_64-w64-mingw32-.
 CROSS :=
+
+# The Debian packages the port needs, as command:package pairs (a path
+# starting with / instead of a command checks for a file, e.g. a library).
+# tools/install-deps.sh checks every port's list and installs what is
+# missing [empty], e.g. aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu
+# qemu-aarch64:qemu-user.
+PORT_PACKAGES :=
 
 # Suffix of the programs built, e.g. .exe or .elf [empty].
 EXE :=
@@ -24,7 +33,7 @@ PORT_LDFLAGS :=
 PORT_LIBS := -lm
 
 # Folder holding this port's zl_port.h [ports/<name>]. A port that reuses
-# another's code (armhf reuses ports/posix) points here.
+# another's code (the qemu-user ports reuse ports/posix) points here.
 # PORT_DIR := ports/posix
 
 # The port's implementation of zl_port.h, built into libzerolag.a.
@@ -40,17 +49,29 @@ PORT_SRC := ports/template/zl_port_template.c
 # reset handler) [empty].
 PORT_IMAGE_SRC :=
 
-# The benchmark timer of bench/zl_bench.h (see ports/posix/
-# zl_bench_timer_posix.c), needed only for `make bench` [empty].
+# The timer declared in zl_port.h (see ports/posix/zl_timer_posix.c),
+# needed only for `make bench` and the demo [empty].
 PORT_BENCH_SRC :=
 
 # Command that runs the benchmark program [$(RUN)].
 # BENCH_RUN := $(RUN)
 
-# Flags for core/ only. On x86-64 use -mgeneral-regs-only so a float in core
-# fails to compile [empty].
+# 1 when RUN is a user-mode emulator (qemu-user): benchmark times are then
+# the emulator's, so the program says so and scores no target [empty]. An
+# exact instruction count (qemu-system -icount, see cortex-m3) is not this.
+BENCH_EMULATED :=
+
+# Flags for core/ and the FPS rules only: what keeps float out of core on a
+# CPU with an FPU, where check-core cannot see it. -mgeneral-regs-only makes
+# a float a compile error where the compiler has it (docs/PORTING.md,
+# section 5) [empty].
 CORE_ONLY_CFLAGS :=
 
 # Flags for the test build only: sanitizers where the toolchain has them,
 # -DZL_TEST_SLOW on slow emulated targets (long loops run 1/100 as long).
 TEST_CFLAGS :=
+
+# Flags for the demo match (make demo-image) and the demo's tests: size it
+# for a board's memory, e.g. -DDEMO_MAX_BOTS=4 -DDEMO_SAMPLES=128, and
+# -DDEMO_IMAGE_NO_FILES where there is no file system (see cortex-m3) [empty].
+PORT_DEMO_CFLAGS :=

@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t at = 1;
     if (size < 1)
         return 0;
-    zl_cmdbuf_default_settings(&s);
+    zl_cmdbuf_settings_default(&s);
     s.window_ms = 20u + (data[0] & 63u);
     if (data[0] & 0x40u)
         s.max_target_ms = 0;

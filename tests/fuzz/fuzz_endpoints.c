@@ -177,7 +177,7 @@ static void setup(void)
 /* Builds the datagram a record asks for into out; returns its length. */
 static size_t build(int to_client, int how, const uint8_t *p, size_t n, uint8_t *out)
 {
-    uint32_t id = zl_connection_id(live.client.nonce);
+    uint32_t id = zl_connection_id(live.client.conn.nonce);
     zl_packet_header h;
     int len;
     if (how == HOW_LINKED && n >= 9) {
@@ -192,7 +192,7 @@ static size_t build(int to_client, int how, const uint8_t *p, size_t n, uint8_t 
     }
     if (how == HOW_UNLINKED && n >= 1) {
         memcpy(out + ZL_PACKET_HEADER_SIZE, p + 1, n - 1);
-        len = zl_msg_seal(out, n - 1, (uint8_t)(p[0] % ZL_PACKET_TYPE_COUNT));
+        len = zl_conn_seal_unlinked(out, n - 1, (uint8_t)(p[0] % ZL_PACKET_TYPE_COUNT));
         return len > 0 ? (size_t)len : 0;
     }
     if (how == HOW_MUTATED) {

@@ -1,12 +1,12 @@
-/* zl_bench_timer_windows.c - the benchmark timer on Windows: the performance
+/* zl_timer_windows.c - the benchmark timer on Windows: the performance
  * counter in nanoseconds. Noisy (and more so under wine), so medians are used. */
 #define WIN32_LEAN_AND_MEAN
 
 #include <windows.h>
 
-#include "zl_bench.h"
+#include "zl_port.h"
 
-uint64_t zl_bench_timer_now(void)
+uint64_t zl_port_timer_now(void)
 {
     static uint64_t frequency;
     LARGE_INTEGER counter;
@@ -22,6 +22,6 @@ uint64_t zl_bench_timer_now(void)
     return ticks / frequency * 1000000000u + ticks % frequency * 1000000000u / frequency;
 }
 
-const char *zl_bench_timer_unit(void) { return "ns"; }
+const char *zl_port_timer_unit(void) { return "ns"; }
 
-int zl_bench_timer_exact(void) { return 0; }
+int zl_port_timer_exact(void) { return 0; }

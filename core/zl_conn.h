@@ -1,0 +1,116 @@
+/* zl_conn.h - one end of a connection: its identity, the datagram demultiplexer
+ * (one CRC check per datagram), sends on the link and before it, and the
+ * goodbye. Each server slot and the client embed one. */
+#ifndef ZL_CONN_H
+#define ZL_CONN_H
+
+#include "zl_addr.h"
+#include "zl_crypto.h"
+#include "zl_handshake.h"
+#include "zl_link.h"
+
+/* DISCONNECT is sent this many times in a row: it is not acknowledged, so
+ * repeating it makes losing every copy unlikely (10% loss: 1 in 1000). */
+#ifndef ZL_DISCONNECT_REPEAT
+#define ZL_DISCONNECT_REPEAT 3
+#endif
+
+/* Where datagrams go out: the HAL's send and its context (zl_platform.h),
+ * all an endpoint needs of the platform. */
+typedef struct zl_sender {
+    void *ctx;
+    int (*send)(void *ctx, const zl_addr *to, const void *data, size_t len);
+} zl_sender;
+
+/* Counters of a connection end since zl_conn_init. */
+typedef struct zl_conn_stats {
+    uint32_t sent;    /* datagrams sent on the link */
+    uint32_t checked; /* CRC checks of received datagrams (zl_conn_open) */
+} zl_conn_stats;
+
+/* A connection end. Caller-owned; fields private but the link, which the
+ * owner reads for acks and statistics, and the counters. */
+typedef struct zl_conn {
+    zl_sender out;
+    zl_addr peer;
+    uint64_t nonce;   /* the client's, naming this connection attempt */
+    uint32_t link_id; /* the id its linked packets are sealed under (plain),
+                         or carry in clear (sealed) */
+    zl_conn_stats stats;
+    uint8_t sealed;   /* 1: session keys seal every linked packet */
+    uint8_t send_key[ZL_AEAD_KEY_SIZE], receive_key[ZL_AEAD_KEY_SIZE];
+    uint64_t send_sequence;  /* the next packet's full sequence */
+    uint64_t receive_newest; /* the newest full sequence authenticated */
+    zl_aead aead;
+    zl_link link;
+} zl_conn;
+
+/* The id a connection's linked packets are sealed under: the protocol id
+ * mixed with the nonce, so only someone who saw the handshake can seal or
+ * open them (the CRC is not a MAC: this stops blind spoofing only). */
+uint32_t zl_connection_id(uint64_t nonce);
+
+/* Sets up a connection end with `peer` for the attempt `nonce`, its counters
+ * zeroed and no link yet (only connectionless messages until
+ * zl_conn_start_link). out and peer are copied. */
+void zl_conn_init(zl_conn *c, const zl_sender *out, const zl_addr *peer, uint64_t nonce);
+
+/* The connection exists from now_us: its link starts fresh. */
+void zl_conn_start_link(zl_conn *c, uint64_t now_us);
+
+/* From now on every linked packet is sealed (zl_packet_seal_aead) with
+ * send_key and opened with receive_key (the token's session keys, each
+ * end's own direction first) through aead (copied; NULL: the built-in
+ * ChaCha20-Poly1305). Call it right after zl_conn_start_link. The keys are
+ * copied and wiped from the conn by zl_conn_init. */
+void zl_conn_seal_with(zl_conn *c, const uint8_t send_key[ZL_AEAD_KEY_SIZE],
+                       const uint8_t receive_key[ZL_AEAD_KEY_SIZE], const zl_aead *aead);
+
+/* What zl_conn_open found a datagram to be. */
+enum {
+    ZL_CONN_LINKED = 1,  /* sealed for this connection (payload at
+                            ZL_PACKET_HEADER_SIZE): hand it to zl_link_accept */
+    ZL_CONN_UNLINKED = 2 /* sealed under ZL_PROTOCOL_ID: a handshake message */
+};
+
+/* A datagram demultiplexed: its header and its payload in clear. */
+typedef struct zl_conn_datagram {
+    zl_packet_header h;
+    const uint8_t *payload; /* in the caller's packet, or in work when sealed */
+    size_t payload_len;
+} zl_conn_datagram;
+
+/* Demultiplexes a datagram from the peer (read only, hostile bytes fine):
+ * opened as this connection's when `linked` is 1 (its CRC under the
+ * connection's id, or when sealed its tag under the session key, the
+ * payload decrypted into work, ZL_MAX_PACKET bytes of the caller's), else
+ * (or failing that) under the protocol's id; each try is one check, counted
+ * in stats.checked. Returns ZL_CONN_LINKED or ZL_CONN_UNLINKED with *d
+ * filled; else the packet layer's ZL_ERR_* (with `linked`, the link counts
+ * why in its drop statistics; a failed tag as ZL_PACKET_DROP_CHECKSUM). */
+int zl_conn_open(zl_conn *c, int linked, const void *packet, size_t len,
+                 uint8_t work[ZL_MAX_PACKET], zl_conn_datagram *d);
+
+/* Seals a message on the link (type, next sequence, our acks) in place and
+ * sends it to the peer: packet holds payload_bytes at packet +
+ * ZL_PACKET_HEADER_SIZE. A negative payload_bytes (a writer's error) sends
+ * nothing. Returns the datagram length or a negative ZL_ERR_*. */
+int zl_conn_send(zl_conn *c, uint8_t type, uint8_t *packet, int payload_bytes, uint64_t now_us);
+
+/* Seals a connectionless message in place: packet (caller-owned) holds
+ * payload_bytes at packet + ZL_PACKET_HEADER_SIZE; the header gets type and
+ * sequence, ack and ack_bits 0, the CRC ZL_PROTOCOL_ID. Returns the datagram
+ * length or ZL_ERR_OVERFLOW, as zl_packet_seal. */
+int zl_conn_seal_unlinked(void *packet, size_t payload_bytes, uint8_t type);
+
+/* Seals a connectionless message (zl_conn_seal_unlinked) and sends it to
+ * `to` through out, as zl_conn_send. For the handshake, before any
+ * connection exists. */
+int zl_conn_send_unlinked(const zl_sender *out, const zl_addr *to, uint8_t type, uint8_t *packet,
+                          int payload_bytes);
+
+/* Says goodbye: DISCONNECT with `reason` (ZL_DISCONNECT_*), sent
+ * ZL_DISCONNECT_REPEAT times on the link. */
+void zl_conn_disconnect(zl_conn *c, uint8_t reason, uint64_t now_us);
+
+#endif

@@ -1,0 +1,160 @@
+/* zl_crypto.h - authenticated encryption for packets and connect tokens:
+ * ChaCha20, Poly1305 and their AEADs (RFC 8439, XChaCha20), and the hook
+ * through which a port supplies its own AEAD engine.
+ *
+ * Portable C99: no allocation, bytes loaded and stored one at a time (any
+ * alignment, either byte order), and constant time: no branch and no memory
+ * index depends on a key, a keystream or a tag. Lengths are public. Where a
+ * function returns a count it is an int, so every length must leave the
+ * result representable: a message plus its tag fits in an int. Every buffer
+ * is the caller's and is used only during the call (keys and nonces are
+ * read, never kept); a NULL where bytes are needed is a programmer error
+ * (ZL_ASSERT), as is a NULL state.
+ * Caveat: Poly1305 multiplies 32 by 32 bits into 64. Most cores do that in
+ * constant time; the Cortex-M3's UMULL ends early on small operands, so
+ * there its timing depends on the one-time key. A port that must resist
+ * timing measured on the board can supply its engine through zl_aead. */
+#ifndef ZL_CRYPTO_H
+#define ZL_CRYPTO_H
+
+#include "zl_base.h"
+
+/* Sizes in bytes. */
+#define ZL_CHACHA20_KEY_SIZE 32
+#define ZL_CHACHA20_NONCE_SIZE 12
+#define ZL_CHACHA20_BLOCK_SIZE 64
+#define ZL_HCHACHA20_INPUT_SIZE 16
+#define ZL_POLY1305_KEY_SIZE 32
+#define ZL_POLY1305_TAG_SIZE 16
+#define ZL_AEAD_KEY_SIZE 32
+#define ZL_AEAD_NONCE_SIZE 12
+#define ZL_XAEAD_NONCE_SIZE 24
+#define ZL_AEAD_TAG_SIZE 16
+
+/* ---- Helpers ---- */
+
+/* 1 when the n bytes at a and b are equal, else 0, in a time that depends
+ * on n only (never on where they differ). a and b may be NULL when n is 0. */
+int zl_crypto_equal(const void *a, const void *b, size_t n);
+
+/* Sets n bytes at p to zero through volatile stores, so the compiler
+ * cannot drop it as a dead store: for keys the caller is done with. p may
+ * be NULL when n is 0. */
+void zl_crypto_wipe(void *p, size_t n);
+
+/* ---- ChaCha20 (RFC 8439 section 2.4) ---- */
+
+/* XORs len bytes at in with the ChaCha20 keystream for key and nonce,
+ * starting at 64-byte block number counter, into out. Encrypts and
+ * decrypts alike. out and in are the caller's, len bytes each; they may be
+ * the same buffer (in place) but must not otherwise overlap. in and out may
+ * be NULL when len is 0. Returns ZL_OK, or ZL_ERR_INVALID (nothing
+ * written) when the 32-bit block counter would wrap: more than
+ * (2^32 - counter) blocks. */
+int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
+                    const uint8_t key[ZL_CHACHA20_KEY_SIZE],
+                    const uint8_t nonce[ZL_CHACHA20_NONCE_SIZE], uint32_t counter);
+
+/* HChaCha20 (draft-irtf-cfrg-xchacha section 2.2): derives a 32-byte
+ * subkey into out from key and the 16-byte input (the first 16 bytes of an
+ * XChaCha20 nonce). out may alias key. Cannot fail. */
+void zl_hchacha20_derive(uint8_t out[ZL_CHACHA20_KEY_SIZE], const uint8_t key[ZL_CHACHA20_KEY_SIZE],
+                         const uint8_t input[ZL_HCHACHA20_INPUT_SIZE]);
+
+/* ---- Poly1305 (RFC 8439 section 2.5) ---- */
+
+/* A Poly1305 computation in progress. Caller-owned; its fields are
+ * private (and secret: zl_poly1305_final wipes them). */
+typedef struct zl_poly1305 {
+    uint32_t r[4];   /* the clamped half r of the key */
+    uint32_t h[5];   /* accumulator, below 5 * 2^128 between blocks */
+    uint32_t s[4];   /* the half s of the key, added at the end */
+    uint8_t buf[16]; /* a partial block waiting for more bytes */
+    size_t used;     /* bytes in buf, 0..15 */
+} zl_poly1305;
+
+/* Starts a MAC under the 32-byte one-time key, copied into *p (never use a
+ * key for two messages: the AEADs below derive a fresh one per nonce). */
+void zl_poly1305_init(zl_poly1305 *p, const uint8_t key[ZL_POLY1305_KEY_SIZE]);
+
+/* Adds len bytes at data (read only; NULL when len is 0) to the message.
+ * A message fed in pieces gives the tag of the whole. */
+void zl_poly1305_update(zl_poly1305 *p, const void *data, size_t len);
+
+/* Writes the 16-byte tag to tag and wipes *p; start again with
+ * zl_poly1305_init. */
+void zl_poly1305_final(zl_poly1305 *p, uint8_t tag[ZL_POLY1305_TAG_SIZE]);
+
+/* ---- ChaCha20-Poly1305 (RFC 8439 section 2.8) ---- */
+
+/* Encrypts the len bytes at in under key and nonce and authenticates them
+ * with the aad_len bytes at aad (sent in clear, e.g. a packet header).
+ * Writes len bytes of ciphertext then the ZL_AEAD_TAG_SIZE-byte tag to out,
+ * which has room for out_cap bytes. out may equal in (a packet sealed in
+ * place, with ZL_AEAD_TAG_SIZE bytes spare after it) but must not
+ * otherwise overlap in; aad may lie anywhere outside out. A nonce must
+ * never be used twice with one key. Buffers are the caller's; in and aad
+ * may be NULL when their length is 0.
+ * Returns len + ZL_AEAD_TAG_SIZE, or, with nothing written:
+ * ZL_ERR_OVERFLOW when out_cap is smaller than that; ZL_ERR_INVALID when
+ * that count would not fit an int. */
+int zl_chacha20poly1305_seal(uint8_t *out, size_t out_cap, const uint8_t *in, size_t len,
+                             const uint8_t *aad, size_t aad_len,
+                             const uint8_t nonce[ZL_AEAD_NONCE_SIZE],
+                             const uint8_t key[ZL_AEAD_KEY_SIZE]);
+
+/* Checks and decrypts what zl_chacha20poly1305_seal wrote: the len bytes at
+ * in are ciphertext followed by the tag, aad and nonce as at sealing. The
+ * tag is verified in constant time before anything is decrypted, and only
+ * then are the len - ZL_AEAD_TAG_SIZE bytes of plaintext written to out
+ * (room for out_cap bytes; out may equal in, not otherwise overlap it).
+ * Returns the plaintext length, or, with nothing written to out:
+ * ZL_ERR_MALFORMED when len is shorter than a tag; ZL_ERR_OVERFLOW when
+ * out_cap is too small; ZL_ERR_INVALID when len does not fit an int;
+ * ZL_ERR_AUTH when the tag does not match (forged, tampered, truncated, or
+ * another key, nonce or aad): drop the packet. */
+int zl_chacha20poly1305_open(uint8_t *out, size_t out_cap, const uint8_t *in, size_t len,
+                             const uint8_t *aad, size_t aad_len,
+                             const uint8_t nonce[ZL_AEAD_NONCE_SIZE],
+                             const uint8_t key[ZL_AEAD_KEY_SIZE]);
+
+/* ---- XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha) ---- */
+
+/* As zl_chacha20poly1305_seal / _open with a 24-byte nonce, long enough to
+ * draw at random (connect tokens): HChaCha20 of the key and the nonce's
+ * first 16 bytes is the key, 4 zero bytes then its last 8 the nonce. Same
+ * buffers, results and errors. */
+int zl_xchacha20poly1305_seal(uint8_t *out, size_t out_cap, const uint8_t *in, size_t len,
+                              const uint8_t *aad, size_t aad_len,
+                              const uint8_t nonce[ZL_XAEAD_NONCE_SIZE],
+                              const uint8_t key[ZL_AEAD_KEY_SIZE]);
+int zl_xchacha20poly1305_open(uint8_t *out, size_t out_cap, const uint8_t *in, size_t len,
+                              const uint8_t *aad, size_t aad_len,
+                              const uint8_t nonce[ZL_XAEAD_NONCE_SIZE],
+                              const uint8_t key[ZL_AEAD_KEY_SIZE]);
+
+/* ---- A port's own AEAD ---- */
+
+/* The per-packet AEAD as a pair of functions sharing a context, so a port
+ * can hand the work to a hardware engine (a console's or an MCU's crypto
+ * block). Both ends of a connection must produce the same bytes, so an
+ * engine implements ChaCha20-Poly1305 exactly: seal and open take the
+ * arguments of zl_chacha20poly1305_seal / _open (ctx first) and keep their
+ * contract: results, errors, in-place use, and nothing written to out when
+ * open fails. The struct is small and copied by value; ctx is owned by
+ * whoever filled it in. */
+typedef struct zl_aead {
+    void *ctx;
+    int (*seal)(void *ctx, uint8_t *out, size_t out_cap, const uint8_t *in, size_t len,
+                const uint8_t *aad, size_t aad_len, const uint8_t nonce[ZL_AEAD_NONCE_SIZE],
+                const uint8_t key[ZL_AEAD_KEY_SIZE]);
+    int (*open)(void *ctx, uint8_t *out, size_t out_cap, const uint8_t *in, size_t len,
+                const uint8_t *aad, size_t aad_len, const uint8_t nonce[ZL_AEAD_NONCE_SIZE],
+                const uint8_t key[ZL_AEAD_KEY_SIZE]);
+} zl_aead;
+
+/* Fills *aead with the built-in software ChaCha20-Poly1305 (ctx NULL): the
+ * default wherever a port supplies no engine. */
+void zl_aead_default(zl_aead *aead);
+
+#endif
