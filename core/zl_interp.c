@@ -159,9 +159,12 @@ static zl_fx beyond(uint64_t ahead, uint64_t den)
     return ZL_FX_ONE + (zl_fx)(whole << 16) + frac16(ahead % den, den);
 }
 
+/* A NULL pick (the caller keeps none) is left unfilled. */
 static void set_pick(zl_interp_pick *p, int mode, const zl_interp_entry *a,
                      const zl_interp_entry *b, zl_fx t)
 {
+    if (!p)
+        return;
     p->mode = (uint8_t)mode;
     p->tick_a = a->tick;
     p->tick_b = b->tick;
@@ -209,16 +212,15 @@ void zl_interp_frame_begin(zl_interp_frame *f, const zl_interp_settings *s, uint
 int zl_interp_frame_sample(zl_interp_frame *f, const zl_interp_history *h, void *out,
                            zl_interp_pick *pick)
 {
-    zl_interp_pick local;
     const zl_interp_entry *a, *b;
     uint64_t render_us;
     uint32_t age;
     ZL_ASSERT(f && h);
     render_us = f->render_us;
-    if (!pick)
-        pick = &local;
-    memset(pick, 0, sizeof *pick);
-    pick->render_us = render_us;
+    if (pick) {
+        memset(pick, 0, sizeof *pick);
+        pick->render_us = render_us;
+    }
     if (h->count == 0)
         return ZL_PICK_EMPTY;
     ZL_ASSERT(out);

@@ -203,8 +203,7 @@ int zl_predict_reconcile(zl_predict *p, uint32_t acked_sequence, const void *ser
     p->acked = acked_sequence;
     p->stats.reconciled++;
     e = entry(p, acked_sequence);
-    if (plan ? zl_schema_plan_equal(plan, e->state, server_state, ZL_SCHEMA_WIRE)
-             : zl_schema_equal(schema, e->state, server_state, ZL_SCHEMA_WIRE))
+    if (zl_schema_equal(schema, e->state, server_state, ZL_SCHEMA_WIRE))
         return 0; /* local fields are the kept ones already: nothing changes */
 
     p->stats.mispredicted++;

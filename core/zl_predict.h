@@ -35,9 +35,9 @@ typedef struct zl_predict_settings {
     /* Index of a field whose change between the old and the corrected
      * prediction means "snap" (a respawn counter). -1: none. */
     int teleport_field;
-    /* The player schema prepared (zl_schema_plan_init), or NULL: an ack
-     * is then compared and taken by walking the field table. Same results
-     * either way. Must outlive the predictor. */
+    /* The player schema prepared (zl_schema_plan_init), or NULL: a wrong
+     * ack is then taken by walking the field table. Same results either
+     * way. Must outlive the predictor. */
     const zl_schema_plan *plan;
 } zl_predict_settings;
 

@@ -1,74 +1,38 @@
-/* zl_schema.c - copies, compares, hashes, quantises, interpolates and
- * delta-codes states by their field tables, walked or prepared as plans. */
+/* zl_schema.c - walks a field table to copy, compare, hash, quantise,
+ * interpolate and delta-code states, so no game writes a serialiser; and
+ * runs the same operations on schemas prepared once (plans). */
 #include "zl_schema.h"
 
 #include <string.h>
 
-/* Every operation runs on prepared fields (zl_plan_field): a plan holds
- * them, the table walk prepares each as it goes. One code path, so a plan
- * cannot give another result than the walk. Values are handled as 32-bit
- * patterns: a field's value minus its min, taken modulo 2^32, is its place
- * in the range whatever the signedness, so one clamp serves every kind. */
+/* Values travel through here as int64: wide enough for every storage width
+ * in both signednesses, so clamping and range arithmetic never overflow. */
 
-/* zl_plan_field.op, above the ZL_INTERP_* rule. */
-enum {
-    OP_SIGNED = 4,     /* values order as int32 (else as uint32) */
-    OP_SEXT = 8,       /* a signed value narrower than 4 bytes */
-    OP_WRAPS = 16,     /* codes wrap (ANGLE, FLAGS) instead of clamping */
-    OP_QUANT_SAME = 32 /* quantising cannot change it: skipped (plans only) */
-};
-
-/* zl_plan_field.sel: bit `which` for each selection, and ZL_DELTA. */
-#define SEL(which) (1u << (which))
-ZL_STATIC_ASSERT(ZL_DELTA > SEL(ZL_SCHEMA_SHARED) && ZL_DELTA < 256, sel_fits_a_byte);
-
-static uint32_t low_mask(unsigned bits)
+static int selected(const zl_field *f, int which)
 {
-    return bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1u;
+    if (which == ZL_SCHEMA_ALL)
+        return 1;
+    if (f->flags & ZL_LOCAL)
+        return 0;
+    return which == ZL_SCHEMA_WIRE || (f->flags & ZL_OWNER) == 0;
 }
 
-/* `wire`: with the width of full codes, which only coding needs (a walk
- * that quantises or interpolates skips the bit count). */
-static inline void prepare(const zl_field *f, zl_plan_field *p, int wire)
+static int is_signed(const zl_field *f)
 {
-    p->offset = f->offset;
-    p->size = f->size;
-    p->op = f->interp;
-    p->spare = 0;
-    p->sel = (uint8_t)(SEL(ZL_SCHEMA_ALL) | (f->flags & ZL_DELTA));
-    if (!(f->flags & ZL_LOCAL))
-        p->sel = (uint8_t)(p->sel | SEL(ZL_SCHEMA_WIRE) |
-                           ((f->flags & ZL_OWNER) ? 0u : SEL(ZL_SCHEMA_SHARED)));
-    switch (f->kind) {
-    case ZL_FIELD_KIND_FX:
-    case ZL_FIELD_KIND_INT:
-        p->shift = (uint8_t)(f->kind == ZL_FIELD_KIND_FX ? 16u - f->bits : 0u);
-        p->min = (uint32_t)f->min;
-        p->span = (uint32_t)f->max - (uint32_t)f->min;
-        p->width = (uint8_t)(wire ? zl_bits_required(p->span >> p->shift) : 0u);
-        if (f->kind == ZL_FIELD_KIND_FX || f->min < 0)
-            p->op = (uint8_t)(p->op | OP_SIGNED | (f->size < 4 ? OP_SEXT : 0));
-        break;
-    default: /* ANGLE keeps its top bits, FLAGS its low ones */
-        p->shift = (uint8_t)(f->kind == ZL_FIELD_KIND_ANGLE ? 16u - f->bits : 0u);
-        p->min = 0;
-        p->span = f->kind == ZL_FIELD_KIND_ANGLE ? 0xFFFFu : 0xFFFFFFFFu;
-        p->width = f->bits;
-        p->op = (uint8_t)(p->op | OP_WRAPS);
-        break;
-    }
+    return f->kind == ZL_FIELD_KIND_FX || (f->kind == ZL_FIELD_KIND_INT && f->min < 0);
 }
 
-/* The stored bits, zero-extended. memcpy because offsets come from a table
- * and the state may be any buffer: no type punning, no alignment trap. */
-static inline uint32_t load(const zl_plan_field *f, const void *state)
+/* The stored bits of a field of `size` bytes at `offset`, zero-extended.
+ * memcpy because offsets come from a table and the state may be any
+ * buffer: no type punning, no alignment trap. */
+static inline uint32_t load_at(const void *state, unsigned offset, unsigned size)
 {
-    const uint8_t *p = (const uint8_t *)state + f->offset;
+    const uint8_t *p = (const uint8_t *)state + offset;
     uint16_t v16;
     uint32_t v32;
-    if (f->size == 1)
+    if (size == 1)
         return *p;
-    if (f->size == 2) {
+    if (size == 2) {
         memcpy(&v16, p, 2);
         return v16;
     }
@@ -76,69 +40,127 @@ static inline uint32_t load(const zl_plan_field *f, const void *state)
     return v32;
 }
 
-static inline void store(const zl_plan_field *f, void *state, uint32_t raw)
+static inline void store_at(void *state, unsigned offset, unsigned size, uint32_t raw)
 {
-    uint8_t *p = (uint8_t *)state + f->offset;
+    uint8_t *p = (uint8_t *)state + offset;
     uint16_t v16 = (uint16_t)raw;
-    if (f->size == 1)
+    if (size == 1)
         *p = (uint8_t)raw;
-    else if (f->size == 2)
+    else if (size == 2)
         memcpy(p, &v16, 2);
     else
         memcpy(p, &raw, 4);
 }
 
-/* v - min clamped to [0, span], v a 32-bit pattern ordered as int32 when
- * is_signed, else as uint32. Outside the range, v - min (mod 2^32) lies
- * above span: up to top - min for values above max, beyond for those
- * below min (they wrapped), top being the largest value of the order. */
-static inline uint32_t place(uint32_t v, uint32_t min, uint32_t span, int is_signed)
+static uint32_t load_raw(const zl_field *f, const void *state)
 {
-    uint32_t off = v - min;
-    if (off > span)
-        off = off > (is_signed ? 0x7FFFFFFFu : 0xFFFFFFFFu) - min ? 0u : span;
-    return off;
+    return load_at(state, f->offset, f->size);
 }
 
-/* The stored bits' place in the field's range, clamped. (raw ^ s) - s
- * sign-extends without converting to a signed type. */
-static inline uint32_t place_of(const zl_plan_field *f, uint32_t raw)
+static void store_raw(const zl_field *f, void *state, uint32_t raw)
 {
-    if (f->op & OP_SEXT) {
-        uint32_t s = 1u << (f->size * 8u - 1u);
-        raw = (raw ^ s) - s;
+    store_at(state, f->offset, f->size, raw);
+}
+
+/* Sign extension by arithmetic on the bits: (raw ^ s) - s maps the top bit
+ * to its negative weight without converting an out-of-range unsigned value
+ * to a signed type (implementation-defined in C). */
+static int64_t load_value_of(const zl_field *f, uint32_t raw)
+{
+    int64_t sign;
+    if (!is_signed(f))
+        return raw;
+    sign = (int64_t)1 << (f->size * 8u - 1u);
+    return (int64_t)(raw ^ (uint32_t)sign) - sign;
+}
+
+static int64_t load_value(const zl_field *f, const void *state)
+{
+    return load_value_of(f, load_raw(f, state));
+}
+
+static void store_value(const zl_field *f, void *state, int64_t v)
+{
+    /* Conversion to unsigned is defined modulo 2^32: the low bytes are the
+     * two's complement storage of v. */
+    store_raw(f, state, (uint32_t)((uint64_t)v & 0xFFFFFFFFu));
+}
+
+/* Shift from a raw value to its wire step (FX and ANGLE). */
+static unsigned step_shift(const zl_field *f)
+{
+    return 16u - f->bits;
+}
+
+static uint32_t low_mask(unsigned bits)
+{
+    return bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1u;
+}
+
+/* Wire codes run from 0 to max_code; a code is a value relative to the
+ * bottom of its range, counted in steps. */
+static uint32_t max_code(const zl_field *f)
+{
+    switch (f->kind) {
+    case ZL_FIELD_KIND_FX:
+        return ((uint32_t)f->max - (uint32_t)f->min) >> step_shift(f);
+    case ZL_FIELD_KIND_INT:
+        return (uint32_t)f->max - (uint32_t)f->min;
+    default:
+        return low_mask(f->bits);
     }
-    return place(raw, f->min, f->span, f->op & OP_SIGNED);
 }
 
-/* Wire codes run from 0 to max_code. */
-static inline uint32_t max_code(const zl_plan_field *f)
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
 {
-    return (f->op & OP_WRAPS) ? low_mask(f->width) : f->span >> f->shift;
+    return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* The code a receiver gets: the place rounded to a step (halves up).
- * place + half a step cannot wrap: span is a multiple of the step. */
-static inline uint32_t encode(const zl_plan_field *f, uint32_t raw)
+static uint32_t encode(const zl_field *f, int64_t v)
 {
-    uint32_t code = (place_of(f, raw) + ((1u << f->shift) >> 1)) >> f->shift;
-    return (f->op & OP_WRAPS) ? code & max_code(f) : code;
+    unsigned shift;
+    int64_t half;
+    switch (f->kind) {
+    case ZL_FIELD_KIND_FX:
+        shift = step_shift(f);
+        half = shift ? (int64_t)1 << (shift - 1u) : 0;
+        /* v - min >= 0 after clamping, so the shift sees no negative value;
+         * min and max sit on the step grid, so rounding stays in range. */
+        return (uint32_t)((clamp64(v, f->min, f->max) - f->min + half) >> shift);
+    case ZL_FIELD_KIND_INT:
+        return (uint32_t)(clamp64(v, f->min, f->max) - f->min);
+    case ZL_FIELD_KIND_ANGLE:
+        shift = step_shift(f);
+        half = shift ? (int64_t)1 << (shift - 1u) : 0;
+        return (uint32_t)((v + half) >> shift) & max_code(f);
+    default:
+        return (uint32_t)v & max_code(f);
+    }
 }
 
-static inline uint32_t decode(const zl_plan_field *f, uint32_t code)
+static int64_t decode(const zl_field *f, uint32_t code)
 {
-    return f->min + (code << f->shift);
+    switch (f->kind) {
+    case ZL_FIELD_KIND_FX:
+        return f->min + ((int64_t)code << step_shift(f));
+    case ZL_FIELD_KIND_INT:
+        return f->min + (int64_t)code;
+    case ZL_FIELD_KIND_ANGLE:
+        return (int64_t)code << step_shift(f);
+    default:
+        return code;
+    }
 }
 
-/* The code of a field of base; a NULL base is the zero state. */
-static inline uint32_t code_of(const zl_plan_field *f, const void *base)
+/* The value a receiver would reconstruct; a NULL base is the zero state. */
+static uint32_t code_of(const zl_field *f, const void *state)
 {
-    return encode(f, base ? load(f, base) : 0u);
+    return encode(f, state ? load_value(f, state) : 0);
 }
 
 /* Two's complement reading of a 32-bit pattern, without the
  * implementation-defined unsigned-to-signed conversion. */
-static inline int32_t to_i32(uint32_t u)
+static int32_t to_i32(uint32_t u)
 {
     return u <= (uint32_t)INT32_MAX ? (int32_t)u : (int32_t)(u - 0x80000000u) - INT32_MAX - 1;
 }
@@ -155,8 +177,8 @@ static int valid_field(const zl_field *f, uint16_t state_size)
     switch (f->kind) {
     case ZL_FIELD_KIND_FX:
         return f->size == 4 && f->bits <= 16 && f->min < f->max &&
-               ((uint32_t)f->min & low_mask(16u - f->bits)) == 0 &&
-               ((uint32_t)f->max & low_mask(16u - f->bits)) == 0 &&
+               ((uint32_t)f->min & low_mask(step_shift(f))) == 0 &&
+               ((uint32_t)f->max & low_mask(step_shift(f))) == 0 &&
                f->interp != ZL_INTERP_ARC;
     case ZL_FIELD_KIND_ANGLE:
         return f->size == 2 && f->bits >= 1 && f->bits <= 16 && f->interp != ZL_INTERP_LINEAR;
@@ -195,90 +217,42 @@ int zl_schema_find(const zl_schema *s, const char *name)
     return -1;
 }
 
-/* Field i of s, prepared: the plan's, or made in tmp from the table (with
- * the code width when `wire`). */
-static const zl_plan_field *field_at(const zl_schema *s, const zl_schema_plan *p, int i,
-                                     zl_plan_field *tmp, int wire)
+void zl_schema_copy(const zl_schema *s, void *dst, const void *src, int which)
 {
-    if (p)
-        return &p->field[i];
-    prepare(&s->fields[i], tmp, wire);
-    return tmp;
+    uint16_t i;
+    ZL_ASSERT(s && dst && src);
+    for (i = 0; i < s->count; i++)
+        if (selected(&s->fields[i], which))
+            store_raw(&s->fields[i], dst, load_raw(&s->fields[i], src));
 }
 
-/* The plan when it holds the schema, else NULL: the table is walked. */
-static const zl_schema_plan *usable(const zl_schema_plan *p)
+int zl_schema_first_diff(const zl_schema *s, const void *a, const void *b, int which)
 {
-    return p->planned ? p : NULL;
-}
-
-static const zl_plan_run *runs_of(const zl_schema_plan *p, int list, const zl_plan_run **end)
-{
-    *end = &p->run[p->runs[list]];
-    return &p->run[list ? p->runs[list - 1] : 0];
-}
-
-/* Copies a field's (or run's) bytes; dst may be src (memmove). */
-static inline void copy_bytes(void *dst, const void *src, unsigned offset, unsigned len)
-{
-    memmove((uint8_t *)dst + offset, (const uint8_t *)src + offset, len);
-}
-
-static void copy(const zl_schema *s, const zl_schema_plan *p, void *dst, const void *src,
-                 int which)
-{
-    int i;
-    if (p) {
-        const zl_plan_run *r, *end;
-        for (r = runs_of(p, which, &end); r < end; r++)
-            copy_bytes(dst, src, r->offset, r->len);
-        return;
-    }
-    for (i = 0; i < s->count; i++) {
-        const zl_field *f = &s->fields[i];
-        zl_plan_field tmp;
-        prepare(f, &tmp, 0);
-        if (tmp.sel & SEL(which))
-            copy_bytes(dst, src, f->offset, f->size);
-    }
-}
-
-static int first_diff(const zl_schema *s, const zl_schema_plan *p, const void *a, const void *b,
-                      int which)
-{
-    zl_plan_field tmp;
-    int i;
-    if (p) {
-        /* Equal runs are the usual answer; only a difference needs the
-         * field order. */
-        const zl_plan_run *r, *end;
-        for (r = runs_of(p, which, &end); r < end; r++)
-            if (memcmp((const uint8_t *)a + r->offset, (const uint8_t *)b + r->offset, r->len))
-                break;
-        if (r == end)
-            return s->count;
-    }
-    for (i = 0; i < s->count; i++) {
-        const zl_plan_field *f = field_at(s, p, i, &tmp, 0);
-        if ((f->sel & SEL(which)) && load(f, a) != load(f, b))
+    uint16_t i;
+    ZL_ASSERT(s && a && b);
+    for (i = 0; i < s->count; i++)
+        if (selected(&s->fields[i], which) &&
+            load_raw(&s->fields[i], a) != load_raw(&s->fields[i], b))
             return i;
-    }
     return s->count;
 }
 
-static uint32_t hash_of(const zl_schema *s, const zl_schema_plan *p, const void *state,
-                        int which, uint32_t hash)
+int zl_schema_equal(const zl_schema *s, const void *a, const void *b, int which)
 {
-    zl_plan_field tmp;
+    return zl_schema_first_diff(s, a, b, which) == s->count;
+}
+
+uint32_t zl_schema_hash(const zl_schema *s, const void *state, int which, uint32_t hash)
+{
+    uint16_t i;
     unsigned byte;
-    int i;
+    ZL_ASSERT(s && state);
     for (i = 0; i < s->count; i++) {
-        const zl_plan_field *f = field_at(s, p, i, &tmp, 0);
         uint32_t raw;
-        if (!(f->sel & SEL(which)))
+        if (!selected(&s->fields[i], which))
             continue;
-        raw = load(f, state);
-        for (byte = 0; byte < f->size; byte++) {
+        raw = load_raw(&s->fields[i], state);
+        for (byte = 0; byte < s->fields[i].size; byte++) {
             hash ^= (raw >> (byte * 8u)) & 0xFFu;
             hash *= 16777619u;
         }
@@ -286,99 +260,80 @@ static uint32_t hash_of(const zl_schema *s, const zl_schema_plan *p, const void 
     return hash;
 }
 
-static inline void quantize_field(const zl_plan_field *f, void *state)
+/* decode(encode(v)) on the stored bits, in 32-bit steps: quantising runs
+ * after every predicted command, so it skips the wire codes and the int64
+ * detour. The same results for every valid field (zl_schema_validate). */
+static uint32_t quantized(const zl_field *f, uint32_t raw)
 {
-    if ((f->sel & SEL(ZL_SCHEMA_WIRE)) && !(f->op & OP_QUANT_SAME))
-        store(f, state, decode(f, encode(f, load(f, state))));
-}
-
-/* Quantising runs after every predicted command: the walk prepares each
- * field where it is used, so the compiler keeps only what quantising reads. */
-static void quantize(const zl_schema *s, const zl_schema_plan *p, void *state)
-{
-    int i, count = s->count;
-    /* The count is read once: the stores below could alias the table. */
-    for (i = 0; i < count; i++) {
-        zl_plan_field tmp;
-        if (p) {
-            quantize_field(&p->field[i], state);
-            continue;
-        }
-        prepare(&s->fields[i], &tmp, 0);
-        quantize_field(&tmp, state);
+    unsigned shift;
+    uint32_t half, off;
+    int32_t v;
+    switch (f->kind) {
+    case ZL_FIELD_KIND_FX:
+        shift = step_shift(f);
+        half = shift ? 1u << (shift - 1u) : 0u;
+        v = to_i32(raw); /* FX storage is 4 bytes */
+        v = v < f->min ? f->min : v > f->max ? f->max : v;
+        /* v - min lies in [0, max - min]; max - min is a multiple of the
+         * step below 2^32, so adding half a step cannot wrap. */
+        off = (uint32_t)v - (uint32_t)f->min;
+        return (uint32_t)f->min + ((off + half) >> shift << shift);
+    case ZL_FIELD_KIND_INT:
+        /* The low 32 bits of the clamped value are its storage. */
+        return (uint32_t)clamp64(load_value_of(f, raw), f->min, f->max);
+    case ZL_FIELD_KIND_ANGLE:
+        shift = step_shift(f);
+        half = shift ? 1u << (shift - 1u) : 0u;
+        /* Wrapping round a turn is the 16-bit store. */
+        return (raw + half) >> shift << shift;
+    default:
+        return raw & low_mask(f->bits);
     }
 }
 
-/* a + (b - a) * t, both ends and the result clamped to the range; both
- * ends clamped keep the lerp in int32, and zl_fx_lerp on raw values is
- * exactly an integer lerp, so INT and FX share it. */
-static inline void lerp_field(const zl_plan_field *f, void *out, const void *a, const void *b, zl_fx t)
+void zl_schema_quantize(const zl_schema *s, void *state)
 {
-    int32_t va = to_i32(f->min + place_of(f, load(f, a)));
-    int32_t vb = to_i32(f->min + place_of(f, load(f, b)));
-    uint32_t r = (uint32_t)zl_fx_lerp(va, vb, t);
-    store(f, out, f->min + place(r, f->min, f->span, 1));
+    const zl_field *f, *end;
+    ZL_ASSERT(s && state);
+    /* Bounds read once: the stores below could alias the table. */
+    for (f = s->fields, end = f + s->count; f < end; f++)
+        if (selected(f, ZL_SCHEMA_WIRE))
+            store_raw(f, state, quantized(f, load_raw(f, state)));
 }
 
-static inline zl_fx arc_fraction(zl_fx t)
+static int64_t interpolate_field(const zl_field *f, int64_t a, int64_t b, zl_fx t)
 {
-    return t < 0 ? 0 : t > ZL_FX_ONE ? ZL_FX_ONE : t;
-}
-
-static inline void arc_field(const zl_plan_field *f, void *out, const void *a, const void *b, zl_fx t)
-{
-    store(f, out, zl_angle_lerp((zl_angle)load(f, a), (zl_angle)load(f, b), t));
-}
-
-/* A discrete value holds from the moment it was sampled: a's until t
- * reaches ONE. */
-static inline const void *step_source(const void *a, const void *b, zl_fx t)
-{
-    return t >= ZL_FX_ONE ? b : a;
-}
-
-/* Each field reads only its own bytes of a and b and writes only its own
- * of out, so out may alias either and the plan may take fields in any
- * order (its fields never share bytes). */
-static void interpolate(const zl_schema *s, const zl_schema_plan *p, void *out, const void *a,
-                        const void *b, zl_fx t)
-{
-    zl_plan_field tmp;
-    int i;
-    if (p) {
-        const uint8_t *o = p->order, *lin_end = o + p->linear, *arc_end = lin_end + p->arc;
-        const zl_plan_run *r, *end;
-        const void *from = step_source(a, b, t);
-        for (; o < lin_end; o++)
-            lerp_field(&p->field[*o], out, a, b, t);
-        for (t = arc_fraction(t); o < arc_end; o++)
-            arc_field(&p->field[*o], out, a, b, t);
-        for (r = runs_of(p, 3, &end); r < end; r++)
-            copy_bytes(out, from, r->offset, r->len);
-        return;
+    switch (f->interp) {
+    case ZL_INTERP_LINEAR:
+        /* Clamping first keeps both ends in int32; zl_fx_lerp on raw values
+         * is exactly an integer lerp, so INT and FX share it. */
+        a = clamp64(a, f->min, f->max);
+        b = clamp64(b, f->min, f->max);
+        return clamp64(zl_fx_lerp((int32_t)a, (int32_t)b, t), f->min, f->max);
+    case ZL_INTERP_ARC:
+        t = t < 0 ? 0 : t > ZL_FX_ONE ? ZL_FX_ONE : t;
+        return zl_angle_lerp((zl_angle)a, (zl_angle)b, t);
+    default:
+        return t >= ZL_FX_ONE ? b : a;
     }
+}
+
+void zl_schema_interpolate(const zl_schema *s, void *out, const void *a, const void *b, zl_fx t)
+{
+    uint16_t i;
+    ZL_ASSERT(s && out && a && b);
     for (i = 0; i < s->count; i++) {
-        const zl_plan_field *f = field_at(s, NULL, i, &tmp, 0);
-        switch (f->op & ZL_INTERP_MASK) {
-        case ZL_INTERP_LINEAR:
-            lerp_field(f, out, a, b, t);
-            break;
-        case ZL_INTERP_ARC:
-            arc_field(f, out, a, b, arc_fraction(t));
-            break;
-        default:
-            copy_bytes(out, step_source(a, b, t), f->offset, f->size);
-            break;
-        }
+        const zl_field *f = &s->fields[i];
+        store_value(f, out, interpolate_field(f, load_value(f, a), load_value(f, b), t));
     }
 }
 
-static void write_value(const zl_plan_field *f, zl_bitwriter *w, uint32_t base_code, uint32_t code)
+static void write_value(const zl_field *f, zl_bitwriter *w, uint32_t base_code, uint32_t code)
 {
-    if (f->sel & ZL_DELTA)
+    if (f->flags & ZL_DELTA)
         zl_bitwriter_delta(w, to_i32(code - base_code)); /* wraps mod 2^32 */
     else
-        zl_bitwriter_bits(w, code, f->width);
+        zl_bitwriter_bits(w, code, zl_bits_required(max_code(f)));
 }
 
 /* Sets ZL_ERR_MALFORMED unless an earlier error already stuck. */
@@ -388,13 +343,28 @@ static void malformed(zl_bitreader *r)
         r->error = ZL_ERR_MALFORMED;
 }
 
-static uint32_t read_value(const zl_plan_field *f, zl_bitreader *r, uint32_t base_code)
+/* A delta's header: the index of the last changed field of a schema of
+ * `count` fields, or -1 when nothing changed or the index is out of range
+ * (then malformed). */
+static int read_last(zl_bitreader *r, uint16_t count)
+{
+    uint32_t index;
+    if (!zl_bitreader_bool(r))
+        return -1;
+    index = zl_bitreader_bits(r, zl_bits_required(count - 1u));
+    if (index < count)
+        return (int)index;
+    malformed(r);
+    return -1;
+}
+
+static uint32_t read_value(const zl_field *f, zl_bitreader *r, uint32_t base_code)
 {
     uint32_t code;
-    if (f->sel & ZL_DELTA)
+    if (f->flags & ZL_DELTA)
         code = base_code + (uint32_t)zl_bitreader_delta(r);
     else
-        code = zl_bitreader_bits(r, f->width);
+        code = zl_bitreader_bits(r, zl_bits_required(max_code(f)));
     if (code > max_code(f)) {
         malformed(r);
         return 0;
@@ -402,26 +372,25 @@ static uint32_t read_value(const zl_plan_field *f, zl_bitreader *r, uint32_t bas
     return code;
 }
 
-static int write_delta(const zl_schema *s, const zl_schema_plan *p, zl_bitwriter *w,
-                       const void *base, const void *state, int which)
+int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
+                          const void *state, int which)
 {
-    zl_plan_field tmp;
     uint32_t start = zl_bitwriter_bits_used(w);
     int last = -1;
     int i;
-    ZL_ASSERT(w && state && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
+    ZL_ASSERT(s && w && state && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
     for (i = 0; i < s->count; i++) {
-        const zl_plan_field *f = field_at(s, p, i, &tmp, 1);
-        if ((f->sel & SEL(which)) && code_of(f, state) != code_of(f, base))
+        const zl_field *f = &s->fields[i];
+        if (selected(f, which) && code_of(f, state) != code_of(f, base))
             last = i;
     }
     zl_bitwriter_bool(w, last >= 0);
     if (last >= 0) {
         zl_bitwriter_bits(w, (uint32_t)last, zl_bits_required(s->count - 1u));
         for (i = 0; i <= last; i++) {
-            const zl_plan_field *f = field_at(s, p, i, &tmp, 1);
+            const zl_field *f = &s->fields[i];
             uint32_t code, base_code;
-            if (!(f->sel & SEL(which)))
+            if (!selected(f, which))
                 continue;
             code = code_of(f, state);
             base_code = code_of(f, base);
@@ -436,84 +405,161 @@ static int write_delta(const zl_schema *s, const zl_schema_plan *p, zl_bitwriter
     return (int)(zl_bitwriter_bits_used(w) - start);
 }
 
-static int read_delta(const zl_schema *s, const zl_schema_plan *p, zl_bitreader *r,
-                      const void *base, void *out, int which)
+int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, void *out,
+                         int which)
 {
-    zl_plan_field tmp;
-    int last = -1;
+    int last;
     int i;
-    ZL_ASSERT(r && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
-    if (zl_bitreader_bool(r)) {
-        uint32_t index = zl_bitreader_bits(r, zl_bits_required(s->count - 1u));
-        /* The last changed field must exist and be one that is sent. */
-        if (index >= s->count || !(field_at(s, p, (int)index, &tmp, 1)->sel & SEL(which)))
-            malformed(r);
-        else
-            last = (int)index;
+    ZL_ASSERT(s && r && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
+    last = read_last(r, s->count);
+    /* The last changed field must be one that is sent. */
+    if (last >= 0 && !selected(&s->fields[last], which)) {
+        malformed(r);
+        last = -1;
     }
     for (i = 0; i < s->count && r->error == ZL_OK; i++) {
-        const zl_plan_field *f = field_at(s, p, i, &tmp, 1);
+        const zl_field *f = &s->fields[i];
         uint32_t code;
-        if (!(f->sel & SEL(which)))
+        if (!selected(f, which))
             continue;
         code = code_of(f, base);
         if (i == last || (i < last && zl_bitreader_bool(r)))
             code = read_value(f, r, code);
-        store(f, out, decode(f, code));
+        store_value(f, out, decode(f, code));
     }
     return r->error;
 }
 
-void zl_schema_copy(const zl_schema *s, void *dst, const void *src, int which)
+/* ---- Plans ----
+ * A plan takes every per-field decision of the walk above once. Values
+ * are handled as 32-bit patterns: a field's value minus its min, taken
+ * modulo 2^32, is its place in the range whatever the signedness, so one
+ * clamp serves every kind. The walk stays the reference (tests/test_plan.c
+ * compares the two byte for byte) and the path of unplanned callers. */
+
+/* zl_plan_field.op, above the ZL_INTERP_* rule. */
+enum {
+    OP_SIGNED = 4,     /* values order as int32 (else as uint32) */
+    OP_SEXT = 8,       /* a signed value narrower than 4 bytes */
+    OP_WRAPS = 16,     /* codes wrap (ANGLE, FLAGS) instead of clamping */
+    OP_QUANT_SAME = 32 /* quantising cannot change it: skipped */
+};
+
+/* zl_plan_field.sel: bit `which` for each selection, and ZL_DELTA. */
+#define SEL(which) (1u << (which))
+ZL_STATIC_ASSERT(ZL_DELTA > SEL(ZL_SCHEMA_SHARED) && ZL_DELTA < 256, sel_fits_a_byte);
+
+static void prepare(const zl_field *f, zl_plan_field *p)
 {
-    ZL_ASSERT(s && dst && src);
-    copy(s, NULL, dst, src, which);
+    p->offset = f->offset;
+    p->size = f->size;
+    p->op = f->interp;
+    p->spare = 0;
+    p->sel = (uint8_t)(SEL(ZL_SCHEMA_ALL) | (f->flags & ZL_DELTA));
+    if (selected(f, ZL_SCHEMA_WIRE))
+        p->sel = (uint8_t)(p->sel | SEL(ZL_SCHEMA_WIRE));
+    if (selected(f, ZL_SCHEMA_SHARED))
+        p->sel = (uint8_t)(p->sel | SEL(ZL_SCHEMA_SHARED));
+    p->width = (uint8_t)zl_bits_required(max_code(f));
+    switch (f->kind) {
+    case ZL_FIELD_KIND_FX:
+    case ZL_FIELD_KIND_INT:
+        p->shift = (uint8_t)(f->kind == ZL_FIELD_KIND_FX ? step_shift(f) : 0u);
+        p->min = (uint32_t)f->min;
+        p->span = (uint32_t)f->max - (uint32_t)f->min;
+        if (is_signed(f))
+            p->op = (uint8_t)(p->op | OP_SIGNED | (f->size < 4 ? OP_SEXT : 0));
+        break;
+    default: /* ANGLE keeps its top bits, FLAGS its low ones */
+        p->shift = (uint8_t)(f->kind == ZL_FIELD_KIND_ANGLE ? step_shift(f) : 0u);
+        p->min = 0;
+        p->span = f->kind == ZL_FIELD_KIND_ANGLE ? 0xFFFFu : 0xFFFFFFFFu;
+        p->op = (uint8_t)(p->op | OP_WRAPS);
+        break;
+    }
 }
 
-int zl_schema_first_diff(const zl_schema *s, const void *a, const void *b, int which)
+static inline uint32_t plan_load(const zl_plan_field *f, const void *state)
 {
-    ZL_ASSERT(s && a && b);
-    return first_diff(s, NULL, a, b, which);
+    return load_at(state, f->offset, f->size);
 }
 
-int zl_schema_equal(const zl_schema *s, const void *a, const void *b, int which)
+static inline void plan_store(const zl_plan_field *f, void *state, uint32_t raw)
 {
-    return zl_schema_first_diff(s, a, b, which) == s->count;
+    store_at(state, f->offset, f->size, raw);
 }
 
-uint32_t zl_schema_hash(const zl_schema *s, const void *state, int which, uint32_t hash)
+/* v - min clamped to [0, span], v a 32-bit pattern ordered as int32 when
+ * is_signed, else as uint32. Outside the range, v - min (mod 2^32) lies
+ * above span: up to top - min for values above max, beyond for those
+ * below min (they wrapped), top being the largest value of the order. */
+static inline uint32_t place(uint32_t v, uint32_t min, uint32_t span, int is_signed_order)
 {
-    ZL_ASSERT(s && state);
-    return hash_of(s, NULL, state, which, hash);
+    uint32_t off = v - min;
+    if (off > span)
+        off = off > (is_signed_order ? 0x7FFFFFFFu : 0xFFFFFFFFu) - min ? 0u : span;
+    return off;
 }
 
-void zl_schema_quantize(const zl_schema *s, void *state)
+/* The stored bits' place in the field's range, clamped. (raw ^ s) - s
+ * sign-extends without converting to a signed type. */
+static inline uint32_t place_of(const zl_plan_field *f, uint32_t raw)
 {
-    ZL_ASSERT(s && state);
-    quantize(s, NULL, state);
+    if (f->op & OP_SEXT) {
+        uint32_t s = 1u << (f->size * 8u - 1u);
+        raw = (raw ^ s) - s;
+    }
+    return place(raw, f->min, f->span, f->op & OP_SIGNED);
 }
 
-void zl_schema_interpolate(const zl_schema *s, void *out, const void *a, const void *b, zl_fx t)
+static inline uint32_t plan_max_code(const zl_plan_field *f)
 {
-    ZL_ASSERT(s && out && a && b);
-    interpolate(s, NULL, out, a, b, t);
+    return (f->op & OP_WRAPS) ? low_mask(f->width) : f->span >> f->shift;
 }
 
-int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
-                          const void *state, int which)
+/* The place rounded to a step (halves up). place + half a step cannot
+ * wrap: span is a multiple of the step. */
+static inline uint32_t plan_encode(const zl_plan_field *f, uint32_t raw)
 {
-    ZL_ASSERT(s);
-    return write_delta(s, NULL, w, base, state, which);
+    uint32_t code = (place_of(f, raw) + ((1u << f->shift) >> 1)) >> f->shift;
+    return (f->op & OP_WRAPS) ? code & plan_max_code(f) : code;
 }
 
-int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, void *out,
-                         int which)
+static inline uint32_t plan_decode(const zl_plan_field *f, uint32_t code)
 {
-    ZL_ASSERT(s);
-    return read_delta(s, NULL, r, base, out, which);
+    return f->min + (code << f->shift);
 }
 
-/* ---- Plans ---- */
+static inline uint32_t plan_code_of(const zl_plan_field *f, const void *base)
+{
+    return plan_encode(f, base ? plan_load(f, base) : 0u);
+}
+
+static const zl_plan_run *runs_of(const zl_schema_plan *p, int list, const zl_plan_run **end)
+{
+    *end = &p->run[p->runs[list]];
+    return &p->run[list ? p->runs[list - 1] : 0];
+}
+
+/* Runs are a few bytes each: words and bytes moved inline beat a library
+ * call per run. Forward copies are safe for dst == src, the only overlap
+ * the API allows. */
+static inline void copy_runs(const zl_schema_plan *p, int list, void *dst, const void *src)
+{
+    const zl_plan_run *r, *end;
+    for (r = runs_of(p, list, &end); r < end; r++) {
+        uint8_t *d = (uint8_t *)dst + r->offset;
+        const uint8_t *from = (const uint8_t *)src + r->offset;
+        unsigned len = r->len;
+        uint32_t word;
+        for (; len >= 4; len -= 4, d += 4, from += 4) {
+            memcpy(&word, from, 4);
+            memcpy(d, &word, 4);
+        }
+        for (; len > 0; len--)
+            *d++ = *from++;
+    }
+}
 
 static int overlapping(const zl_schema *s)
 {
@@ -537,13 +583,13 @@ static int quantize_keeps(const zl_plan_field *f)
     return f->span == low_mask(f->size * 8u);
 }
 
-/* Appends to p->run the bytes of the fields `in` accepts (1 << which, or
+/* Appends to p->run the bytes of the fields of selection `which` (or of
  * the STEP rule for `which` 3), in memory order, adjacent ones merged;
  * ends list `which`. 0 when the runs do not fit. */
 static int add_runs(zl_schema_plan *p, int which)
 {
     uint8_t idx[ZL_SCHEMA_PLAN_FIELDS];
-    int n = 0, i, j, at = which ? p->runs[which - 1] : 0;
+    int n = 0, i, j, first = which ? p->runs[which - 1] : 0, at = first;
     for (i = 0; i < p->schema->count; i++) {
         const zl_plan_field *f = &p->field[i];
         if (which < 3 ? (f->sel & SEL(which)) != 0 : (f->op & ZL_INTERP_MASK) == ZL_INTERP_STEP) {
@@ -554,8 +600,7 @@ static int add_runs(zl_schema_plan *p, int which)
     }
     for (i = 0; i < n; i++) {
         const zl_plan_field *f = &p->field[idx[i]];
-        if (at > (which ? p->runs[which - 1] : 0) &&
-            p->run[at - 1].offset + p->run[at - 1].len == f->offset) {
+        if (at > first && p->run[at - 1].offset + p->run[at - 1].len == f->offset) {
             p->run[at - 1].len = (uint16_t)(p->run[at - 1].len + f->size);
             continue;
         }
@@ -569,6 +614,13 @@ static int add_runs(zl_schema_plan *p, int which)
     return 1;
 }
 
+/* Q16.16 and other 4-byte signed fields: their stored bits read as int32
+ * are the value, so clamping is two compares. */
+static int is_wide(const zl_plan_field *f)
+{
+    return f->size == 4 && (f->op & OP_SIGNED);
+}
+
 int zl_schema_plan_init(zl_schema_plan *p, const zl_schema *s)
 {
     int i, which;
@@ -580,12 +632,16 @@ int zl_schema_plan_init(zl_schema_plan *p, const zl_schema *s)
     if (s->count > ZL_SCHEMA_PLAN_FIELDS)
         return ZL_ERR_FULL;
     for (i = 0; i < s->count; i++) {
-        prepare(&s->fields[i], &p->field[i], 1);
+        prepare(&s->fields[i], &p->field[i]);
         if (quantize_keeps(&p->field[i]))
             p->field[i].op = (uint8_t)(p->field[i].op | OP_QUANT_SAME);
-        if (s->fields[i].interp == ZL_INTERP_LINEAR)
-            p->order[p->linear++] = (uint8_t)i;
+        if (s->fields[i].interp == ZL_INTERP_LINEAR && is_wide(&p->field[i]))
+            p->order[p->wide++] = (uint8_t)i;
     }
+    p->linear = p->wide;
+    for (i = 0; i < s->count; i++)
+        if (s->fields[i].interp == ZL_INTERP_LINEAR && !is_wide(&p->field[i]))
+            p->order[p->linear++] = (uint8_t)i;
     for (i = 0; i < s->count; i++)
         if (s->fields[i].interp == ZL_INTERP_ARC)
             p->order[p->linear + p->arc++] = (uint8_t)i;
@@ -599,13 +655,19 @@ int zl_schema_plan_init(zl_schema_plan *p, const zl_schema *s)
 void zl_schema_plan_copy(const zl_schema_plan *p, void *dst, const void *src, int which)
 {
     ZL_ASSERT(p && dst && src);
-    copy(p->schema, usable(p), dst, src, which);
+    if (p->planned)
+        copy_runs(p, which, dst, src);
+    else
+        zl_schema_copy(p->schema, dst, src, which);
 }
 
+/* Field by field with early exit is the fastest compare measured (byte
+ * runs compared word by word cost more on the Cortex-M3), so the walk
+ * serves. */
 int zl_schema_plan_first_diff(const zl_schema_plan *p, const void *a, const void *b, int which)
 {
     ZL_ASSERT(p && a && b);
-    return first_diff(p->schema, usable(p), a, b, which);
+    return zl_schema_first_diff(p->schema, a, b, which);
 }
 
 int zl_schema_plan_equal(const zl_schema_plan *p, const void *a, const void *b, int which)
@@ -613,35 +675,119 @@ int zl_schema_plan_equal(const zl_schema_plan *p, const void *a, const void *b, 
     return zl_schema_plan_first_diff(p, a, b, which) == p->schema->count;
 }
 
+/* A hash runs over every field in table order at its width: a plan knows
+ * nothing the walk would skip. */
 uint32_t zl_schema_plan_hash(const zl_schema_plan *p, const void *state, int which, uint32_t hash)
 {
     ZL_ASSERT(p && state);
-    return hash_of(p->schema, usable(p), state, which, hash);
+    return zl_schema_hash(p->schema, state, which, hash);
 }
 
 void zl_schema_plan_quantize(const zl_schema_plan *p, void *state)
 {
+    const zl_plan_field *f, *end;
     ZL_ASSERT(p && state);
-    quantize(p->schema, usable(p), state);
+    if (!p->planned) {
+        zl_schema_quantize(p->schema, state);
+        return;
+    }
+    for (f = p->field, end = f + p->schema->count; f < end; f++)
+        if ((f->sel & SEL(ZL_SCHEMA_WIRE)) && !(f->op & OP_QUANT_SAME))
+            plan_store(f, state, plan_decode(f, plan_encode(f, plan_load(f, state))));
 }
 
+/* Each field reads only its own bytes of a and b and writes only its own
+ * of out, so out may alias either and the plan may take fields in any
+ * order (its fields never share bytes). Both ends are clamped, which keeps
+ * the lerp in int32, and zl_fx_lerp on raw values is exactly an integer
+ * lerp, so INT and FX share it; ARC clamps t to [0, ONE]; STEP fields are
+ * a's until t reaches ONE. */
 void zl_schema_plan_interpolate(const zl_schema_plan *p, void *out, const void *a, const void *b,
                                 zl_fx t)
 {
+    const uint8_t *o, *wide_end, *lin_end, *arc_end;
     ZL_ASSERT(p && out && a && b);
-    interpolate(p->schema, usable(p), out, a, b, t);
+    if (!p->planned) {
+        zl_schema_interpolate(p->schema, out, a, b, t);
+        return;
+    }
+    o = p->order;
+    wide_end = o + p->wide;
+    lin_end = o + p->linear;
+    arc_end = lin_end + p->arc;
+    for (; o < wide_end; o++) {
+        const zl_plan_field *f = &p->field[*o];
+        int32_t lo = to_i32(f->min), hi = to_i32(f->min + f->span), va, vb, r;
+        uint32_t raw;
+        memcpy(&raw, (const uint8_t *)a + f->offset, 4);
+        va = to_i32(raw);
+        memcpy(&raw, (const uint8_t *)b + f->offset, 4);
+        vb = to_i32(raw);
+        va = va < lo ? lo : va > hi ? hi : va;
+        vb = vb < lo ? lo : vb > hi ? hi : vb;
+        r = zl_fx_lerp(va, vb, t);
+        raw = (uint32_t)(r < lo ? lo : r > hi ? hi : r);
+        memcpy((uint8_t *)out + f->offset, &raw, 4);
+    }
+    for (; o < lin_end; o++) {
+        const zl_plan_field *f = &p->field[*o];
+        int32_t va = to_i32(f->min + place_of(f, plan_load(f, a)));
+        int32_t vb = to_i32(f->min + place_of(f, plan_load(f, b)));
+        uint32_t r = (uint32_t)zl_fx_lerp(va, vb, t);
+        plan_store(f, out, f->min + place(r, f->min, f->span, 1));
+    }
+    copy_runs(p, 3, out, t >= ZL_FX_ONE ? b : a);
+    t = t < 0 ? 0 : t > ZL_FX_ONE ? ZL_FX_ONE : t;
+    for (; o < arc_end; o++) {
+        const zl_plan_field *f = &p->field[*o];
+        plan_store(f, out, zl_angle_lerp((zl_angle)plan_load(f, a), (zl_angle)plan_load(f, b), t));
+    }
 }
 
+/* Only servers write deltas, and they write with the walk (its cost is the
+ * baseline of the snapshot encoder's work); one loop of writing serves
+ * both, so the plan's results cannot drift from it. */
 int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
                                const void *state, int which)
 {
     ZL_ASSERT(p);
-    return write_delta(p->schema, usable(p), w, base, state, which);
+    return zl_schema_write_delta(p->schema, w, base, state, which);
 }
 
 int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const void *base,
                               void *out, int which)
 {
-    ZL_ASSERT(p);
-    return read_delta(p->schema, usable(p), r, base, out, which);
+    const zl_schema *s;
+    int last;
+    int i;
+    ZL_ASSERT(p && r && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
+    s = p->schema;
+    if (!p->planned)
+        return zl_schema_read_delta(s, r, base, out, which);
+    last = read_last(r, s->count);
+    if (last >= 0 && !(p->field[last].sel & SEL(which))) {
+        malformed(r);
+        last = -1;
+    }
+    for (i = 0; i < s->count && r->error == ZL_OK; i++) {
+        const zl_plan_field *f = &p->field[i];
+        uint32_t code;
+        if (!(f->sel & SEL(which)))
+            continue;
+        /* A full code sent makes the base's unneeded. */
+        if (i == last || (i < last && zl_bitreader_bool(r))) {
+            if (f->sel & ZL_DELTA)
+                code = plan_code_of(f, base) + (uint32_t)zl_bitreader_delta(r);
+            else
+                code = zl_bitreader_bits(r, f->width);
+            if (code > plan_max_code(f)) {
+                malformed(r);
+                code = 0;
+            }
+        } else {
+            code = plan_code_of(f, base);
+        }
+        plan_store(f, out, plan_decode(f, code));
+    }
+    return r->error;
 }
