@@ -71,11 +71,40 @@ void zl_client_init(zl_client *c, const zl_client_config *config, const zl_game 
         zl_interp_reset(&c->history[i]);
 }
 
+/* TOKEN_REQUEST or TOKEN_RESPONSE: the plain message's fields and the token. */
+static void send_token_handshake(zl_client *c)
+{
+    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_TOKEN_REQUEST_SIZE];
+    uint8_t *payload = packet + ZL_PACKET_HEADER_SIZE;
+    if (c->state == ZL_CLIENT_REQUESTING) {
+        zl_msg_token_request m;
+        m.protocol_id = ZL_PROTOCOL_ID;
+        m.nonce = c->conn.nonce;
+        m.settings = c->config.settings;
+        m.token = c->token;
+        zl_conn_send_unlinked(&c->conn.out, &c->conn.peer, ZL_MSG_TOKEN_REQUEST, packet,
+                              zl_msg_write(ZL_MSG_TOKEN_REQUEST, payload, ZL_TOKEN_REQUEST_SIZE,
+                                           &m));
+    } else {
+        zl_msg_token_response m;
+        m.nonce = c->conn.nonce;
+        m.window = c->window;
+        m.cookie = c->cookie;
+        m.settings = c->config.settings;
+        m.token = c->token;
+        zl_conn_send_unlinked(&c->conn.out, &c->conn.peer, ZL_MSG_TOKEN_RESPONSE, packet,
+                              zl_msg_write(ZL_MSG_TOKEN_RESPONSE, payload, ZL_TOKEN_REQUEST_SIZE,
+                                           &m));
+    }
+}
+
 static void send_handshake(zl_client *c)
 {
     uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_REQUEST_SIZE];
     uint8_t *payload = packet + ZL_PACKET_HEADER_SIZE;
-    if (c->state == ZL_CLIENT_REQUESTING) {
+    if (c->has_token) {
+        send_token_handshake(c);
+    } else if (c->state == ZL_CLIENT_REQUESTING) {
         zl_msg_request m;
         m.protocol_id = ZL_PROTOCOL_ID;
         m.nonce = c->conn.nonce;
@@ -93,16 +122,37 @@ static void send_handshake(zl_client *c)
     }
 }
 
-void zl_client_connect(zl_client *c, const zl_addr *server, uint64_t now_us)
+/* Starts the handshake with `server`. */
+static void begin_connect(zl_client *c, const zl_addr *server, uint64_t now_us)
 {
-    zl_sender out;
-    ZL_ASSERT(c && server);
-    out = c->conn.out; /* zl_conn_init starts by clearing the conn */
+    zl_sender out = c->conn.out; /* zl_conn_init starts by clearing the conn */
     zl_conn_init(&c->conn, &out, server, c->conn.nonce);
     c->state = ZL_CLIENT_REQUESTING;
     c->last_heard_us = now_us;
     c->next_send_us = now_us + c->config.resend_us;
     send_handshake(c);
+}
+
+void zl_client_connect(zl_client *c, const zl_addr *server, uint64_t now_us)
+{
+    ZL_ASSERT(c && server);
+    c->has_token = 0;
+    begin_connect(c, server, now_us);
+}
+
+int zl_client_connect_token(zl_client *c, const zl_connect_token *token, uint64_t now_us)
+{
+    ZL_ASSERT(c && token);
+    if (token->address_count < 1 || token->address_count > ZL_TOKEN_ADDRESSES)
+        return ZL_ERR_INVALID;
+    c->has_token = 1;
+    c->token.expire_s = token->expire_s;
+    memcpy(c->token.nonce, token->nonce, sizeof c->token.nonce);
+    memcpy(c->token.sealed, token->sealed, sizeof c->token.sealed);
+    memcpy(c->client_key, token->client_key, sizeof c->client_key);
+    memcpy(c->server_key, token->server_key, sizeof c->server_key);
+    begin_connect(c, &token->addresses[0], now_us);
+    return ZL_OK;
 }
 
 static void on_accept(zl_client *c, const zl_msg_accept *a, uint64_t now_us)
@@ -114,6 +164,9 @@ static void on_accept(zl_client *c, const zl_msg_accept *a, uint64_t now_us)
     c->settings = a->settings;
     c->next_send_us = now_us;
     zl_conn_start_link(&c->conn, now_us);
+    /* We send with the client's key and open with the server's. */
+    if (c->has_token)
+        zl_conn_seal_with(&c->conn, c->client_key, c->server_key, NULL);
 }
 
 /* Handshake replies, before a connection exists. */
@@ -226,10 +279,9 @@ static void on_linked(zl_client *c, const zl_conn_datagram *d, size_t len, uint6
     }
 }
 
-void zl_client_receive(zl_client *c, const zl_addr *from, const void *data, size_t len,
+void zl_client_receive(zl_client *c, const zl_addr *from, void *data, size_t len,
                        uint64_t now_us)
 {
-    uint8_t work[ZL_MAX_PACKET];
     zl_conn_datagram d;
     int kind;
     ZL_ASSERT(c && from && (data || len == 0));
@@ -237,7 +289,7 @@ void zl_client_receive(zl_client *c, const zl_addr *from, const void *data, size
         c->bad_messages++;
         return;
     }
-    kind = zl_conn_open(&c->conn, c->state == ZL_CLIENT_CONNECTED, data, len, work, &d);
+    kind = zl_conn_open(&c->conn, c->state == ZL_CLIENT_CONNECTED, (uint8_t *)data, len, &d);
     if (kind == ZL_CONN_LINKED)
         on_linked(c, &d, len, now_us);
     else if (kind == ZL_CONN_UNLINKED)

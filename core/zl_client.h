@@ -64,7 +64,10 @@ typedef struct zl_client {
     uint8_t deny_reason;       /* ZL_DENY_* once DENIED */
     uint8_t disconnect_reason; /* ZL_DISCONNECT_* once DISCONNECTED */
     uint8_t has_player;        /* a first snapshot arrived */
+    uint8_t has_token;         /* connecting with a token: packets get sealed */
     zl_conn conn;              /* the server's address, our nonce, the link */
+    zl_msg_token token;        /* what the handshake carries of the token */
+    uint8_t client_key[ZL_TOKEN_KEY_SIZE], server_key[ZL_TOKEN_KEY_SIZE];
     uint32_t window;
     uint64_t cookie;
     uint16_t slot;
@@ -98,12 +101,22 @@ typedef struct zl_client {
 void zl_client_init(zl_client *c, const zl_client_config *config, const zl_game *game,
                     const zl_platform *net, uint64_t nonce);
 
-/* Starts connecting to server at now_us (sends the first REQUEST). */
+/* Starts connecting to a plain server (ZL_SECURITY_PLAIN) at now_us: sends
+ * the first REQUEST. Nothing the client sends or receives is protected
+ * beyond a CRC. */
 void zl_client_connect(zl_client *c, const zl_addr *server, uint64_t now_us);
 
+/* Starts connecting with a connect token from the game's backend
+ * (zl_token.h) to the first server it names, at now_us: the token goes in
+ * the handshake, and once connected every packet both ways is sealed with
+ * its session keys. The token is copied (its keys too; wipe yours). Returns
+ * ZL_OK, or ZL_ERR_INVALID for a token naming no address. */
+int zl_client_connect_token(zl_client *c, const zl_connect_token *token, uint64_t now_us);
+
 /* Takes one datagram from `from`; anything not from the server or not
- * valid is dropped and counted. */
-void zl_client_receive(zl_client *c, const zl_addr *from, const void *data, size_t len,
+ * valid is dropped and counted. data is the caller's receive buffer: a
+ * sealed packet is decrypted in place. */
+void zl_client_receive(zl_client *c, const zl_addr *from, void *data, size_t len,
                        uint64_t now_us);
 
 /* Handshake retries, timeouts, and the command packet when cmdrate says

@@ -76,20 +76,20 @@ enum {
 /* A datagram demultiplexed: its header and its payload in clear. */
 typedef struct zl_conn_datagram {
     zl_packet_header h;
-    const uint8_t *payload; /* in the caller's packet, or in work when sealed */
+    const uint8_t *payload; /* inside the caller's packet */
     size_t payload_len;
 } zl_conn_datagram;
 
-/* Demultiplexes a datagram from the peer (read only, hostile bytes fine):
+/* Demultiplexes a datagram of len bytes from the peer (hostile bytes fine):
  * opened as this connection's when `linked` is 1 (its CRC under the
  * connection's id, or when sealed its tag under the session key, the
- * payload decrypted into work, ZL_MAX_PACKET bytes of the caller's), else
- * (or failing that) under the protocol's id; each try is one check, counted
- * in stats.checked. Returns ZL_CONN_LINKED or ZL_CONN_UNLINKED with *d
- * filled; else the packet layer's ZL_ERR_* (with `linked`, the link counts
- * why in its drop statistics; a failed tag as ZL_PACKET_DROP_CHECKSUM). */
-int zl_conn_open(zl_conn *c, int linked, const void *packet, size_t len,
-                 uint8_t work[ZL_MAX_PACKET], zl_conn_datagram *d);
+ * payload then decrypted in place: packet is the caller's and writable;
+ * nothing is written unless the tag verifies), else (or failing that) under
+ * the protocol's id; each try is one check, counted in stats.checked.
+ * Returns ZL_CONN_LINKED or ZL_CONN_UNLINKED with *d filled; else the packet
+ * layer's ZL_ERR_* (with `linked`, the link counts why in its drop
+ * statistics; a failed tag as ZL_PACKET_DROP_CHECKSUM). */
+int zl_conn_open(zl_conn *c, int linked, uint8_t *packet, size_t len, zl_conn_datagram *d);
 
 /* Seals a message on the link (type, next sequence, our acks) in place and
  * sends it to the peer: packet holds payload_bytes at packet +

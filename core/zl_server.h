@@ -45,11 +45,29 @@ typedef struct zl_server_config {
     zl_ratelimit_config ratelimit; /* challenges per address and in all */
     zl_lagcomp_settings lagcomp; /* origin_field comes from the game */
     zl_cmdbuf_settings cmdbuf; /* every client's input jitter buffer */
+    /* Who may connect and how packets are protected: ZL_SECURITY_TOKENS
+     * (the default) admits only holders of a connect token minted with
+     * private_key for one of public_addresses, and seals every connected
+     * packet with the token's session keys; ZL_SECURITY_PLAIN (LAN tools,
+     * tests) admits anyone and seals packets with a CRC only: anyone on the
+     * path reads and rewrites them. */
+    uint8_t security;
+    uint8_t private_key[ZL_TOKEN_KEY_SIZE]; /* shared with the backend */
+    uint8_t public_address_count;           /* 1 .. ZL_TOKEN_ADDRESSES */
+    zl_addr public_addresses[ZL_TOKEN_ADDRESSES]; /* as tokens name them */
+    uint64_t unix_time_s; /* Unix time at zl_server_init's now_us: tokens
+                             expire by it */
+    zl_aead aead;         /* seals packets: zl_aead_default or a port's engine */
 } zl_server_config;
+
+enum { ZL_SECURITY_TOKENS = 0, ZL_SECURITY_PLAIN = 1 };
 
 /* tick_rate 64, max_clients ZL_MAX_CLIENTS, timeout 5 s, compensation on,
  * packet_rate 128 and packet_burst 32, and the defaults of each part (the
- * update and command rate maxima are set to the tick rate). */
+ * update and command rate maxima are set to the tick rate). Security is
+ * ZL_SECURITY_TOKENS with no key and no address: the caller sets
+ * private_key, public_addresses and unix_time_s, or chooses
+ * ZL_SECURITY_PLAIN explicitly. */
 void zl_server_config_default(zl_server_config *c);
 
 /* Something the application may want to print or act on. */
@@ -76,6 +94,13 @@ enum {
                                    answered with a DENY */
     ZL_SERVER_DROP_VERSION,     /* a REQUEST for another protocol version:
                                    answered with a DENY */
+    ZL_SERVER_DROP_PLAIN,       /* a request without a token to a server that
+                                   wants one: answered with a DENY (or a token
+                                   to a plain server: dropped) */
+    ZL_SERVER_DROP_TOKEN_FORGED,  /* a token that does not open under our key */
+    ZL_SERVER_DROP_TOKEN_EXPIRED, /* a token past its expiry */
+    ZL_SERVER_DROP_TOKEN_FOREIGN, /* a token for other servers' addresses */
+    ZL_SERVER_DROP_TOKEN_REUSED,  /* a token already used from another address */
     ZL_SERVER_DROP_COUNT
 };
 
@@ -116,7 +141,10 @@ typedef struct zl_server_client_stats {
 typedef struct zl_server_slot {
     uint8_t connected;
     uint8_t full_requested;
-    zl_conn conn;            /* the client's address, nonce, link */
+    zl_conn conn;            /* the client's address, nonce, link, keys */
+    uint64_t client_id;      /* from its token (0 in plain mode) */
+    uint32_t timeout_us;     /* silence that ends it */
+    uint8_t user_data[ZL_TOKEN_USER_DATA]; /* from its token */
     zl_client_settings settings;
     uint32_t view_delay_us;  /* the interpolation delay the client reports */
     uint64_t last_heard_us;
@@ -144,6 +172,8 @@ typedef struct zl_server {
     uint64_t next_tick_us;
     zl_snapshot_layout layout;
     zl_ratelimit limiter;
+    zl_token_cache tokens;   /* tokens admitted, so none is used twice */
+    uint64_t start_us;       /* zl_server_init's now_us (config.unix_time_s) */
     uint32_t dropped[ZL_SERVER_DROP_COUNT];
     uint32_t notices_written, notices_read, notices_lost;
     zl_server_notice notice[ZL_SERVER_NOTICES];
@@ -172,8 +202,9 @@ void zl_server_init(zl_server *s, const zl_server_config *c, const zl_game *game
                     uint64_t now_us);
 
 /* Takes one datagram of len bytes that arrived from `from` at now_us. Any
- * bytes are fine: what is not a valid message is dropped and counted. */
-void zl_server_receive(zl_server *s, const zl_addr *from, const void *data, size_t len,
+ * bytes are fine: what is not a valid message is dropped and counted. data
+ * is the caller's receive buffer: a sealed packet is decrypted in place. */
+void zl_server_receive(zl_server *s, const zl_addr *from, void *data, size_t len,
                        uint64_t now_us);
 
 /* Runs every tick due by now_us (each: commands, the game's tick, history,
@@ -191,6 +222,11 @@ const zl_events *zl_server_events(const zl_server *s);
  * cleared by the next tick). *unkept, when not NULL, gets how many traces
  * ever found the list full. */
 const zl_server_shot *zl_server_shots(const zl_server *s, uint32_t *count, uint32_t *unkept);
+
+/* The client id and user data of a connected slot's token (what the
+ * backend put in it), or 0 and NULL for a free slot or a plain server. */
+uint64_t zl_server_client_id(const zl_server *s, int slot);
+const uint8_t *zl_server_user_data(const zl_server *s, int slot);
 
 /* The live state of a connected slot's player, or NULL for a free slot. */
 const void *zl_server_player(const zl_server *s, int slot);

@@ -55,9 +55,11 @@ static void put_addresses(cursor *c, const zl_addr *a, uint8_t count)
     }
 }
 
-/* 0 when a count or a family is out of range. */
+/* 0 when a count or a family is out of range, or an unused slot is not
+ * all zero (one token, one encoding). */
 static int get_addresses(cursor *c, zl_addr *a, uint8_t count)
 {
+    static const zl_addr none;
     unsigned i;
     int ok = count >= 1 && count <= ZL_TOKEN_ADDRESSES;
     for (i = 0; i < ZL_TOKEN_ADDRESSES; i++) {
@@ -67,7 +69,8 @@ static int get_addresses(cursor *c, zl_addr *a, uint8_t count)
         if (i < count)
             ok &= a[i].family == ZL_ADDR_IPV4 || a[i].family == ZL_ADDR_IPV6;
         else
-            ok &= a[i].family == ZL_ADDR_NONE;
+            ok &= a[i].family == ZL_ADDR_NONE && a[i].port == 0 &&
+                  memcmp(a[i].ip, none.ip, sizeof none.ip) == 0;
     }
     return ok;
 }

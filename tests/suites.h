@@ -28,6 +28,7 @@
     X(clock)             \
     X(match)             \
     X(latency)           \
+    X(token)             \
     X(soak)              \
     X(cheats)            \
     X(slip)              \

@@ -438,7 +438,7 @@ static zl_addr random_source(zl_test_rng *rng)
                         (uint16_t)zl_test_rng_u32(rng));
 }
 
-static void flood_send(reply_sink *k, const zl_addr *from, const uint8_t *pkt, int len)
+static void flood_send(reply_sink *k, const zl_addr *from, uint8_t *pkt, int len)
 {
     k->request_len = (size_t)len;
     k->bytes_in += (uint64_t)len;
@@ -466,6 +466,7 @@ static void test_spoofed_connect_flood(void)
     hal.ctx = &sink;
     hal.send = sink_send;
     zl_server_config_default(&sc);
+    sc.security = ZL_SECURITY_PLAIN; /* the flood forges plain requests */
     memset(secret, 0x26, sizeof secret);
     zl_server_init(&S->server, &sc, &S->rules, &hal, secret, zl_test_time_us);
     t0 = zl_test_time_us;

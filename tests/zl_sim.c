@@ -197,6 +197,7 @@ void zl_sim_init(zl_sim *sim, int clients, const zl_server_config *sc,
         cfg = *sc;
     } else {
         zl_server_config_default(&cfg);
+        cfg.security = ZL_SECURITY_PLAIN; /* hostile clients here rewrite plain packets */
         cfg.max_clients = (uint16_t)clients;
     }
     for (k = 0; k < sizeof secret; k++)
@@ -352,7 +353,7 @@ void zl_sim_step(zl_sim *sim)
     zl_test_time_us += ZL_SIM_STEP_US;
     t0 = host_now(sim);
     while (!ZL_RING_EMPTY(&sim->server_inbox)) {
-        const zl_sim_datagram *d = ZL_RING_AT(&sim->server_inbox, 0);
+        zl_sim_datagram *d = ZL_RING_AT(&sim->server_inbox, 0);
         zl_server_receive(&sim->server, &d->from, d->data, d->len, zl_test_time_us);
         ZL_RING_POP(&sim->server_inbox);
         sim->received++;

@@ -32,7 +32,7 @@ static uint32_t mispredicted(demo_player *p, uint64_t now_us)
     return st.predict.mispredicted;
 }
 
-void demo_player_receive(demo_player *p, const zl_addr *from, const void *data, size_t len,
+void demo_player_receive(demo_player *p, const zl_addr *from, void *data, size_t len,
                          uint64_t now_us)
 {
     const fps_player *me = (const fps_player *)zl_client_predicted(&p->client);

@@ -36,7 +36,7 @@ void demo_player_init(demo_player *p, const zl_client_config *cfg, const zl_plat
                       demo_sink sink);
 
 /* Takes one datagram, blaming any misprediction it reveals. */
-void demo_player_receive(demo_player *p, const zl_addr *from, const void *data, size_t len,
+void demo_player_receive(demo_player *p, const zl_addr *from, void *data, size_t len,
                          uint64_t now_us);
 
 /* zl_client_update, and the HELLO record once connected. */

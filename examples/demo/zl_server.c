@@ -126,6 +126,7 @@ static int start(void)
     }
     demo_game_init(&game);
     zl_server_config_default(&cfg);
+    cfg.security = ZL_SECURITY_PLAIN; /* a LAN demo on this machine */
     cfg.tick_rate = (uint16_t)opt.tickrate;
     cfg.max_clients = (uint16_t)opt.maxclients;
     cfg.lag_compensation = (uint8_t)!opt.nolagcomp;
