@@ -48,15 +48,23 @@ int zl_client_init_(zl_client *c, const zl_client_config *config, const zl_game 
     zl_conn_init(&c->conn, &out, &nowhere, nonce);
     c->config.predict.origin_field = game->player_origin_field;
     c->config.predict.teleport_field = game->player_teleport_field;
+    /* A schema the plan cannot hold still works through it, walked. */
+    zl_schema_plan_init(&c->plan[0], game->player_schema);
+    zl_schema_plan_init(&c->plan[1], game->entity_schema);
+    c->config.predict.plan = &c->plan[0];
     zl_interp_config_init(&c->interp_config[0], game->player_schema);
+    c->interp_config[0].plan = &c->plan[0];
     c->interp_config[0].origin_field = game->player_origin_field;
     c->interp_config[0].teleport_field = game->player_teleport_field;
     zl_interp_config_init(&c->interp_config[1], game->entity_schema);
+    c->interp_config[1].plan = &c->plan[1];
     c->interp_config[1].origin_field = game->entity_origin_field;
     c->interp_config[1].teleport_field = game->entity_teleport_field;
     c->layout.player_schema = game->player_schema;
     c->layout.entity_schema = game->entity_schema;
     c->layout.players = ZL_MAX_CLIENTS;
+    c->layout.player_plan = &c->plan[0];
+    c->layout.entity_plan = &c->plan[1];
     zl_interp_config_init(&c->timeline_config, &timeline_schema);
     zl_interp_reset(&c->timeline);
     zl_clock_init(&c->clock, &c->config.timeline);
@@ -336,20 +344,24 @@ static void interp_settings(const zl_client *c, zl_interp_settings *is)
 void zl_client_frame(zl_client *c, uint64_t now_us)
 {
     zl_interp_settings is;
+    zl_interp_frame frame;
     uint64_t render_us;
     int e;
     ZL_ASSERT(c);
     interp_settings(c, &is);
     render_us = zl_clock_render_time(&c->clock, now_us, zl_client_settings_interp_us(&c->settings));
     c->render_us = render_us;
+    /* One frame for all: the timeline's pair is every entity's that was
+     * in every snapshot, found once. */
+    zl_interp_frame_begin(&frame, &is, render_us);
     {
         timeline_sample ts;
-        zl_interp_sample(&c->timeline, &is, render_us, &ts, &c->pick);
+        zl_interp_frame_sample(&frame, &c->timeline, &ts, &c->pick);
     }
     for (e = 0; e < ZL_MAX_ENTITIES; e++) {
         zl_interp_pick pick;
         c->drawn[e] = c->history[e].count > 0 &&
-                      zl_interp_sample(&c->history[e], &is, render_us, c->view[e], &pick) >
+                      zl_interp_frame_sample(&frame, &c->history[e], c->view[e], &pick) >
                           ZL_PICK_EMPTY;
         /* A history that starts after the render time (a respawn, a new
          * entity) has nothing to show yet: drawn early, it would stand

@@ -83,6 +83,7 @@ typedef struct zl_client {
     uint32_t draws, extrapolated;
     uint64_t newest_us;          /* server time of the newest snapshot */
     uint64_t render_us;          /* the last frame's render time */
+    zl_schema_plan plan[2];            /* players, entities: prepared once */
     zl_interp_config interp_config[2]; /* players, entities */
     zl_interp_pick pick;         /* what the last frame drew, for commands */
     zl_interp_config timeline_config;

@@ -64,6 +64,16 @@
 #define ZL_STATE_MAX 64
 #endif
 
+/* Fields and byte runs a prepared schema (zl_schema_plan) holds. A schema
+ * with more still works through its plan, at the field-table walk's speed.
+ * About 16 bytes per field and 4 per run; the FPS player needs 18 and 8. */
+#ifndef ZL_SCHEMA_PLAN_FIELDS
+#define ZL_SCHEMA_PLAN_FIELDS 20
+#endif
+#ifndef ZL_SCHEMA_PLAN_RUNS
+#define ZL_SCHEMA_PLAN_RUNS 16
+#endif
+
 /* ---- Client-side prediction (core/zl_predict.h) ---- */
 
 /* Commands kept with their predicted results (a power of two). Prediction
@@ -283,6 +293,8 @@
     X(ZL_LINK_SENT_CAPACITY)        \
     X(ZL_LINK_LOSS_SHIFT)           \
     X(ZL_STATE_MAX)                 \
+    X(ZL_SCHEMA_PLAN_FIELDS)        \
+    X(ZL_SCHEMA_PLAN_RUNS)          \
     X(ZL_PREDICT_COMMANDS)          \
     X(ZL_INTERP_SAMPLES)            \
     X(ZL_MAX_CLIENTS)               \

@@ -38,6 +38,9 @@ uint32_t zl_interp_delay_us(const zl_interp_settings *s, uint32_t updaterate);
  * then set the field indices the game has. */
 typedef struct zl_interp_config {
     const zl_schema *schema; /* layout of the states; size <= ZL_STATE_MAX */
+    /* The schema prepared (zl_schema_plan_init), or NULL: draws then walk
+     * the field table. Same results either way. Must outlive the history. */
+    const zl_schema_plan *plan;
     /* Index in schema->fields of x of three consecutive FX fields x, y, z
      * (any memory layout), whose Euclidean displacement between two samples
      * beyond teleport_distance means a teleport; -1 for none. */
@@ -51,7 +54,7 @@ typedef struct zl_interp_config {
     zl_fx teleport_distance;
 } zl_interp_config;
 
-/* Sets schema, no origin or teleport field, the default distance. */
+/* Sets schema, no plan, no origin or teleport field, the default distance. */
 void zl_interp_config_init(zl_interp_config *c, const zl_schema *schema);
 
 /* One received sample. Private: read it through zl_interp_sample. */
@@ -138,6 +141,27 @@ typedef struct zl_interp_pick {
  * Never fails on any received data; h and s must not be NULL (asserted). */
 int zl_interp_sample(const zl_interp_history *h, const zl_interp_settings *s, uint64_t render_us,
                      void *out, zl_interp_pick *pick);
+
+/* A frame's draws: every history sampled at one render time. Histories
+ * recorded on the same ticks (every entity of every snapshot) share their
+ * pair and fraction, so a frame finds them once and each further draw only
+ * checks that its history holds the same pair. Private fields. */
+typedef struct zl_interp_frame {
+    zl_interp_settings settings;
+    uint64_t render_us;
+    uint64_t time_a, time_b; /* the last pair found, at ages age_a, age_a - 1 */
+    uint32_t age_a;          /* 0: none yet */
+    zl_fx t;
+    uint8_t mode;
+} zl_interp_frame;
+
+/* Starts a frame at render_us with settings s (copied). */
+void zl_interp_frame_begin(zl_interp_frame *f, const zl_interp_settings *s, uint64_t render_us);
+
+/* zl_interp_sample(h, settings, render_us, out, pick) of the frame, with
+ * the same result, output and pick. */
+int zl_interp_frame_sample(zl_interp_frame *f, const zl_interp_history *h, void *out,
+                           zl_interp_pick *pick);
 
 /* Stores a pick into cmd's render_tick / render_span / render_frac so the
  * server, holding the state of every tick, rebuilds exactly what was drawn

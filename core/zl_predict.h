@@ -37,10 +37,14 @@ typedef struct zl_predict_settings {
     /* Index of a field whose change between the old and the corrected
      * prediction means "snap" (a respawn counter). -1: none. */
     int teleport_field;
+    /* The player schema prepared (zl_schema_plan_init), or NULL: a wrong
+     * ack is then taken by walking the field table. Same results either
+     * way. Must outlive the predictor. */
+    const zl_schema_plan *plan;
 } zl_predict_settings;
 
 /* smooth_us 100000 (100 ms), snap_distance 64 units, origin_field and
- * teleport_field -1. */
+ * teleport_field -1, no plan. */
 void zl_predict_settings_default(zl_predict_settings *s);
 
 /* What prediction did since init; every count only grows. */

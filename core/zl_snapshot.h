@@ -34,6 +34,10 @@ typedef struct zl_snapshot_layout {
     const zl_schema *player_schema;
     const zl_schema *entity_schema;
     uint16_t players;
+    /* The two schemas prepared (zl_schema_plan_init), or NULL: decoding
+     * then walks the field tables. Same results either way. */
+    const zl_schema_plan *player_plan;
+    const zl_schema_plan *entity_plan;
 } zl_snapshot_layout;
 
 /* ---- Server: the world history ---- */

@@ -15,6 +15,7 @@
     X(packet)            \
     X(link)              \
     X(schema)            \
+    X(plan)              \
     X(usercmd)           \
     X(ray)               \
     X(fps)               \
