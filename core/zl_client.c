@@ -147,6 +147,7 @@ static void on_accept(zl_client *c, const zl_msg_accept *a, uint64_t now_us)
     c->settings = a->settings;
     c->next_send_us = now_us;
     zl_conn_start_link(&c->conn, now_us);
+    zl_reliable_init(&c->reliable);
     /* We send with the client's key and open with the server's. */
     if (c->has_token)
         zl_conn_seal_with(&c->conn, c->client_key, c->server_key, NULL);
@@ -243,11 +244,18 @@ static void on_linked(zl_client *c, const zl_conn_datagram *d, size_t len, uint6
     const zl_packet_header *h = &d->h;
     const uint8_t *payload = d->payload;
     size_t payload_len = d->payload_len;
-    if (zl_link_accept(&c->conn.link, h, len, now_us, NULL) != ZL_OK)
+    zl_link_acks acks;
+    if (zl_link_accept(&c->conn.link, h, len, now_us, &acks) != ZL_OK)
         return; /* counted by the link */
     c->last_heard_us = now_us;
+    zl_reliable_acked(&c->reliable, &acks);
     if (h->type == ZL_MSG_SNAPSHOT) {
         on_snapshot(c, payload, payload_len, now_us);
+    } else if (h->type == ZL_MSG_RELIABLE) {
+        zl_bitreader r;
+        zl_bitreader_init(&r, payload, payload_len);
+        if (zl_reliable_read(&c->reliable, &r) != ZL_OK)
+            c->bad_messages++;
     } else if (h->type == ZL_MSG_DISCONNECT) {
         zl_msg_disconnect m;
         if (zl_msg_read(ZL_MSG_DISCONNECT, payload, payload_len, &m) != ZL_OK ||
@@ -319,6 +327,8 @@ void zl_client_update(zl_client *c, uint64_t now_us)
         c->state = ZL_CLIENT_TIMED_OUT;
         return;
     }
+    if (c->state == ZL_CLIENT_CONNECTED)
+        zl_conn_send_messages(&c->conn, &c->reliable, now_us);
     if (now_us < c->next_send_us)
         return;
     if (c->state == ZL_CLIENT_CONNECTED) {
@@ -420,6 +430,20 @@ uint64_t zl_client_server_time(zl_client *c, uint64_t now_us)
     return zl_clock_snapshot_time(&c->clock, now_us) + ls.rtt_us / 2u;
 }
 
+int zl_client_send_message(zl_client *c, const void *data, size_t len)
+{
+    ZL_ASSERT(c);
+    if (c->state != ZL_CLIENT_CONNECTED)
+        return ZL_ERR_AGAIN;
+    return zl_reliable_send(&c->reliable, data, len);
+}
+
+int zl_client_receive_message(zl_client *c, void *buf, size_t cap)
+{
+    ZL_ASSERT(c);
+    return zl_reliable_receive(&c->reliable, buf, cap);
+}
+
 const zl_snapshot_frame *zl_client_latest(const zl_client *c)
 {
     return zl_snapshot_receiver_newest(&c->rx);
@@ -483,4 +507,5 @@ void zl_client_get_stats(zl_client *c, uint64_t now_us, zl_client_stats *out)
     out->draws = c->draws;
     out->extrapolated = c->extrapolated;
     out->bad_messages = c->bad_messages;
+    out->messages = c->reliable.stats;
 }

@@ -30,6 +30,7 @@
     X(match)             \
     X(latency)           \
     X(token)             \
+    X(reliable)          \
     X(soak)              \
     X(cheats)            \
     X(slip)              \
