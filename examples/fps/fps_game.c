@@ -199,6 +199,7 @@ zl_game fps_game_interface(fps_game *g)
     game.player_join = player_join_cb;
     game.entity_state = entity_state_cb;
     game.max_entities = FPS_MAX_ENTITIES;
+    game.origin_axes = 3;
     game.player_origin_field = zl_schema_find(&fps_player_schema, "origin.x");
     game.player_teleport_field = zl_schema_find(&fps_player_schema, "teleport");
     game.entity_origin_field = zl_schema_find(&fps_entity_schema, "origin.x");
