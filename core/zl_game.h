@@ -81,6 +81,32 @@ typedef struct zl_trace {
     int32_t part;   /* hitbox part; -1 for the world */
 } zl_trace;
 
+/* The shared half of a game's trace: the segment start -> end against
+ * `boxes` (count may be 0). With found 0, *out gets the nearest box met;
+ * with found 1 (out->hit holds a hit already, the world's), a box replaces
+ * it only when strictly nearer, so a tie keeps the earlier hit. A box hit
+ * sets out->hit, entity and part. Returns 1 when *out holds a hit, else 0
+ * (out untouched), or ZL_ERR_INVALID when the segment or a box leaves the
+ * range zl_ray_box supports. */
+static inline int zl_trace_boxes(const zl_vec3 *start, const zl_vec3 *end, const zl_hitbox *boxes,
+                                 int count, int found, zl_trace *out)
+{
+    int i;
+    for (i = 0; i < count; i++) {
+        zl_hit h;
+        int rc = zl_ray_box(start, end, &boxes[i].box, &h);
+        if (rc < 0)
+            return rc;
+        if (rc == 1 && (!found || zl_hit_nearer(&h, &out->hit))) {
+            out->hit = h;
+            out->entity = boxes[i].entity;
+            out->part = boxes[i].part;
+            found = 1;
+        }
+    }
+    return found;
+}
+
 /* What a shot hits, as the core decides it for the game. */
 typedef struct zl_shot_tracer {
     void *ctx;
