@@ -47,24 +47,31 @@ int zl_client_init_(zl_client *c, const zl_client_config *config, const zl_game 
     memset(&nowhere, 0, sizeof nowhere);
     zl_conn_init(&c->conn, &out, &nowhere, nonce);
     c->config.predict.origin_field = game->player_origin_field;
+    c->config.predict.origin_axes = game->origin_axes;
     c->config.predict.teleport_field = game->player_teleport_field;
     /* A schema the plan cannot hold still works through it, walked. */
     zl_schema_plan_init(&c->plan[0], game->player_schema);
-    zl_schema_plan_init(&c->plan[1], game->entity_schema);
     c->config.predict.plan = &c->plan[0];
     zl_interp_config_init(&c->interp_config[0], game->player_schema);
     c->interp_config[0].plan = &c->plan[0];
     c->interp_config[0].origin_field = game->player_origin_field;
+    c->interp_config[0].origin_axes = game->origin_axes;
     c->interp_config[0].teleport_field = game->player_teleport_field;
-    zl_interp_config_init(&c->interp_config[1], game->entity_schema);
-    c->interp_config[1].plan = &c->plan[1];
-    c->interp_config[1].origin_field = game->entity_origin_field;
-    c->interp_config[1].teleport_field = game->entity_teleport_field;
     c->layout.player_schema = game->player_schema;
     c->layout.entity_schema = game->entity_schema;
     c->layout.players = ZL_MAX_CLIENTS;
     c->layout.player_plan = &c->plan[0];
-    c->layout.entity_plan = &c->plan[1];
+    /* Without an entity schema the snapshot reader refuses entity numbers,
+     * so the entity config is never used. */
+    if (game->entity_schema) {
+        zl_schema_plan_init(&c->plan[1], game->entity_schema);
+        zl_interp_config_init(&c->interp_config[1], game->entity_schema);
+        c->interp_config[1].plan = &c->plan[1];
+        c->interp_config[1].origin_field = game->entity_origin_field;
+        c->interp_config[1].origin_axes = game->origin_axes;
+        c->interp_config[1].teleport_field = game->entity_teleport_field;
+        c->layout.entity_plan = &c->plan[1];
+    }
     zl_interp_config_init(&c->timeline_config, &timeline_schema);
     zl_interp_reset(&c->timeline);
     zl_clock_init(&c->clock, &c->config.timeline);

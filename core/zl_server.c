@@ -93,7 +93,8 @@ int zl_server_init_(zl_server *s, const zl_server_config *c, const zl_game *game
     ZL_ASSERT(c->max_clients >= 1 && c->max_clients <= ZL_MAX_CLIENTS);
     ZL_ASSERT(c->packet_rate >= 1 && c->packet_burst >= 1);
     ZL_ASSERT(game->player_schema->size <= ZL_STATE_MAX &&
-              game->entity_schema->size <= ZL_STATE_MAX);
+              (game->entity_schema ? game->entity_schema->size <= ZL_STATE_MAX
+                                   : game->max_entities == 0));
     ZL_ASSERT(ZL_MAX_CLIENTS + game->max_entities <= ZL_MAX_ENTITIES);
     memset(s, 0, sizeof *s);
     s->config = *c;
@@ -115,6 +116,7 @@ int zl_server_init_(zl_server *s, const zl_server_config *c, const zl_game *game
     {
         zl_lagcomp_settings ls = c->lagcomp;
         ls.origin_field = game->player_origin_field;
+        ls.origin_axes = game->origin_axes;
         zl_lagcomp_init(&s->lagcomp, game, s->tick_us, &ls);
     }
     zl_snapshot_world_init(&s->world);

@@ -35,7 +35,7 @@ typedef struct zl_server_config {
                                 world (rewind); 0: against the present */
     zl_server_limits limits; /* clamps on every client's settings */
     zl_ratelimit_config ratelimit; /* challenges per address and in all */
-    zl_lagcomp_settings lagcomp; /* origin_field comes from the game */
+    zl_lagcomp_settings lagcomp; /* the origin comes from the game */
     zl_cmdbuf_settings cmdbuf; /* every client's input jitter buffer */
     /* Who may connect and how packets are protected: ZL_SECURITY_TOKENS
      * (the default) admits only holders of a connect token minted with

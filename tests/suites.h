@@ -28,6 +28,7 @@
     X(cmdstream)         \
     X(clock)             \
     X(match)             \
+    X(plane)             \
     X(latency)           \
     X(token)             \
     X(reliable)          \
