@@ -1,5 +1,6 @@
 /* bench_server.c - one full server tick at 128 Hz with 8 to 256 players:
  * their command packets through zl_server_receive, the tick, snapshots out. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "fps.h"
@@ -394,6 +395,10 @@ void zl_bench_server(void)
          "32 players, tick, mean of the two", "64 players, tick, mean of the two",
          "128 players, tick, mean of the two", "256 players, tick, mean of the two"}};
     uint64_t mean[SIZES], snap[SIZES], plain[SIZES];
+    /* ZL_BENCH_PLAYERS=64 runs that size alone: a profiler (callgrind)
+     * then sees one size's ticks without the others'. */
+    const char *only = getenv("ZL_BENCH_PLAYERS");
+    uint32_t want = only ? (uint32_t)strtoul(only, NULL, 10) : 0u;
     int i, n = 0;
     zl_bench_note("server", "128 Hz, every client at updaterate 64 (a snapshot every other tick), "
                   "all moving, a tenth pulling the trigger each tick");
@@ -404,6 +409,8 @@ void zl_bench_server(void)
     zl_bench_note("server", "the rifle fires every 100 ms at most and reloads, and shots aim 45 "
                   "degrees up, never point blank: 2 to 4%% shoot per tick (counted below)");
     for (i = 0; i < SIZES && sizes[i] <= ZL_MAX_CLIENTS; i++) {
+        if (want && sizes[i] != want)
+            continue;
         if (!start(b, (int)sizes[i])) {
             zl_bench_note("server", "%u players: a bot could not connect; series stopped",
                           (unsigned)sizes[i]);
@@ -417,6 +424,8 @@ void zl_bench_server(void)
         report(b);
         n++;
     }
+    if (want)
+        return; /* one size: no series to grow or score */
     if (n < SIZES && sizes[n] > ZL_MAX_CLIENTS)
         zl_bench_note("server", "no run with %u players: ZL_MAX_CLIENTS is %d in this build "
                       "(bench/zl_user_config.h)", (unsigned)sizes[n], ZL_MAX_CLIENTS);
