@@ -280,7 +280,8 @@ const zl_snapshot_frame *zl_snapshot_receiver_newest(const zl_snapshot_receiver 
  * section, or ZL_ERR_OVERFLOW as zl_snapshot_write (bw then unusable). */
 int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
                               const zl_snapshot_layout *layout, uint32_t tick, uint32_t executed,
-                              const uint16_t *relevant, int relevant_count, uint16_t own_entity,
+                              const uint16_t *relevant, int relevant_count,
+                              const uint32_t *priority, uint16_t own_entity,
                               uint32_t budget_bits, uint16_t packet_sequence, zl_bitwriter *bw);
 
 /* Reads a snapshot message of len payload bytes (read only, hostile bytes
