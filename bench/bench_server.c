@@ -1,5 +1,6 @@
 /* bench_server.c - one full server tick at 128 Hz with 8 to 256 players:
  * their command packets through zl_server_receive, the tick, snapshots out. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "fps.h"
@@ -309,7 +310,7 @@ static int connect_bot(server_bench *b, uint32_t k)
  * instant (so every client's snapshot falls on the same ticks), then the
  * warm-up. Returns 0 when the server would not start or a bot could not
  * connect. */
-static int start(server_bench *b, int players)
+static int start(server_bench *b, int players, int relevance)
 {
     zl_server_config sc;
     zl_platform net;
@@ -318,6 +319,8 @@ static int start(server_bench *b, int players)
     b->players = players;
     fps_game_init(&b->game_state);
     b->game = fps_game_interface(&b->game_state);
+    if (relevance)
+        b->game.relevance = fps_relevance_cb;
     zl_server_config_default(&sc);
     sc.security = ZL_SECURITY_PLAIN; /* the tick as it was; sealing is its own row */
     sc.tick_rate = TICK_RATE;
@@ -379,22 +382,90 @@ static void report(server_bench *b)
                       b->overflow, b->bad_ticks);
 }
 
+/* "<players> players<label>, <kind>" into out (cap bytes, cut short if
+ * need be): the harness prints names at once, so a buffer will do. */
+static void row_name(char *out, size_t cap, uint32_t players, const char *label, const char *kind)
+{
+    char digits[10];
+    size_t n = 0, d = 0;
+    const char *parts[3];
+    int p;
+    do {
+        digits[d++] = (char)('0' + players % 10u);
+        players /= 10u;
+    } while (players && d < sizeof digits);
+    while (d > 0 && n + 1 < cap)
+        out[n++] = digits[--d];
+    parts[0] = " players";
+    parts[1] = label;
+    parts[2] = kind;
+    for (p = 0; p < 3; p++) {
+        const char *t = parts[p];
+        while (*t && n + 1 < cap)
+            out[n++] = *t++;
+        if (p == 1 && n + 2 < cap) {
+            out[n++] = ',';
+            out[n++] = ' ';
+        }
+    }
+    out[n] = 0;
+}
+
+/* One size: its snapshot tick, tick without and their mean, as rows named
+ * "<players> players<label>, ..."; returns 0 when a bot could not connect. */
+static int run_size(server_bench *b, uint32_t players, int relevance, uint64_t *snap,
+                    uint64_t *plain, uint64_t *mean)
+{
+    static const char *const kinds[3] = {"snapshot tick", "tick without snapshots",
+                                         "tick, mean of the two"};
+    char names[3][48];
+    int k;
+    if (!start(b, (int)players, relevance)) {
+        zl_bench_note("server", "%u players: a bot could not connect", (unsigned)players);
+        return 0;
+    }
+    for (k = 0; k < 3; k++)
+        row_name(names[k], sizeof names[k], players, relevance ? " rel." : "", kinds[k]);
+    *snap = zl_bench_measure_timed("server", names[0], body_snapshot_tick, NULL, b);
+    *plain = zl_bench_measure_timed("server", names[1], body_plain_tick, NULL, b);
+    /* Ticks alternate, so this is the cost per tick over time. */
+    *mean = (*snap + *plain) / 2u;
+    zl_bench_derived("server", names[2], *mean);
+    report(b);
+    return 1;
+}
+
+/* Growth per doubling from sizes[0] to sizes[count - 1] as a factor in
+ * hundredths: the geometric mean, found by bisection in integers. */
+static uint64_t growth_per_doubling(const uint64_t *costs, size_t count)
+{
+    uint64_t lo = 100, hi = 1600, total = costs[count - 1];
+    while (lo < hi) {
+        uint64_t mid = (lo + hi + 1u) / 2u, v = costs[0];
+        size_t i;
+        for (i = 1; i < count; i++)
+            v = v * mid / 100u;
+        if (v <= total)
+            lo = mid;
+        else
+            hi = mid - 1u;
+    }
+    return lo;
+}
+
 void zl_bench_server(void)
 {
     server_bench *b = (server_bench *)zl_bench_arena(sizeof *b);
     static const uint32_t sizes[SIZES] = {8, 16, 32, 64, 128, 256};
-    static const char *const names[3][SIZES] = {
-        {"8 players, snapshot tick", "16 players, snapshot tick", "32 players, snapshot tick",
-         "64 players, snapshot tick", "128 players, snapshot tick",
-         "256 players, snapshot tick"},
-        {"8 players, tick without snapshots", "16 players, tick without snapshots",
-         "32 players, tick without snapshots", "64 players, tick without snapshots",
-         "128 players, tick without snapshots", "256 players, tick without snapshots"},
-        {"8 players, tick, mean of the two", "16 players, tick, mean of the two",
-         "32 players, tick, mean of the two", "64 players, tick, mean of the two",
-         "128 players, tick, mean of the two", "256 players, tick, mean of the two"}};
+    static const uint32_t rel_sizes[3] = {64, 128, 256};
     uint64_t mean[SIZES], snap[SIZES], plain[SIZES];
-    int i, n = 0;
+    uint64_t rel_mean[3], rel_snap[3], rel_plain[3], anchor_snap, anchor_plain, anchor_mean;
+    /* ZL_BENCH_PLAYERS=64 runs that size alone: a profiler (callgrind)
+     * then sees one size's ticks without the others'. */
+    const char *only = getenv("ZL_BENCH_PLAYERS");
+    uint32_t want = only ? (uint32_t)strtoul(only, NULL, 10) : 0u;
+    int exact = zl_port_timer_exact();
+    int i, n = 0, r = 0;
     zl_bench_note("server", "128 Hz, every client at updaterate 64 (a snapshot every other tick), "
                   "all moving, a tenth pulling the trigger each tick");
     zl_bench_note("server", "timed: every command packet through zl_server_receive, then "
@@ -403,18 +474,14 @@ void zl_bench_server(void)
                   "mean of their medians (ticks alternate: the cost per tick over time)");
     zl_bench_note("server", "the rifle fires every 100 ms at most and reloads, and shots aim 45 "
                   "degrees up, never point blank: 2 to 4%% shoot per tick (counted below)");
+    if (want) {
+        if (want <= ZL_MAX_CLIENTS)
+            run_size(b, want, 0, &snap[0], &plain[0], &mean[0]);
+        return; /* one size: no series to grow or score */
+    }
     for (i = 0; i < SIZES && sizes[i] <= ZL_MAX_CLIENTS; i++) {
-        if (!start(b, (int)sizes[i])) {
-            zl_bench_note("server", "%u players: a bot could not connect; series stopped",
-                          (unsigned)sizes[i]);
+        if (!run_size(b, sizes[i], 0, &snap[i], &plain[i], &mean[i]))
             break;
-        }
-        snap[i] = zl_bench_measure_timed("server", names[0][i], body_snapshot_tick, NULL, b);
-        plain[i] = zl_bench_measure_timed("server", names[1][i], body_plain_tick, NULL, b);
-        /* Ticks alternate, so this is the cost per tick over time. */
-        mean[i] = (snap[i] + plain[i]) / 2u;
-        zl_bench_derived("server", names[2][i], mean[i]);
-        report(b);
         n++;
     }
     if (n < SIZES && sizes[n] > ZL_MAX_CLIENTS)
@@ -423,8 +490,45 @@ void zl_bench_server(void)
     zl_bench_growth("tick mean", sizes, mean, (size_t)n);
     zl_bench_growth("snap tick", sizes, snap, (size_t)n);
     zl_bench_growth("plain tick", sizes, plain, (size_t)n);
-    zl_bench_note("server", "snapshot building is N clients x N entities (no relevance culling by "
-                  "default), so snapshot ticks grow quadratically");
-    if (!zl_port_timer_exact() && n > 3)
-        zl_bench_target("server", "64 players, mean tick on one host core", mean[3], 100000u);
+    zl_bench_note("server", "without relevance every client gets every entity: N clients x N "
+                  "entities, so snapshot ticks grow quadratically");
+
+    zl_bench_note("server", "with the FPS relevance rule (fps_relevance: an %dx%d grid over the "
+                  "arena, rings of cells until %d players, every rocket):", FPS_GRID, FPS_GRID,
+                  FPS_RELEVANT_PLAYERS);
+    for (i = 0; i < 3 && rel_sizes[i] <= ZL_MAX_CLIENTS; i++) {
+        if (!run_size(b, rel_sizes[i], 1, &rel_snap[i], &rel_plain[i], &rel_mean[i]))
+            break;
+        r++;
+    }
+    zl_bench_growth("rel. snap", rel_sizes, rel_snap, (size_t)r);
+    zl_bench_growth("rel. mean", rel_sizes, rel_mean, (size_t)r);
+
+    /* The Unity netcode benchmark's size (24 clients), for the README's
+     * anchor row. */
+    run_size(b, 24, 0, &anchor_snap, &anchor_plain, &anchor_mean);
+
+    if (n > 3) {
+        if (!exact) {
+            zl_bench_target("server", "64 players, mean tick (host)", mean[3], 100000u);
+            zl_bench_target("server", "64 players, snapshot tick (host)", snap[3], 150000u);
+            zl_bench_note("server", "matches of 64 players at 128 Hz per core: %u (mean tick, "
+                          "7,812 us a tick)", (unsigned)(7812500000u / (mean[3] ? mean[3] : 1u)));
+        } else {
+            zl_bench_target("server", "64 players, mean tick (Cortex-M3)", mean[3], 1200000u);
+        }
+    }
+    if (n > 5)
+        zl_bench_ratio("server", "no relevance, growth per doubling 64->256",
+                       growth_per_doubling(snap + 3, 3), 100u);
+    if (r == 3) {
+        uint64_t g = growth_per_doubling(rel_snap, 3);
+        zl_bench_ratio("server", "relevance, growth per doubling 64->256", g, 100u);
+        zl_bench_note("server", "target: with relevance, snapshot tick growth per doubling "
+                      "64->256 <= x2.30: %s", g <= 230u ? "met" : "NOT met");
+    }
+    if (n > 5)
+        zl_bench_note("server", "target: without relevance, snapshot tick growth per doubling "
+                      "64->256 <= x4.00: %s",
+                      growth_per_doubling(snap + 3, 3) <= 400u ? "met" : "NOT met");
 }

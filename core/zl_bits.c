@@ -173,29 +173,70 @@ uint32_t zl_bitwriter_bits_used(const zl_bitwriter *w)
 
 void zl_bitwriter_copy(zl_bitwriter *w, const uint8_t *src, uint32_t nbits)
 {
-    uint32_t i, full = nbits >> 3, tail = nbits & 7u, acc;
+    zl_bitwriter_copy_at(w, src, 0, nbits);
+}
+
+void zl_bitwriter_copy_at(zl_bitwriter *w, const uint8_t *src, uint32_t first, uint32_t nbits)
+{
+    uint32_t i, full, acc, take;
     uint8_t *out;
-    unsigned off;
+    unsigned off, have, s;
     ZL_ASSERT(src != NULL || nbits == 0);
     if (nbits == 0 || !has_room(w, nbits))
         return;
-    /* The stream is little-endian in bits: each source byte lands off bits
-     * up, so an accumulator carries the top of one into the next. */
+    src += first >> 3;
+    s = first & 7u;
     out = w->data + (w->bit_pos >> 3);
     off = w->bit_pos & 7u;
+    w->bit_pos += nbits;
+    /* The stream is little-endian in bits. When source and destination
+     * sit at the same place in their bytes (a snapshot's shared prefix,
+     * always), the bytes between the two ends move whole. */
+    if (s == off) {
+        uint8_t keep = (uint8_t)((1u << off) - 1u);
+        if (off + nbits <= 8u) {
+            uint8_t mask = (uint8_t)(((1u << nbits) - 1u) << off);
+            *out = (uint8_t)((*out & keep) | (*src & mask));
+            return;
+        }
+        *out = (uint8_t)((*out & keep) | (*src & ~keep));
+        nbits -= 8u - off;
+        full = nbits >> 3;
+        memcpy(out + 1, src + 1, full);
+        if (nbits & 7u)
+            out[1u + full] = (uint8_t)(src[1u + full] & ((1u << (nbits & 7u)) - 1u));
+        return;
+    }
+    /* Otherwise an accumulator shifts every byte: it holds `have` bits not
+     * yet stored (fewer than 8 between bytes), starting with those the
+     * destination byte already has. */
     acc = *out & ((1u << off) - 1u);
+    have = off;
+    take = 8u - s < nbits ? 8u - s : nbits;
+    acc |= ((uint32_t)*src++ >> s & ((1u << take) - 1u)) << have;
+    have += take;
+    nbits -= take;
+    if (have >= 8u) {
+        *out++ = (uint8_t)acc;
+        acc >>= 8;
+        have -= 8u;
+    }
+    full = nbits >> 3;
     for (i = 0; i < full; i++) {
-        acc |= (uint32_t)src[i] << off;
+        acc |= (uint32_t)src[i] << have;
         *out++ = (uint8_t)acc;
         acc >>= 8;
     }
-    if (tail)
-        acc |= (uint32_t)(src[full] & ((1u << tail) - 1u)) << off;
-    if (off + tail > 0)
+    if (nbits & 7u) {
+        acc |= (uint32_t)(src[full] & ((1u << (nbits & 7u)) - 1u)) << have;
+        have += nbits & 7u;
+    }
+    for (; have >= 8u; have -= 8u) {
         *out++ = (uint8_t)acc;
-    if (off + tail > 8)
-        *out = (uint8_t)(acc >> 8);
-    w->bit_pos += nbits;
+        acc >>= 8;
+    }
+    if (have > 0)
+        *out = (uint8_t)acc;
 }
 
 /* ---- reader ---- */

@@ -68,6 +68,10 @@ uint32_t zl_bitwriter_bits_used(const zl_bitwriter *w);
  * into many packets. All or nothing: on overflow nothing is appended and the
  * sticky error is set. */
 void zl_bitwriter_copy(zl_bitwriter *w, const uint8_t *src, uint32_t nbits);
+/* zl_bitwriter_copy of the nbits that start at bit `first` of src's
+ * stream, so a run of entries can be cut out of a longer stream. Only the
+ * bytes holding those bits are read. */
+void zl_bitwriter_copy_at(zl_bitwriter *w, const uint8_t *src, uint32_t first, uint32_t nbits);
 
 /* Reader. A read past the end returns 0 (or min for ranged values), sets
  * error to ZL_ERR_OVERFLOW and never touches memory outside the buffer.

@@ -123,8 +123,8 @@ typedef struct zl_shot_tracer {
  * player_schema->size bytes, indexed by player slot. Every function must
  * be deterministic, integer-only and free of hidden mutable state except
  * what ctx documents, so server and clients compute bit-identical results.
- * All callbacks are required, except entity_state in a game without
- * entities.
+ * All callbacks are required, except relevance, and entity_state in a
+ * game without entities.
  *
  * Games of other shapes. The core needs only a few facts about space:
  * where a thing is (the origin fields below, to smooth corrections, spot
@@ -203,6 +203,22 @@ typedef struct zl_game {
     int origin_axes;
     int player_origin_field, player_teleport_field;
     int entity_origin_field, entity_teleport_field;
+
+    /* Optional, server only: interest management (Source's PVS, Quake 3's
+     * areas). NULL: every client receives every entity. Otherwise called
+     * once per snapshot for client `slot` at server tick `tick`: writes
+     * into ids the entity numbers it should receive (player slots, and
+     * ZL_MAX_CLIENTS + i for server entity i), ascending or not, no
+     * duplicates, at most max (ZL_MAX_ENTITIES), and into priority a
+     * weight for each (larger: sent sooner when the snapshot is short of
+     * room; 0 counts as 1); returns how many. players are the live states
+     * of count slots, present[k] non-zero where a player is in the game.
+     * An entity left out is removed from that client as if it had left the
+     * world, and sent whole when it comes back; the client's own player is
+     * always sent. Lag compensation does not depend on it. It may keep
+     * per-tick work in ctx (a grid built on the first call of a tick). */
+    int (*relevance)(void *ctx, uint32_t tick, const void *players, const uint8_t *present,
+                     int count, int slot, uint16_t *ids, uint32_t *priority, int max);
 } zl_game;
 
 /* 1 when `first` (an index in schema's field table) starts an origin of

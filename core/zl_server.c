@@ -664,8 +664,8 @@ static void record_world(zl_server *s)
                                   s->scratch);
 }
 
-/* Every entity the world holds this tick; the relevance hook of a game
- * that culls would go here. */
+/* Every entity the world holds this tick: what each client receives when
+ * the game has no relevance hook. */
 static int relevant_entities(const zl_server *s, uint16_t *ids)
 {
     int n = 0, i;
@@ -676,7 +676,7 @@ static int relevant_entities(const zl_server *s, uint16_t *ids)
 }
 
 static void send_snapshot(zl_server *s, int slot, const uint16_t *ids, int count,
-                          uint64_t now_us)
+                          const uint32_t *priority, uint64_t now_us)
 {
     zl_server_slot *c = &s->slot[slot];
     uint8_t packet[ZL_MAX_PACKET];
@@ -701,7 +701,7 @@ static void send_snapshot(zl_server *s, int slot, const uint16_t *ids, int count
     }
     zl_bitwriter_init(&w, packet + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD);
     bits = zl_snapshot_message_write(&c->snapshot, &s->world, &s->layout, s->tick, c->executed,
-                                     ids, count, (uint16_t)slot, (uint32_t)budget * 8u,
+                                     ids, count, priority, (uint16_t)slot, (uint32_t)budget * 8u,
                                      zl_link_next_sequence(&c->conn.link), &w);
     if (bits < 0) {
         c->choked++;
@@ -719,14 +719,23 @@ static void send_snapshot(zl_server *s, int slot, const uint16_t *ids, int count
 static void send_snapshots(zl_server *s, uint64_t now_us)
 {
     uint16_t ids[ZL_MAX_ENTITIES];
+    uint32_t priority[ZL_MAX_ENTITIES];
     int count = -1, i;
     for (i = 0; i < s->config.max_clients; i++) {
         zl_server_slot *c = &s->slot[i];
         if (!c->connected || now_us < c->next_snapshot_us)
             continue;
-        if (count < 0)
-            count = relevant_entities(s, ids);
-        send_snapshot(s, i, ids, count, now_us);
+        if (s->game.relevance) {
+            count = s->game.relevance(s->game.ctx, s->tick, s->players, s->present,
+                                      s->config.max_clients, i, ids, priority, ZL_MAX_ENTITIES);
+            ZL_ASSERT(count >= 0 && count <= ZL_MAX_ENTITIES);
+            send_snapshot(s, i, ids, count, priority, now_us);
+        } else {
+            /* The same list for everyone, made once a tick. */
+            if (count < 0)
+                count = relevant_entities(s, ids);
+            send_snapshot(s, i, ids, count, NULL, now_us);
+        }
         c->next_snapshot_us += 1000000u / c->settings.updaterate;
         if (c->next_snapshot_us < now_us)
             c->next_snapshot_us = now_us; /* fell behind: no burst of catch-up */

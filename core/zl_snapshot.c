@@ -111,11 +111,14 @@ static const zl_snapshot_record *usable_baseline(const zl_snapshot_client *c, ui
 }
 
 /* The world state the client holds for an entity of the baseline, or NULL
- * when that tick has left the history. */
-static const void *base_state(const zl_snapshot_world *w, const zl_snapshot_record *base,
-                              uint16_t entity)
+ * when that tick has left the history. Most were sent in the baseline
+ * itself, whose slot is at hand. */
+static const void *base_state(const zl_snapshot_world *w, const zl_snapshot_world_slot *base_slot,
+                              const zl_snapshot_record *base, uint16_t entity)
 {
     uint16_t age = base->age[entity];
+    if (age == 0 && base_slot)
+        return bit_get(base_slot->present, entity) ? base_slot->states[entity] : NULL;
     if (age >= ZL_SNAPSHOT_AGED)
         return NULL;
     return zl_snapshot_world_state(w, base->tick - age, entity);
@@ -138,6 +141,7 @@ typedef struct writer_job {
     const zl_snapshot_layout *layout;
     const zl_snapshot_world_slot *now;
     const zl_snapshot_record *base;
+    const zl_snapshot_world_slot *base_slot; /* the baseline's tick, or NULL */
     uint32_t tick;
     uint16_t own;
     uint8_t op[ZL_MAX_ENTITIES];
@@ -145,6 +149,9 @@ typedef struct writer_job {
     uint16_t cand[ZL_MAX_ENTITIES]; /* entries to consider, ascending */
     uint32_t cand_count;
     uint8_t chosen[ZL_SNAPSHOT_BITMAP_BYTES];
+    /* Entities wanted or held, by bitmap byte: a zero byte is 8 entities
+     * with nothing to do, which the per-entity loops skip. */
+    uint8_t any[ZL_SNAPSHOT_BITMAP_BYTES];
 } writer_job;
 
 static unsigned kind_cost(uint8_t op)
@@ -185,8 +192,30 @@ static int write_body(const writer_job *j, zl_bitwriter *bw, uint16_t e)
     if (op == OP_LEAVE)
         return bw->error;
     return zl_schema_write_delta(schema_of(j->layout, e), bw,
-                                 op == OP_UPDATE ? base_state(j->w, j->base, e) : NULL,
+                                 op == OP_UPDATE ? base_state(j->w, j->base_slot, j->base, e) : NULL,
                                  j->now->states[e], fields_for(e, j->own));
+}
+
+/* The tick of the state e's entry is coded against: 0 for the zero state. */
+static uint32_t from_of(const writer_job *j, uint16_t e)
+{
+    return j->op[e] == OP_UPDATE ? j->base->tick - j->base->age[e] : 0;
+}
+
+/* Empties the world's codes, comparisons and run when they describe
+ * another tick's states: everything shared between clients is per tick. */
+static void codes_for(zl_snapshot_world *w, uint32_t tick)
+{
+    if (w->codes_valid && w->codes_tick == tick)
+        return;
+    w->codes_valid = 1;
+    w->codes_tick = tick;
+    w->code_count = 0;
+    w->code_used = 0;
+    memset(w->code_head, 0, sizeof w->code_head);
+    memset(w->same, 0, sizeof w->same);
+    w->run.valid = 0;
+    w->run.hits = 0;
 }
 
 /* e's entry body for this client (kind and state code), written into the
@@ -196,18 +225,11 @@ static const zl_snapshot_code *body_code(const writer_job *j, uint16_t e)
 {
     zl_snapshot_world *w = j->w;
     uint8_t op = j->op[e], which = (uint8_t)fields_for(e, j->own);
-    uint32_t from = op == OP_UPDATE ? j->base->tick - j->base->age[e] : 0;
+    uint32_t from = from_of(j, e);
     zl_snapshot_code *code;
     zl_bitwriter cw;
     uint16_t i;
     int n;
-    if (!w->codes_valid || w->codes_tick != j->tick) {
-        w->codes_valid = 1;
-        w->codes_tick = j->tick;
-        w->code_count = 0;
-        w->code_used = 0;
-        memset(w->code_head, 0, sizeof w->code_head);
-    }
     for (i = w->code_head[e]; i != 0; i = w->code[i - 1u].next) {
         code = &w->code[i - 1u];
         if (code->op == op && code->which == which && code->from == from)
@@ -272,11 +294,19 @@ static uint16_t measure(const writer_job *j, uint16_t e)
  * fields the entry does not carry (the owner's) leaves nothing to send. */
 static int unchanged(const writer_job *j, uint32_t e, const void *ref)
 {
-    int which = fields_for(e, j->own);
-    if (memcmp(ref, j->now->states[e], ZL_STATE_MAX) == 0)
-        return 1;
-    return which == ZL_SCHEMA_SHARED &&
-           zl_schema_equal(schema_of(j->layout, e), ref, j->now->states[e], which);
+    zl_snapshot_world *w = j->w;
+    uint32_t from = j->base->tick - j->base->age[e];
+    int same;
+    if (fields_for(e, j->own) == ZL_SCHEMA_WIRE)
+        return memcmp(ref, j->now->states[e], ZL_STATE_MAX) == 0;
+    /* Every client holding the same state of e asks the same question. */
+    if (w->same[e] != 0 && w->same_from[e] == from)
+        return w->same[e] == 1;
+    same = memcmp(ref, j->now->states[e], ZL_STATE_MAX) == 0 ||
+           zl_schema_equal(schema_of(j->layout, e), ref, j->now->states[e], ZL_SCHEMA_SHARED);
+    w->same[e] = (uint8_t)(same ? 1 : 2);
+    w->same_from[e] = from;
+    return same;
 }
 
 /* Sorts out what each entity needs and accumulates priorities. */
@@ -285,7 +315,7 @@ static void classify(writer_job *j, const uint16_t *relevant, int relevant_count
 {
     uint8_t want[ZL_SNAPSHOT_BITMAP_BYTES];
     zl_snapshot_client *c = j->c;
-    uint32_t e;
+    uint32_t e, b;
     int i;
     memset(want, 0, sizeof want);
     for (i = 0; relevant ? i < relevant_count : i < ZL_MAX_ENTITIES; i++) {
@@ -300,11 +330,21 @@ static void classify(writer_job *j, const uint16_t *relevant, int relevant_count
         bit_set(want, j->own);
 
     j->cand_count = 0;
+    for (b = 0; b < ZL_SNAPSHOT_BITMAP_BYTES; b++)
+        j->any[b] = (uint8_t)(want[b] | (j->base ? j->base->held[b] : 0u));
     for (e = 0; e < ZL_MAX_ENTITIES; e++) {
-        int in_base = j->base && j->base->age[e] != ZL_SNAPSHOT_ABSENT;
+        int in_base;
         uint8_t op = OP_NONE;
+        if (!j->any[e >> 3]) {
+            uint32_t n = ZL_MAX_ENTITIES - e < 8u ? ZL_MAX_ENTITIES - e : 8u;
+            memset(j->op + e, OP_NONE, n);
+            memset(c->accum + e, 0, n * sizeof c->accum[0]); /* nothing owed */
+            e += n - 1u;
+            continue;
+        }
+        in_base = j->base && j->base->age[e] != ZL_SNAPSHOT_ABSENT;
         if (bit_get(want, e) && in_base) {
-            const void *ref = base_state(j->w, j->base, (uint16_t)e);
+            const void *ref = base_state(j->w, j->base_slot, j->base, (uint16_t)e);
             if (!ref)
                 op = OP_FULL;
             else
@@ -422,6 +462,92 @@ static int write_all(writer_job *j, zl_bitwriter *bw, uint32_t start, uint32_t b
     return fits;
 }
 
+/* Writes the section from the tick's run when this client needs exactly
+ * the run's entries (same baseline, entities, kinds and base states):
+ * whole bytes of the run and its own entity's entry with every field.
+ * Returns 1 when written (every candidate chosen), 0 to write it entry
+ * by entry. */
+static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget)
+{
+    zl_snapshot_run *run = &j->w->run;
+    const zl_snapshot_code *own = NULL;
+    uint32_t i, k = 0, bits;
+    if (!run->valid || run->count != j->cand_count || run->has_base != (j->base != NULL) ||
+        (j->base && run->base_tick != j->base->tick))
+        return 0;
+    for (i = 0; i < j->cand_count; i++) {
+        uint16_t e = j->cand[i];
+        if (run->entity[i] != e || run->op[i] != j->op[e] || run->from[i] != from_of(j, e))
+            return 0;
+        if (e == j->own)
+            k = i;
+    }
+    bits = run->bits;
+    if (j->own < ZL_MAX_ENTITIES && j->op[j->own] != OP_NONE && j->op[j->own] != OP_KEEP) {
+        own = body_code(j, j->own);
+        if (!own)
+            return 0;
+        bits = bits - (run->end[k] - run->body[k]) + own->bits;
+    }
+    if (bits > budget)
+        return 0;
+    if (!own) {
+        zl_bitwriter_copy(bw, run->bytes, run->bits);
+    } else {
+        zl_bitwriter_copy(bw, run->bytes, run->body[k]);
+        zl_bitwriter_copy(bw, j->w->code_bytes + own->offset, own->bits);
+        zl_bitwriter_copy_at(bw, run->bytes, run->end[k], run->bits - run->end[k]);
+    }
+    memset(j->chosen, 0, sizeof j->chosen);
+    for (i = 0; i < j->cand_count; i++) {
+        j->size[j->cand[i]] = run->size[i];
+        bit_set(j->chosen, j->cand[i]);
+    }
+    if (own)
+        j->size[j->own] = own->state_bits;
+    run->hits++;
+    return 1;
+}
+
+/* Keeps the section this client got, every entry with its shared fields,
+ * as the tick's run, unless the run already serves other clients. */
+static void keep_run(writer_job *j)
+{
+    zl_snapshot_run *run = &j->w->run;
+    uint16_t own = j->own;
+    int32_t prev = -1;
+    zl_bitwriter rw;
+    uint32_t i;
+    if (run->valid && run->hits > 0)
+        return;
+    run->valid = 0;
+    run->hits = 0;
+    zl_bitwriter_init(&rw, run->bytes, sizeof run->bytes);
+    j->own = ZL_SNAPSHOT_NONE; /* every entry as another client sees it */
+    write_header(j, &rw, j->cand_count);
+    for (i = 0; i < j->cand_count && rw.error == ZL_OK; i++) {
+        uint16_t e = j->cand[i];
+        int n;
+        write_gap(&rw, (uint32_t)((int32_t)e - prev - 1));
+        prev = e;
+        run->entity[i] = e;
+        run->op[i] = j->op[e];
+        run->from[i] = from_of(j, e);
+        run->body[i] = (uint16_t)zl_bitwriter_bits_used(&rw);
+        n = write_state(j, &rw, e);
+        run->end[i] = (uint16_t)zl_bitwriter_bits_used(&rw);
+        run->size[i] = (uint16_t)(n > 0 ? n : 0);
+    }
+    j->own = own;
+    if (rw.error != ZL_OK)
+        return;
+    run->count = (uint16_t)j->cand_count;
+    run->has_base = j->base != NULL;
+    run->base_tick = j->base ? j->base->tick : 0;
+    run->bits = zl_bitwriter_bits_used(&rw);
+    run->valid = 1;
+}
+
 static void write_chosen(const writer_job *j, zl_bitwriter *bw, uint32_t count)
 {
     int32_t prev = -1;
@@ -453,9 +579,16 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
     st->full = (uint8_t)(j->base == NULL);
     st->base_tick = j->base ? j->base->tick : 0;
     st->bits = bits;
+    memset(rec->held, 0, sizeof rec->held);
     for (e = 0; e < ZL_MAX_ENTITIES; e++) {
         uint8_t op = j->op[e];
         uint16_t age = ZL_SNAPSHOT_ABSENT;
+        if (!j->any[e >> 3]) {
+            uint32_t n = ZL_MAX_ENTITIES - e < 8u ? ZL_MAX_ENTITIES - e : 8u;
+            memset(rec->age + e, 0xFF, n * sizeof rec->age[0]); /* ZL_SNAPSHOT_ABSENT */
+            e += n - 1u;
+            continue;
+        }
         if (op == OP_KEEP) {
             age = 0; /* equal bytes: the client holds this tick's state */
             st->unchanged++;
@@ -478,6 +611,8 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
             }
         }
         rec->age[e] = age;
+        if (age != ZL_SNAPSHOT_ABSENT)
+            bit_set(rec->held, e);
     }
     rec->tick = j->tick;
     rec->serial = c->written;
@@ -518,7 +653,7 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     writer_job *j = &job;
     zl_bitwriter saved;
     uint32_t start;
-    int count;
+    int count, fitted;
     ZL_ASSERT(c != NULL && world != NULL && layout != NULL && bw != NULL);
     ZL_ASSERT(relevant != NULL || relevant_count == 0);
     ZL_ASSERT(!c->have_last || tick_diff(tick, c->last_tick) > 0);
@@ -530,11 +665,18 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     j->tick = tick;
     j->own = own_entity;
     j->base = usable_baseline(c, tick);
+    j->base_slot = j->base ? world_slot(world, j->base->tick) : NULL;
+    codes_for(world, tick);
     classify(j, relevant, relevant_count, priority);
 
     saved = *bw;
     start = zl_bitwriter_bits_used(bw);
-    if (!write_all(j, bw, start, budget_bits)) {
+    fitted = write_shared(j, bw, budget_bits);
+    if (!fitted && write_all(j, bw, start, budget_bits)) {
+        keep_run(j);
+        fitted = 1;
+    }
+    if (!fitted) {
         *bw = saved; /* rewind: the writer keeps earlier bits of a shared byte */
         count = choose(j, budget_bits);
         if (count >= 0)

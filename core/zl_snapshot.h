@@ -63,6 +63,26 @@ typedef struct zl_snapshot_code {
     uint8_t which;       /* the fields it carries (ZL_SCHEMA_WIRE or SHARED) */
 } zl_snapshot_code;
 
+/* Private: a whole entity section written once per tick for the clients
+ * that hold the same baseline and need the same entries, every entry with
+ * its shared fields: such a client's section is this one with its own
+ * entity's entry swapped for the one with every field. */
+typedef struct zl_snapshot_run {
+    uint8_t valid;
+    uint8_t has_base;
+    uint32_t base_tick;
+    uint32_t bits;  /* the section, header included */
+    uint32_t hits;  /* clients served from it */
+    uint16_t count; /* entries */
+    uint16_t entity[ZL_MAX_ENTITIES]; /* per entry, ascending */
+    uint8_t op[ZL_MAX_ENTITIES];
+    uint32_t from[ZL_MAX_ENTITIES];   /* the base state's tick, as in a code */
+    uint16_t body[ZL_MAX_ENTITIES];   /* bit where the entry's kind starts */
+    uint16_t end[ZL_MAX_ENTITIES];    /* bit after its state code */
+    uint16_t size[ZL_MAX_ENTITIES];   /* bits of its state code */
+    uint8_t bytes[ZL_MAX_PACKET];
+} zl_snapshot_run;
+
 /* The server's entity states of the last ZL_SNAPSHOT_WORLD_TICKS ticks,
  * shared by every client, and the state codes written for the tick being
  * sent. Caller-owned (static: it is large); private. */
@@ -75,6 +95,12 @@ typedef struct zl_snapshot_world {
     uint16_t code_head[ZL_MAX_ENTITIES]; /* index + 1 of an entity's first code */
     zl_snapshot_code code[ZL_SNAPSHOT_CODES];
     uint8_t code_bytes[ZL_SNAPSHOT_CODE_BYTES];
+    /* Whether an entity's shared fields at codes_tick equal its state at
+     * tick same_from[e]: 0 not known yet, 1 equal, 2 different. Every
+     * client holding that state asks the same question. */
+    uint8_t same[ZL_MAX_ENTITIES];
+    uint32_t same_from[ZL_MAX_ENTITIES];
+    zl_snapshot_run run;
     zl_snapshot_world_slot slot[ZL_SNAPSHOT_WORLD_TICKS];
 } zl_snapshot_world;
 
@@ -112,6 +138,7 @@ typedef struct zl_snapshot_record {
     uint16_t sequence; /* the packet that carried it */
     uint8_t used;
     uint16_t age[ZL_MAX_ENTITIES]; /* state tick = tick - age, or ABSENT */
+    uint8_t held[ZL_SNAPSHOT_BITMAP_BYTES]; /* the entities whose age is not ABSENT */
 } zl_snapshot_record;
 
 /* What the last zl_snapshot_write did, for statistics and tests. Entity
@@ -253,7 +280,8 @@ const zl_snapshot_frame *zl_snapshot_receiver_newest(const zl_snapshot_receiver 
  * section, or ZL_ERR_OVERFLOW as zl_snapshot_write (bw then unusable). */
 int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
                               const zl_snapshot_layout *layout, uint32_t tick, uint32_t executed,
-                              const uint16_t *relevant, int relevant_count, uint16_t own_entity,
+                              const uint16_t *relevant, int relevant_count,
+                              const uint32_t *priority, uint16_t own_entity,
                               uint32_t budget_bits, uint16_t packet_sequence, zl_bitwriter *bw);
 
 /* Reads a snapshot message of len payload bytes (read only, hostile bytes

@@ -4,7 +4,8 @@
 
 int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
                               const zl_snapshot_layout *layout, uint32_t tick, uint32_t executed,
-                              const uint16_t *relevant, int relevant_count, uint16_t own_entity,
+                              const uint16_t *relevant, int relevant_count,
+                              const uint32_t *priority, uint16_t own_entity,
                               uint32_t budget_bits, uint16_t packet_sequence, zl_bitwriter *bw)
 {
     ZL_ASSERT(bw != NULL);
@@ -12,7 +13,7 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
         return ZL_ERR_OVERFLOW;
     zl_bitwriter_bits(bw, tick, 32);
     zl_bitwriter_bits(bw, executed, 32);
-    return zl_snapshot_write(c, world, layout, tick, relevant, relevant_count, NULL, own_entity,
+    return zl_snapshot_write(c, world, layout, tick, relevant, relevant_count, priority, own_entity,
                              budget_bits - ZL_SNAPSHOT_HEADER_BITS, packet_sequence, bw);
 }
 

@@ -608,6 +608,46 @@ static void test_copy(void)
     }
 }
 
+/* A slice cut from any bit of a stream and appended at any bit equals
+ * its bits read one by one and written; bytes past the slice stay unread
+ * (the source is exactly as long as the slice needs). */
+static void test_copy_at(void)
+{
+    zl_test_rng rng;
+    int iter;
+    zl_test_rng_seed(&rng, 78);
+    for (iter = 0; iter < ZL_TEST_ITERATIONS(3000); iter++) {
+        uint8_t src[40], direct[48], copied[48];
+        uint32_t first = (uint32_t)zl_test_rng_range(&rng, 0, 100);
+        uint32_t n = (uint32_t)zl_test_rng_range(&rng, 0, 200), i;
+        unsigned lead = (unsigned)zl_test_rng_range(&rng, 0, 15);
+        uint32_t lead_value = zl_test_rng_u32(&rng) & ((1u << lead) - 1u);
+        size_t src_len = (first + n + 7u) / 8u;
+        zl_bitreader r;
+        zl_bitwriter wd, wc;
+        for (i = 0; i < sizeof src; i++)
+            src[i] = (uint8_t)zl_test_rng_u32(&rng);
+        zl_bitwriter_init(&wd, direct, sizeof direct);
+        zl_bitwriter_init(&wc, copied, sizeof copied);
+        memset(direct, 0xA5, sizeof direct);
+        memset(copied, 0x5A, sizeof copied);
+        zl_bitwriter_bits(&wd, lead_value, lead);
+        zl_bitwriter_bits(&wc, lead_value, lead);
+        zl_bitreader_init(&r, src, src_len);
+        zl_bitreader_bits(&r, 0);
+        for (i = 0; i < first; i++)
+            (void)zl_bitreader_bool(&r);
+        for (i = 0; i < n; i++)
+            zl_bitwriter_bool(&wd, zl_bitreader_bool(&r));
+        zl_bitwriter_copy_at(&wc, src, first, n);
+        zl_bitwriter_bits(&wd, 5, 3);
+        zl_bitwriter_bits(&wc, 5, 3);
+        ZL_CHECK_EQ(r.error, ZL_OK);
+        ZL_CHECK_EQ(zl_bitwriter_finish(&wc), zl_bitwriter_finish(&wd));
+        ZL_CHECK(memcmp(copied, direct, (zl_bitwriter_bits_used(&wd) + 7u) / 8u) == 0);
+    }
+}
+
 static void test_fx_quantisation(void)
 {
     uint8_t buf[16];
@@ -684,4 +724,5 @@ void zl_suite_bits(void)
     ZL_RUN(test_ranged_extremes_and_malformed);
     ZL_RUN(test_fx_quantisation);
     ZL_RUN(test_copy);
+    ZL_RUN(test_copy_at);
 }

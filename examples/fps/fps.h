@@ -125,9 +125,24 @@ typedef struct fps_refusals {
     uint32_t pitch_clamps; /* FPS_REFUSED_PITCH */
 } fps_refusals;
 
+/* Relevance: the arena's floor cut into FPS_GRID x FPS_GRID square cells.
+ * A client receives the players of its own cell and of rings of cells
+ * around it, ring after ring, until FPS_RELEVANT_PLAYERS are in (nearest
+ * first in priority), and every rocket. */
+#define FPS_ARENA_HALF 1056
+#define FPS_GRID 8
+#define FPS_RELEVANT_PLAYERS 24
+
 /* The server's game state: the zl_game ctx. Clients need none of it to
  * predict (run_command reads only the static world). */
 typedef struct fps_game {
+    /* The grid of the tick grid_tick (grid_valid): per cell the first
+     * player slot + 1 in it (0: none), per slot the next + 1 and its cell. */
+    uint8_t grid_valid;
+    uint32_t grid_tick;
+    uint16_t cell_head[FPS_GRID * FPS_GRID];
+    uint16_t cell_next[FPS_MAX_PLAYERS];
+    uint8_t cell_of[FPS_MAX_PLAYERS];
     fps_entity entities[FPS_MAX_ENTITIES];
     uint32_t spawn_next;        /* spawn point rotation */
     uint32_t entities_refused;  /* launches that found no free slot */
@@ -221,6 +236,14 @@ void fps_resolve_event(fps_game *g, const zl_event *ev, fps_player *players, int
 /* Flies rockets (hit, burst, splash damage) and respawns the dead. */
 void fps_tick_entities(fps_game *g, fps_player *players, int count, uint32_t msec,
                        zl_events *events);
+/* The entities client `slot` receives at `tick` (zl_game.relevance, which
+ * fps_game_interface leaves NULL: a server opts in by setting it to
+ * fps_relevance_cb): the grid rule above. Players of the same cell weigh
+ * 8, of the next ring 4, farther ones 1; rockets 4. */
+int fps_relevance(fps_game *g, uint32_t tick, const fps_player *players, const uint8_t *present,
+                  int count, int slot, uint16_t *ids, uint32_t *priority, int max);
+int fps_relevance_cb(void *ctx, uint32_t tick, const void *players, const uint8_t *present,
+                     int count, int slot, uint16_t *ids, uint32_t *priority, int max);
 
 ZL_END_DECLS
 

@@ -191,5 +191,6 @@ zl_game fps_game_interface(fps_game *g)
     game.player_teleport_field = zl_schema_find(&fps_player_schema, "teleport");
     game.entity_origin_field = zl_schema_find(&fps_entity_schema, "origin.x");
     game.entity_teleport_field = -1;
+    game.relevance = NULL; /* everyone sees everything unless a server opts in */
     return game;
 }

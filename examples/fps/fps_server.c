@@ -214,3 +214,74 @@ void fps_tick_entities(fps_game *g, fps_player *players, int count, uint32_t mse
         emit(events, k, FPS_EV_RESPAWN, 0, k, p->origin);
     }
 }
+
+/* ---- relevance ---- */
+
+/* The cell of an origin, edges clamped (a player may stand on the walls). */
+static unsigned grid_coord(zl_fx v)
+{
+    int32_t off = v + ZL_FX_INT(FPS_ARENA_HALF);
+    int32_t cell = off < 0 ? 0 : off / ZL_FX_INT(2 * FPS_ARENA_HALF / FPS_GRID);
+    return cell >= FPS_GRID ? FPS_GRID - 1u : (unsigned)cell;
+}
+
+/* Files every player into its cell once a tick: every client's query of
+ * that tick reads the same grid. */
+static void build_grid(fps_game *g, uint32_t tick, const fps_player *players,
+                       const uint8_t *present, int count)
+{
+    int k;
+    memset(g->cell_head, 0, sizeof g->cell_head);
+    for (k = count - 1; k >= 0; k--) {
+        unsigned cell;
+        if (!present[k])
+            continue;
+        cell = grid_coord(players[k].origin.y) * FPS_GRID + grid_coord(players[k].origin.x);
+        g->cell_of[k] = (uint8_t)cell;
+        g->cell_next[k] = g->cell_head[cell];
+        g->cell_head[cell] = (uint16_t)(k + 1);
+    }
+    g->grid_tick = tick;
+    g->grid_valid = 1;
+}
+
+int fps_relevance(fps_game *g, uint32_t tick, const fps_player *players, const uint8_t *present,
+                  int count, int slot, uint16_t *ids, uint32_t *priority, int max)
+{
+    int n = 0, ring, i;
+    int cx, cy;
+    if (!g->grid_valid || g->grid_tick != tick)
+        build_grid(g, tick, players, present, count);
+    cx = (int)(g->cell_of[slot] % FPS_GRID);
+    cy = (int)(g->cell_of[slot] / FPS_GRID);
+    for (ring = 0; ring < FPS_GRID && n < FPS_RELEVANT_PLAYERS; ring++) {
+        uint32_t weight = ring == 0 ? 8u : ring == 1 ? 4u : 1u;
+        int x, y;
+        for (y = cy - ring; y <= cy + ring; y++)
+            for (x = cx - ring; x <= cx + ring; x++) {
+                uint16_t k;
+                /* Only the ring's border: its inside was an earlier ring. */
+                if (x < 0 || y < 0 || x >= FPS_GRID || y >= FPS_GRID ||
+                    (x != cx - ring && x != cx + ring && y != cy - ring && y != cy + ring))
+                    continue;
+                for (k = g->cell_head[y * FPS_GRID + x]; k != 0 && n < max;
+                     k = g->cell_next[k - 1u]) {
+                    ids[n] = (uint16_t)(k - 1u);
+                    priority[n++] = weight;
+                }
+            }
+    }
+    for (i = 0; i < FPS_MAX_ENTITIES && n < max; i++)
+        if (g->entities[i].type != FPS_ENTITY_NONE) {
+            ids[n] = (uint16_t)(ZL_MAX_CLIENTS + i);
+            priority[n++] = 4u;
+        }
+    return n;
+}
+
+int fps_relevance_cb(void *ctx, uint32_t tick, const void *players, const uint8_t *present,
+                     int count, int slot, uint16_t *ids, uint32_t *priority, int max)
+{
+    return fps_relevance((fps_game *)ctx, tick, (const fps_player *)players, present, count, slot,
+                         ids, priority, max);
+}
