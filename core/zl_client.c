@@ -81,6 +81,14 @@ int zl_client_init_(zl_client *c, const zl_client_config *config, const zl_game 
     return ZL_OK;
 }
 
+/* What the handshake carries of a token: what the server opens it with. */
+static void copy_token(zl_msg_token *out, const zl_connect_token *t)
+{
+    out->expire_s = t->expire_s;
+    memcpy(out->nonce, t->nonce, sizeof out->nonce);
+    memcpy(out->sealed, t->sealed, sizeof out->sealed);
+}
+
 /* REQUEST or RESPONSE, plain or with the token. Each token message is its
  * plain one with the token after the same members, so one union fills both. */
 static void send_handshake(zl_client *c)
@@ -94,18 +102,20 @@ static void send_handshake(zl_client *c)
     } m;
     uint8_t type;
     if (c->state == ZL_CLIENT_REQUESTING) {
-        type = c->has_token ? ZL_MSG_TOKEN_REQUEST : ZL_MSG_REQUEST;
+        type = c->token ? ZL_MSG_TOKEN_REQUEST : ZL_MSG_REQUEST;
         m.token_request.protocol_id = ZL_PROTOCOL_ID;
         m.token_request.nonce = c->conn.nonce;
         m.token_request.settings = c->config.settings;
-        m.token_request.token = c->token;
+        if (c->token)
+            copy_token(&m.token_request.token, c->token);
     } else {
-        type = c->has_token ? ZL_MSG_TOKEN_RESPONSE : ZL_MSG_RESPONSE;
+        type = c->token ? ZL_MSG_TOKEN_RESPONSE : ZL_MSG_RESPONSE;
         m.token_response.nonce = c->conn.nonce;
         m.token_response.window = c->window;
         m.token_response.cookie = c->cookie;
         m.token_response.settings = c->config.settings;
-        m.token_response.token = c->token;
+        if (c->token)
+            copy_token(&m.token_response.token, c->token);
     }
     zl_conn_send_unlinked(&c->conn.out, &c->conn.peer, type, packet,
                           zl_msg_write(type, packet + ZL_PACKET_HEADER_SIZE,
@@ -126,7 +136,7 @@ static void begin_connect(zl_client *c, const zl_addr *server, uint64_t now_us)
 void zl_client_connect(zl_client *c, const zl_addr *server, uint64_t now_us)
 {
     ZL_ASSERT(c && server);
-    c->has_token = 0;
+    c->token = NULL;
     begin_connect(c, server, now_us);
 }
 
@@ -135,12 +145,7 @@ int zl_client_connect_token(zl_client *c, const zl_connect_token *token, uint64_
     ZL_ASSERT(c && token);
     if (token->address_count < 1 || token->address_count > ZL_TOKEN_ADDRESSES)
         return ZL_ERR_INVALID;
-    c->has_token = 1;
-    c->token.expire_s = token->expire_s;
-    memcpy(c->token.nonce, token->nonce, sizeof c->token.nonce);
-    memcpy(c->token.sealed, token->sealed, sizeof c->token.sealed);
-    memcpy(c->client_key, token->client_key, sizeof c->client_key);
-    memcpy(c->server_key, token->server_key, sizeof c->server_key);
+    c->token = token;
     begin_connect(c, &token->addresses[0], now_us);
     return ZL_OK;
 }
@@ -156,8 +161,9 @@ static void on_accept(zl_client *c, const zl_msg_accept *a, uint64_t now_us)
     zl_conn_start_link(&c->conn, now_us);
     zl_reliable_init(&c->reliable);
     /* We send with the client's key and open with the server's. */
-    if (c->has_token)
-        zl_conn_seal_with(&c->conn, c->client_key, c->server_key, NULL);
+    if (c->token)
+        zl_conn_seal_with(&c->conn, c->token->client_key, c->token->server_key, NULL);
+    c->token = NULL; /* the caller may wipe it now */
 }
 
 /* Handshake replies, before a connection exists. */

@@ -68,11 +68,9 @@ typedef struct zl_client {
     uint8_t deny_reason;       /* ZL_DENY_* once DENIED */
     uint8_t disconnect_reason; /* ZL_DISCONNECT_* once DISCONNECTED */
     uint8_t has_player;        /* a first snapshot arrived */
-    uint8_t has_token;         /* connecting with a token: packets get sealed */
     zl_conn conn;              /* the server's address, our nonce, the link */
     zl_reliable reliable;      /* messages both ways */
-    zl_msg_token token;        /* what the handshake carries of the token */
-    uint8_t client_key[ZL_TOKEN_KEY_SIZE], server_key[ZL_TOKEN_KEY_SIZE];
+    const zl_connect_token *token; /* the caller's, while connecting with one */
     uint32_t window;
     uint64_t cookie;
     uint16_t slot;
@@ -120,8 +118,10 @@ void zl_client_connect(zl_client *c, const zl_addr *server, uint64_t now_us);
 /* Starts connecting with a connect token from the game's backend
  * (zl_token.h) to the first server it names, at now_us: the token goes in
  * the handshake, and once connected every packet both ways is sealed with
- * its session keys. The token is copied (its keys too; wipe yours). Returns
- * ZL_OK, or ZL_ERR_INVALID for a token naming no address. */
+ * its session keys (copied into the connection then). The token is the
+ * caller's and is read until the client is connected or gives up (DENIED,
+ * TIMED_OUT): keep it until then, and wipe it after. Returns ZL_OK, or
+ * ZL_ERR_INVALID for a token naming no address. */
 int zl_client_connect_token(zl_client *c, const zl_connect_token *token, uint64_t now_us);
 
 /* Takes one datagram from `from`; anything not from the server or not

@@ -299,9 +299,8 @@ void zl_match_start(const zl_match_setup *setup)
         if (setup->plain) {
             zl_client_connect(&m.client[i], &m.server_addr, zl_test_time_us);
         } else {
-            zl_connect_token token;
-            zl_match_mint(i, &token);
-            ZL_CHECK_EQ(zl_client_connect_token(&m.client[i], &token, zl_test_time_us), ZL_OK);
+            zl_match_mint(i, &m.token[i]);
+            ZL_CHECK_EQ(zl_client_connect_token(&m.client[i], &m.token[i], zl_test_time_us), ZL_OK);
         }
     }
     m.style = setup->style;

@@ -67,6 +67,7 @@ typedef struct zl_match {
     zl_game client_rules; /* the clients': the game's as it is */
     zl_server server;
     zl_client client[ZL_MATCH_BOTS];
+    zl_connect_token token[ZL_MATCH_BOTS]; /* each bot's, kept while it connects */
     zl_addr server_addr;
     uint32_t frame;
     int style;            /* ZL_MATCH_* */

@@ -292,7 +292,6 @@ void zl_sim_join(zl_sim *sim, int i, zl_sim_bot bot)
     } else {
         /* The backend's token for this session: fresh keys and nonce. */
         zl_token_grant g;
-        zl_connect_token token;
         uint8_t nonce[ZL_TOKEN_NONCE_SIZE];
         uint64_t now_s = ZL_SIM_UNIX_S + (zl_test_time_us - sim->start_us) / 1000000u;
         memset(&g, 0, sizeof g);
@@ -303,9 +302,10 @@ void zl_sim_join(zl_sim *sim, int i, zl_sim_bot bot)
         fill_bytes(g.client_key, sizeof g.client_key, key ^ 1u);
         fill_bytes(g.server_key, sizeof g.server_key, key ^ 2u);
         fill_bytes(nonce, sizeof nonce, key ^ 3u);
-        ZL_CHECK_EQ(zl_token_mint(&token, &g, now_s, now_s + 60u, nonce, sim->server.config.private_key),
+        ZL_CHECK_EQ(zl_token_mint(&c->token, &g, now_s, now_s + 60u, nonce,
+                                  sim->server.config.private_key),
                     ZL_OK);
-        ZL_CHECK_EQ(zl_client_connect_token(&c->client, &token, zl_test_time_us), ZL_OK);
+        ZL_CHECK_EQ(zl_client_connect_token(&c->client, &c->token, zl_test_time_us), ZL_OK);
     }
 }
 

@@ -69,6 +69,7 @@ typedef struct zl_sim_client {
     zl_sim *sim;            /* the simulation it belongs to, and its index */
     int index;
     zl_client client;
+    zl_connect_token token; /* this session's, kept while it connects */
     zl_conditioner cond;
     zl_platform wire;       /* the socket: into the network */
     zl_platform hal;        /* what the client uses: cond over wire */

@@ -29,6 +29,12 @@
 
 /* ---- The client ---- */
 
+/* Connect tokens for one server address with 16 bytes of user data: the
+ * handshake's largest message, and the stack that builds it, shrink with
+ * them (the backend mints tokens with the same values). */
+#define ZL_TOKEN_ADDRESSES 1
+#define ZL_TOKEN_USER_DATA 16
+
 /* Two reliable messages of at most 32 bytes in flight each way. */
 #define ZL_RELIABLE_MESSAGES 2
 #define ZL_RELIABLE_MESSAGE_MAX 32
