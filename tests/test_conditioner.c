@@ -668,6 +668,7 @@ static void test_bandwidth_cap(void)
 static void test_pool_exhaustion_counted(void)
 {
     const uint32_t n = ZL_CONDITIONER_PACKETS + 10;
+    const uint32_t held_out = ZL_CONDITIONER_PACKETS - ZL_CONDITIONER_PACKETS / 8u;
     zl_conditioner_settings slow;
     const zl_conditioner_stats *st;
     uint8_t buf[ZL_MAX_PACKET];
@@ -699,31 +700,31 @@ static void test_pool_exhaustion_counted(void)
     ZL_CHECK_EQ(lg.received, ZL_CONDITIONER_PACKETS);
     check_settled();
 
-    /* One pool serves both directions: A holds 200 outgoing, so only the
-     * rest of the pool is left for what B sends back. */
+    /* One pool serves both directions: A holds 7/8 of it outgoing, so only
+     * the rest is left for what B sends back, 4 more than fit. */
     setup(13);
     configure(&cond_a, ZL_CONDITIONER_SEND, &slow);
     configure(&cond_a, ZL_CONDITIONER_RECEIVE, &slow);
     memset(buf, 3, 16);
-    for (i = 0; i < 200; i++)
+    for (i = 0; i < held_out; i++)
         ZL_CHECK_EQ(hal_a.send(hal_a.ctx, &addr_b, buf, 16), ZL_OK);
-    for (i = 0; i < 60; i++)
+    for (i = 0; i < ZL_CONDITIONER_PACKETS - held_out + 4u; i++)
         ZL_CHECK_EQ(hal_b.send(hal_b.ctx, &addr_a, buf, 16), ZL_OK);
     ZL_CHECK_EQ(hal_a.receive(hal_a.ctx, &from, buf, sizeof buf), ZL_ERR_AGAIN);
     st = zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_RECEIVE);
-    ZL_CHECK_EQ(st->queued, ZL_CONDITIONER_PACKETS - 200);
-    ZL_CHECK_EQ(st->dropped_pool, 60 - (ZL_CONDITIONER_PACKETS - 200));
+    ZL_CHECK_EQ(st->queued, ZL_CONDITIONER_PACKETS - held_out);
+    ZL_CHECK_EQ(st->dropped_pool, 4);
     check_accounting(&cond_a);
     /* A second later everything held is released and the pool is whole. */
     zl_test_time_us += 1000000;
     got = 0;
     while (hal_a.receive(hal_a.ctx, &from, buf, sizeof buf) == 16)
         got++;
-    ZL_CHECK_EQ(got, ZL_CONDITIONER_PACKETS - 200);
-    /* A's 200 reach the network (only 64 fit in it; the rest are refused
-     * there and counted, not lost). */
+    ZL_CHECK_EQ(got, ZL_CONDITIONER_PACKETS - held_out);
+    /* A's held ones reach the network (only ZL_LOOPNET_PACKETS fit in it;
+     * the rest are refused there and counted, not lost). */
     st = zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_SEND);
-    ZL_CHECK_EQ(st->delivered + st->dropped_refused, 200);
+    ZL_CHECK_EQ(st->delivered + st->dropped_refused, held_out);
     ZL_CHECK_EQ(st->delivered, ZL_LOOPNET_PACKETS);
     while (hal_b.receive(hal_b.ctx, &from, buf, sizeof buf) == 16)
         ;
