@@ -12,6 +12,8 @@ void zl_server_config_default(zl_server_config *c)
     c->tick_rate = 64;
     c->max_clients = ZL_MAX_CLIENTS;
     c->timeout_us = 5000000u;
+    c->grace_us = 1500000u;
+    c->max_per_address = 8;
     c->packet_rate = (uint16_t)(2u * c->tick_rate);
     c->packet_burst = (uint16_t)(c->tick_rate / 2u);
     c->lag_compensation = 1;
@@ -85,7 +87,7 @@ void zl_server_init(zl_server *s, const zl_server_config *c, const zl_game *game
     ZL_ASSERT(s && c && game && net && net->send && secret);
     ZL_ASSERT(c->tick_rate >= 20 && c->tick_rate <= 128);
     ZL_ASSERT(c->max_clients >= 1 && c->max_clients <= ZL_MAX_CLIENTS);
-    ZL_ASSERT(c->packet_rate >= 1 && c->packet_burst >= 1);
+    ZL_ASSERT(c->packet_rate >= 1 && c->packet_burst >= 1 && c->max_per_address >= 1);
     ZL_ASSERT(game->player_schema->size <= ZL_STATE_MAX &&
               game->entity_schema->size <= ZL_STATE_MAX);
     ZL_ASSERT(ZL_MAX_CLIENTS + game->max_entities <= ZL_MAX_ENTITIES);
@@ -187,6 +189,7 @@ static void connect_client(zl_server *s, int slot, const zl_addr *from,
     zl_conn_start_link(&c->conn, now_us);
     c->settings = r->settings;
     zl_client_settings_clamp(&c->settings, &s->config.limits);
+    c->joined_us = now_us;
     c->last_heard_us = now_us;
     c->next_snapshot_us = now_us;
     c->rate_us = now_us;
@@ -200,11 +203,25 @@ static void connect_client(zl_server *s, int slot, const zl_addr *from,
     notify(s, ZL_NOTICE_JOIN, 0, slot);
 }
 
+/* Slots held by the source address of a, whatever their ports. */
+static uint32_t slots_held(const zl_server *s, const zl_addr *a)
+{
+    uint8_t key[ZL_RATELIMIT_SOURCE_MAX], other[ZL_RATELIMIT_SOURCE_MAX];
+    size_t n = zl_ratelimit_source(a, key);
+    uint32_t held = 0;
+    int i;
+    for (i = 0; i < s->config.max_clients; i++)
+        held += (uint32_t)(s->slot[i].connected &&
+                           zl_ratelimit_source(&s->slot[i].conn.peer, other) == n &&
+                           memcmp(key, other, n) == 0);
+    return held;
+}
+
 static void on_response(zl_server *s, const zl_addr *from, const uint8_t *payload, size_t len,
                         uint64_t now_us)
 {
     zl_msg_response r;
-    int slot;
+    int slot, crowded;
     if (zl_msg_read(ZL_MSG_RESPONSE, payload, len, &r) != ZL_OK) {
         s->dropped[ZL_SERVER_DROP_MESSAGE]++;
         return;
@@ -225,10 +242,11 @@ static void on_response(zl_server *s, const zl_addr *from, const uint8_t *payloa
         return;
     }
     slot = free_slot_index(s);
-    if (slot < 0) {
+    crowded = slot >= 0 && slots_held(s, from) >= s->config.max_per_address;
+    if (slot < 0 || crowded) {
         uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_DENY_SIZE];
         zl_msg_deny d;
-        s->dropped[ZL_SERVER_DROP_FULL]++;
+        s->dropped[crowded ? ZL_SERVER_DROP_CROWDED : ZL_SERVER_DROP_FULL]++;
         d.nonce = r.nonce;
         d.reason = ZL_DENY_FULL;
         zl_conn_send_unlinked(&s->out, from, ZL_MSG_DENY, packet,
@@ -254,6 +272,7 @@ static void on_commands(zl_server *s, zl_server_slot *c, const uint8_t *payload,
         c->bad_messages++;
         return;
     }
+    c->commanded |= n > 0;
     c->full_requested |= head.need_full;
     c->view_delay_us = view_delay_cap(s, c, head.view_delay_us);
     zl_cmdbuf_push(&c->commands, cmds, n, now_us);
@@ -338,6 +357,24 @@ static void on_unlinked(zl_server *s, int slot, const zl_addr *from, const zl_pa
         s->dropped[ZL_SERVER_DROP_MESSAGE]++;
 }
 
+/* 1 when a datagram from an address without a slot is sealed for the
+ * connection that last held a slot from that address: its goodbye
+ * repeated, or a packet in flight when it ended. A freed slot keeps its
+ * connection until the slot is taken again. */
+static int ended_connection(const zl_server *s, const zl_addr *from, const uint8_t *packet,
+                            size_t len)
+{
+    zl_packet_header h;
+    int i;
+    for (i = 0; i < s->config.max_clients; i++) {
+        const zl_conn *c = &s->slot[i].conn;
+        if (!s->slot[i].connected && zl_addr_equal(&c->peer, from) &&
+            zl_packet_open(packet, len, c->link_id, &h, NULL) >= 0)
+            return 1;
+    }
+    return 0;
+}
+
 void zl_server_receive(zl_server *s, const zl_addr *from, const void *data, size_t len,
                        uint64_t now_us)
 {
@@ -347,11 +384,13 @@ void zl_server_receive(zl_server *s, const zl_addr *from, const void *data, size
     ZL_ASSERT(s && from && (data || len == 0));
     slot = find_slot(s, from);
     if (slot < 0) {
-        if (zl_packet_open(packet, len, ZL_PROTOCOL_ID, &h, NULL) < 0)
-            s->dropped[ZL_SERVER_DROP_PACKET]++;
-        else
+        if (zl_packet_open(packet, len, ZL_PROTOCOL_ID, &h, NULL) >= 0)
             on_unlinked(s, slot, from, &h, packet + ZL_PACKET_HEADER_SIZE,
                         len - ZL_PACKET_HEADER_SIZE, now_us);
+        else if (ended_connection(s, from, packet, len))
+            s->dropped[ZL_SERVER_DROP_LATE]++;
+        else
+            s->dropped[ZL_SERVER_DROP_PACKET]++;
         return;
     }
     kind = zl_conn_open(&s->slot[slot].conn, 1, packet, len, &h);
@@ -582,8 +621,15 @@ int zl_server_update(zl_server *s, uint64_t now_us)
     ZL_ASSERT(s);
     for (i = 0; i < s->config.max_clients; i++) {
         zl_server_slot *c = &s->slot[i];
-        if (c->connected && now_us - c->last_heard_us > s->config.timeout_us)
+        if (!c->connected)
+            continue;
+        if (now_us - c->last_heard_us > s->config.timeout_us) {
             zl_server_disconnect(s, i, ZL_DISCONNECT_TIMEOUT, now_us);
+        } else if (!c->commanded && s->config.grace_us &&
+                   now_us - c->joined_us > s->config.grace_us) {
+            s->dropped[ZL_SERVER_DROP_SILENT]++;
+            zl_server_disconnect(s, i, ZL_DISCONNECT_TIMEOUT, now_us);
+        }
     }
     while (now_us >= s->next_tick_us) {
         run_tick(s, now_us);
@@ -668,6 +714,12 @@ int zl_server_client_count(const zl_server *s)
     for (i = 0; i < s->config.max_clients; i++)
         n += s->slot[i].connected;
     return n;
+}
+
+void zl_server_count_oversize(zl_server *s)
+{
+    ZL_ASSERT(s);
+    s->dropped[ZL_SERVER_DROP_OVERSIZE]++;
 }
 
 void zl_server_get_drops(const zl_server *s, uint32_t out[ZL_SERVER_DROP_COUNT])

@@ -29,6 +29,7 @@
     X(latency)           \
     X(soak)              \
     X(cheats)            \
+    X(admission)         \
     X(slip)              \
     X(crypto)            \
     X(demo)              \

@@ -95,6 +95,8 @@ struct zl_sim {
     zl_conditioner_settings impair; /* every client's link, both ways */
     uint64_t seed;
     int clients;            /* client objects in use, <= ZL_SIM_CLIENTS */
+    uint8_t shared_address; /* 1: clients joining from now on share one IP
+                               address, told apart by port (a NAT) */
     uint32_t server_inbox_dropped, server_inbox_peak;
     uint32_t unbound;       /* datagrams to a closed socket */
     uint32_t received;      /* datagrams handed to zl_server_receive */
