@@ -130,6 +130,20 @@ static int free_slot_index(const zl_server *s)
     return -1;
 }
 
+/* Refuses the attempt `nonce` from `from` with a DENY (reason
+ * ZL_DENY_*), counted under drop. */
+static void deny(zl_server *s, const zl_addr *from, uint64_t nonce, uint8_t reason, int drop)
+{
+    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_DENY_SIZE];
+    zl_msg_deny d;
+    s->dropped[drop]++;
+    d.nonce = nonce;
+    d.reason = reason;
+    zl_conn_send_unlinked(&s->out, from, ZL_MSG_DENY, packet,
+                          zl_msg_write(ZL_MSG_DENY, packet + ZL_PACKET_HEADER_SIZE, ZL_DENY_SIZE,
+                                       &d));
+}
+
 static void on_request(zl_server *s, const zl_addr *from, const uint8_t *payload, size_t len,
                        uint64_t now_us)
 {
@@ -145,13 +159,7 @@ static void on_request(zl_server *s, const zl_addr *from, const uint8_t *payload
         return;
     }
     if (req.protocol_id != ZL_PROTOCOL_ID) {
-        zl_msg_deny d;
-        s->dropped[ZL_SERVER_DROP_VERSION]++;
-        d.nonce = req.nonce;
-        d.reason = ZL_DENY_VERSION;
-        zl_conn_send_unlinked(&s->out, from, ZL_MSG_DENY, packet,
-                              zl_msg_write(ZL_MSG_DENY, packet + ZL_PACKET_HEADER_SIZE,
-                                           ZL_DENY_SIZE, &d));
+        deny(s, from, req.nonce, ZL_DENY_VERSION, ZL_SERVER_DROP_VERSION);
         return;
     }
     {
@@ -244,14 +252,8 @@ static void on_response(zl_server *s, const zl_addr *from, const uint8_t *payloa
     slot = free_slot_index(s);
     crowded = slot >= 0 && slots_held(s, from) >= s->config.max_per_address;
     if (slot < 0 || crowded) {
-        uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_DENY_SIZE];
-        zl_msg_deny d;
-        s->dropped[crowded ? ZL_SERVER_DROP_CROWDED : ZL_SERVER_DROP_FULL]++;
-        d.nonce = r.nonce;
-        d.reason = ZL_DENY_FULL;
-        zl_conn_send_unlinked(&s->out, from, ZL_MSG_DENY, packet,
-                              zl_msg_write(ZL_MSG_DENY, packet + ZL_PACKET_HEADER_SIZE,
-                                           ZL_DENY_SIZE, &d));
+        deny(s, from, r.nonce, ZL_DENY_FULL,
+             crowded ? ZL_SERVER_DROP_CROWDED : ZL_SERVER_DROP_FULL);
         return;
     }
     connect_client(s, slot, from, &r, now_us);
