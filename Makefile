@@ -7,6 +7,7 @@
 #   make fuzz-long            every fuzzer to FUZZ_LONG_RUNS (10 million) executions
 #   make ... SANITIZE=1       everything (library, programs, tests, demo) with the
 #                             port's sanitizers (ASan+UBSan on posix), in build/<port>-sanitize
+#   make install PREFIX=...   library, headers, pkg-config and CMake packages (mk/install.mk)
 # A port is a folder ports/<name>/ with a port.mk (docs/PORTING.md).
 
 SHELL := /bin/bash
@@ -54,23 +55,29 @@ AR := $(CROSS)ar
 NM := $(CROSS)nm
 SIZE := $(CROSS)size
 
-BUILD := build/$(PORT)
+# A user configuration (core/zl_config.h): a folder holding zl_user_config.h.
+# The library and what is built with it use it, in a build folder of their
+# own so objects of two configurations never mix; make install carries it.
+USER_CONFIG_DIR ?=
+BUILD := build/$(PORT)$(if $(USER_CONFIG_DIR),/user-config)
+CONFIG_CFLAGS := $(if $(USER_CONFIG_DIR),-DZL_USER_CONFIG -I$(USER_CONFIG_DIR))
 SANITIZE ?=
 ifeq ($(SANITIZE),1)
 ifeq ($(PORT_SANITIZE),)
 $(error SANITIZE=1: PORT=$(PORT) has no sanitizer runtime (PORT_SANITIZE in its port.mk); use PORT=posix)
 endif
 # Its own objects: a sanitized object never mixes with a plain build.
-BUILD := build/$(PORT)-sanitize
+BUILD := $(BUILD)-sanitize
 endif
 WARN := -std=c99 -pedantic -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Werror
 OPT ?= -O2 -g
 INC := -Icore -Iplatform -I$(PORT_DIR) -Iports/common
 CFLAGS_ALL := $(WARN) $(OPT) $(PORT_CFLAGS) $(if $(filter 1,$(SANITIZE)),$(PORT_SANITIZE)) \
-	$(INC) -MMD -MP
+	$(INC) $(CONFIG_CFLAGS) -MMD -MP
 
-CORE_SRC := $(wildcard core/*.c)
-PLATFORM_SRC := $(wildcard platform/*.c)
+include sources.mk
+CORE_SRC := $(wildcard $(ZL_CORE_SOURCES))
+PLATFORM_SRC := $(wildcard $(ZL_PLATFORM_SOURCES))
 LIB_SRC := $(CORE_SRC) $(PLATFORM_SRC) $(PORT_SRC)
 # The reference FPS rules: simulation code, held to core's rules (no float).
 GAME_SRC := $(wildcard examples/fps/*.c)

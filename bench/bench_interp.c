@@ -1,5 +1,5 @@
-/* bench_interp.c - cost of drawing a frame of other players: one
- * zl_interp_sample per player from full 64 Hz histories, 100 ms back. */
+/* bench_interp.c - cost of drawing a frame of other players from full 64 Hz
+ * histories, 100 ms back, as a client frame draws them (bench_drawn). */
 #include "bench_scene.h"
 #include "zl_bench.h"
 
@@ -26,4 +26,11 @@ void zl_bench_interp(void)
         costs[i] = zl_bench_measure("interp", names[i], body, NULL, &d);
     }
     zl_bench_growth("interp", sizes, costs, 3);
+    zl_bench_derived("interp", "per entity, 16 drawn", costs[0] / sizes[0]);
+    zl_bench_derived("interp", "per entity, 64 drawn", costs[2] / sizes[2]);
+    /* Each target is stated for one kind of machine. */
+    if (zl_port_timer_exact())
+        zl_bench_target("interp", "Cortex-M3 one entity (16 drawn)", costs[0] / sizes[0], 600u);
+    else
+        zl_bench_target("interp", "host one entity (64 drawn)", costs[2] / sizes[2], 40u);
 }

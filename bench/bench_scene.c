@@ -26,6 +26,7 @@ void bench_predictor_init(bench_predictor *p)
     memset(&p->start, 0, sizeof p->start);
     fps_player_spawn(&p->world, &p->start);
     p->game = fps_game_interface(&p->world);
+    zl_schema_plan_init(&p->plan, &fps_player_schema);
     bench_script(p->cmds);
 }
 
@@ -43,6 +44,7 @@ void bench_predictor_reset(void *ctx)
     uint32_t i;
     zl_predict_settings_default(&s);
     s.origin_field = 0; /* origin.x, y, z lead fps_player_schema */
+    s.plan = &p->plan;
     zl_predict_init(&p->pred, &p->game, &s, &p->start);
     for (i = 0; i < p->window; i++)
         bench_predictor_command(p);
@@ -74,7 +76,9 @@ void bench_drawn_fill(bench_drawn *d)
 {
     zl_interp_config c;
     uint32_t e, k;
+    zl_schema_plan_init(&d->plan, &fps_player_schema);
     zl_interp_config_init(&c, &fps_player_schema);
+    c.plan = &d->plan;
     c.origin_field = 0; /* origin.x, y, z lead fps_player_schema */
     zl_interp_settings_default(&d->settings);
     memset(d->hist, 0, sizeof d->hist);
@@ -96,9 +100,10 @@ void bench_drawn_fill(bench_drawn *d)
 
 uint32_t bench_drawn_frame(bench_drawn *d, uint32_t frame)
 {
+    zl_interp_frame f;
     uint32_t e, acc = 0;
+    zl_interp_frame_begin(&f, &d->settings, d->render_us + frame % 7u);
     for (e = 0; e < d->drawn; e++)
-        acc += (uint32_t)zl_interp_sample(&d->hist[e], &d->settings, d->render_us + frame % 7u,
-                                          &d->out[e], NULL);
+        acc += (uint32_t)zl_interp_frame_sample(&f, &d->hist[e], &d->out[e], NULL);
     return acc + (uint32_t)d->out[0].origin.x;
 }

@@ -21,6 +21,7 @@ typedef struct bench_predictor {
     zl_game game;
     zl_predict pred;
     fps_player start;
+    zl_schema_plan plan; /* the player schema, prepared as a client does */
     zl_usercmd cmds[BENCH_SCRIPT];
     uint32_t window; /* commands ahead of each ack */
     zl_fx nudge;     /* alternates so the player does not drift */
@@ -45,8 +46,10 @@ int bench_predictor_miss(bench_predictor *p, uint64_t now_us);
 /* Most players drawn per frame. */
 #define BENCH_DRAWN_MAX 64
 
-/* Other players drawn from full 64 Hz histories, 100 ms back. */
+/* Other players drawn from full 64 Hz histories, 100 ms back, as a client
+ * frame draws them: one zl_interp_frame, the schema prepared. */
 typedef struct bench_drawn {
+    zl_schema_plan plan;
     zl_interp_history hist[BENCH_DRAWN_MAX];
     zl_interp_settings settings;
     uint64_t render_us;

@@ -5,6 +5,8 @@
 
 #include "zl_base.h"
 
+ZL_BEGIN_DECLS
+
 enum { ZL_ADDR_NONE = 0, ZL_ADDR_IPV4 = 4, ZL_ADDR_IPV6 = 6 };
 
 /* An endpoint. IPv4 uses ip[0..3]; the rest stays zero so memcmp-free
@@ -40,5 +42,7 @@ int zl_addr_compare(const zl_addr *a, const zl_addr *b);
 /* Convenience constructors; ip bytes in network order. */
 zl_addr zl_addr_ipv4(uint8_t a, uint8_t b, uint8_t c, uint8_t d, uint16_t port);
 zl_addr zl_addr_ipv6(const uint8_t ip[16], uint16_t port);
+
+ZL_END_DECLS
 
 #endif

@@ -8,6 +8,18 @@
 
 #include "zl_config.h"
 
+/* Every public header wraps its declarations in these, so C++ code calls
+ * the library's C functions by their C names (extern "C"). */
+#ifdef __cplusplus
+#define ZL_BEGIN_DECLS extern "C" {
+#define ZL_END_DECLS }
+#else
+#define ZL_BEGIN_DECLS
+#define ZL_END_DECLS
+#endif
+
+ZL_BEGIN_DECLS
+
 /* Result codes. Functions return ZL_OK (0) or a count (>= 0) on success and a
  * negative ZL_ERR_* on failure; zl_strerror() names each one. */
 enum {
@@ -22,7 +34,9 @@ enum {
     ZL_ERR_IO = -8,        /* the platform reported an I/O failure */
     ZL_ERR_MALFORMED = -9, /* received bytes do not form a valid message */
     ZL_ERR_DUPLICATE = -10, /* a packet already received, or too old to tell; dropped */
-    ZL_ERR_AUTH = -11      /* authentication failed: forged, tampered or under another key */
+    ZL_ERR_AUTH = -11,     /* authentication failed: forged, tampered or under another key */
+    ZL_ERR_CONFIG = -12    /* the application was compiled with another configuration
+                              (zl_config.h) or version than the library */
 };
 
 /* Name of a result code, e.g. "ZL_ERR_AGAIN". Unknown codes give "ZL_ERR_?".
@@ -50,5 +64,7 @@ void zl_assert_failed(const char *expr, const char *file, int line);
 #define ZL_IS_POW2(n) ((n) > 0 && (((n) & ((n) - 1)) == 0))
 
 #define ZL_COUNTOF(a) (sizeof(a) / sizeof((a)[0]))
+
+ZL_END_DECLS
 
 #endif

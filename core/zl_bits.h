@@ -5,6 +5,8 @@
 
 #include "zl_fixed.h"
 
+ZL_BEGIN_DECLS
+
 /* Bits are packed least-significant first into little-endian 32-bit words,
  * so the byte stream is identical on every host byte order: bit i of the
  * stream is bit (i % 8) of byte i / 8. Both structs are private; use the
@@ -94,5 +96,7 @@ void zl_bitreader_bytes(zl_bitreader *r, void *dst, size_t len);
 void zl_bitreader_align(zl_bitreader *r);
 /* Bits not yet read (0 once any error is set). */
 uint32_t zl_bitreader_bits_left(const zl_bitreader *r);
+
+ZL_END_DECLS
 
 #endif

@@ -29,12 +29,14 @@ void zl_client_config_default(zl_client_config *c)
     zl_predict_settings_default(&c->predict);
 }
 
-void zl_client_init(zl_client *c, const zl_client_config *config, const zl_game *game,
-                    const zl_platform *net, uint64_t nonce)
+int zl_client_init_(zl_client *c, const zl_client_config *config, const zl_game *game,
+                    const zl_platform *net, uint64_t nonce, uint32_t fingerprint, size_t size)
 {
     zl_sender out;
     zl_addr nowhere;
     int i;
+    if (zl_config_check(fingerprint, size, sizeof *c) != ZL_OK)
+        return ZL_ERR_CONFIG;
     ZL_ASSERT(c && config && game && net && net->send);
     ZL_ASSERT(config->cmd_backup >= 1 && config->cmd_backup <= ZL_CMDSTREAM_MAX_PER_PACKET);
     memset(c, 0, sizeof *c);
@@ -46,55 +48,94 @@ void zl_client_init(zl_client *c, const zl_client_config *config, const zl_game 
     zl_conn_init(&c->conn, &out, &nowhere, nonce);
     c->config.predict.origin_field = game->player_origin_field;
     c->config.predict.teleport_field = game->player_teleport_field;
+    /* A schema the plan cannot hold still works through it, walked. */
+    zl_schema_plan_init(&c->plan[0], game->player_schema);
+    zl_schema_plan_init(&c->plan[1], game->entity_schema);
+    c->config.predict.plan = &c->plan[0];
     zl_interp_config_init(&c->interp_config[0], game->player_schema);
+    c->interp_config[0].plan = &c->plan[0];
     c->interp_config[0].origin_field = game->player_origin_field;
     c->interp_config[0].teleport_field = game->player_teleport_field;
     zl_interp_config_init(&c->interp_config[1], game->entity_schema);
+    c->interp_config[1].plan = &c->plan[1];
     c->interp_config[1].origin_field = game->entity_origin_field;
     c->interp_config[1].teleport_field = game->entity_teleport_field;
     c->layout.player_schema = game->player_schema;
     c->layout.entity_schema = game->entity_schema;
     c->layout.players = ZL_MAX_CLIENTS;
+    c->layout.player_plan = &c->plan[0];
+    c->layout.entity_plan = &c->plan[1];
     zl_interp_config_init(&c->timeline_config, &timeline_schema);
     zl_interp_reset(&c->timeline);
     zl_clock_init(&c->clock, &c->config.timeline);
     zl_snapshot_receiver_init(&c->rx);
     for (i = 0; i < ZL_MAX_ENTITIES; i++)
         zl_interp_reset(&c->history[i]);
+    return ZL_OK;
 }
 
+/* REQUEST or RESPONSE, plain or with the token. Each token message is its
+ * plain one with the token after the same members, so one union fills both. */
 static void send_handshake(zl_client *c)
 {
-    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_REQUEST_SIZE];
-    uint8_t *payload = packet + ZL_PACKET_HEADER_SIZE;
+    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_TOKEN_REQUEST_SIZE];
+    union {
+        zl_msg_request request;
+        zl_msg_token_request token_request;
+        zl_msg_response response;
+        zl_msg_token_response token_response;
+    } m;
+    uint8_t type;
     if (c->state == ZL_CLIENT_REQUESTING) {
-        zl_msg_request m;
-        m.protocol_id = ZL_PROTOCOL_ID;
-        m.nonce = c->conn.nonce;
-        m.settings = c->config.settings;
-        zl_conn_send_unlinked(&c->conn.out, &c->conn.peer, ZL_MSG_REQUEST, packet,
-                              zl_msg_write(ZL_MSG_REQUEST, payload, ZL_REQUEST_SIZE, &m));
+        type = c->has_token ? ZL_MSG_TOKEN_REQUEST : ZL_MSG_REQUEST;
+        m.token_request.protocol_id = ZL_PROTOCOL_ID;
+        m.token_request.nonce = c->conn.nonce;
+        m.token_request.settings = c->config.settings;
+        m.token_request.token = c->token;
     } else {
-        zl_msg_response m;
-        m.nonce = c->conn.nonce;
-        m.window = c->window;
-        m.cookie = c->cookie;
-        m.settings = c->config.settings;
-        zl_conn_send_unlinked(&c->conn.out, &c->conn.peer, ZL_MSG_RESPONSE, packet,
-                              zl_msg_write(ZL_MSG_RESPONSE, payload, ZL_REQUEST_SIZE, &m));
+        type = c->has_token ? ZL_MSG_TOKEN_RESPONSE : ZL_MSG_RESPONSE;
+        m.token_response.nonce = c->conn.nonce;
+        m.token_response.window = c->window;
+        m.token_response.cookie = c->cookie;
+        m.token_response.settings = c->config.settings;
+        m.token_response.token = c->token;
     }
+    zl_conn_send_unlinked(&c->conn.out, &c->conn.peer, type, packet,
+                          zl_msg_write(type, packet + ZL_PACKET_HEADER_SIZE,
+                                       sizeof packet - ZL_PACKET_HEADER_SIZE, &m));
 }
 
-void zl_client_connect(zl_client *c, const zl_addr *server, uint64_t now_us)
+/* Starts the handshake with `server`. */
+static void begin_connect(zl_client *c, const zl_addr *server, uint64_t now_us)
 {
-    zl_sender out;
-    ZL_ASSERT(c && server);
-    out = c->conn.out; /* zl_conn_init starts by clearing the conn */
+    zl_sender out = c->conn.out; /* zl_conn_init starts by clearing the conn */
     zl_conn_init(&c->conn, &out, server, c->conn.nonce);
     c->state = ZL_CLIENT_REQUESTING;
     c->last_heard_us = now_us;
     c->next_send_us = now_us + c->config.resend_us;
     send_handshake(c);
+}
+
+void zl_client_connect(zl_client *c, const zl_addr *server, uint64_t now_us)
+{
+    ZL_ASSERT(c && server);
+    c->has_token = 0;
+    begin_connect(c, server, now_us);
+}
+
+int zl_client_connect_token(zl_client *c, const zl_connect_token *token, uint64_t now_us)
+{
+    ZL_ASSERT(c && token);
+    if (token->address_count < 1 || token->address_count > ZL_TOKEN_ADDRESSES)
+        return ZL_ERR_INVALID;
+    c->has_token = 1;
+    c->token.expire_s = token->expire_s;
+    memcpy(c->token.nonce, token->nonce, sizeof c->token.nonce);
+    memcpy(c->token.sealed, token->sealed, sizeof c->token.sealed);
+    memcpy(c->client_key, token->client_key, sizeof c->client_key);
+    memcpy(c->server_key, token->server_key, sizeof c->server_key);
+    begin_connect(c, &token->addresses[0], now_us);
+    return ZL_OK;
 }
 
 static void on_accept(zl_client *c, const zl_msg_accept *a, uint64_t now_us)
@@ -106,6 +147,9 @@ static void on_accept(zl_client *c, const zl_msg_accept *a, uint64_t now_us)
     c->settings = a->settings;
     c->next_send_us = now_us;
     zl_conn_start_link(&c->conn, now_us);
+    /* We send with the client's key and open with the server's. */
+    if (c->has_token)
+        zl_conn_seal_with(&c->conn, c->client_key, c->server_key, NULL);
 }
 
 /* Handshake replies, before a connection exists. */
@@ -193,12 +237,12 @@ static void on_snapshot(zl_client *c, const uint8_t *payload, size_t len, uint64
     take_frame(c, f, executed, now_us);
 }
 
-/* A datagram sealed for our connection, header h. */
-static void on_linked(zl_client *c, const zl_packet_header *h, const uint8_t *packet, size_t len,
-                      uint64_t now_us)
+/* A datagram sealed for our connection. */
+static void on_linked(zl_client *c, const zl_conn_datagram *d, size_t len, uint64_t now_us)
 {
-    const uint8_t *payload = packet + ZL_PACKET_HEADER_SIZE;
-    size_t payload_len = len - ZL_PACKET_HEADER_SIZE;
+    const zl_packet_header *h = &d->h;
+    const uint8_t *payload = d->payload;
+    size_t payload_len = d->payload_len;
     if (zl_link_accept(&c->conn.link, h, len, now_us, NULL) != ZL_OK)
         return; /* counted by the link */
     c->last_heard_us = now_us;
@@ -218,23 +262,21 @@ static void on_linked(zl_client *c, const zl_packet_header *h, const uint8_t *pa
     }
 }
 
-void zl_client_receive(zl_client *c, const zl_addr *from, const void *data, size_t len,
+void zl_client_receive(zl_client *c, const zl_addr *from, void *data, size_t len,
                        uint64_t now_us)
 {
-    const uint8_t *packet = (const uint8_t *)data;
-    zl_packet_header h;
+    zl_conn_datagram d;
     int kind;
     ZL_ASSERT(c && from && (data || len == 0));
     if (c->state == ZL_CLIENT_IDLE || !zl_addr_equal(from, &c->conn.peer)) {
         c->bad_messages++;
         return;
     }
-    kind = zl_conn_open(&c->conn, c->state == ZL_CLIENT_CONNECTED, packet, len, &h);
+    kind = zl_conn_open(&c->conn, c->state == ZL_CLIENT_CONNECTED, (uint8_t *)data, len, &d);
     if (kind == ZL_CONN_LINKED)
-        on_linked(c, &h, packet, len, now_us);
+        on_linked(c, &d, len, now_us);
     else if (kind == ZL_CONN_UNLINKED)
-        on_unlinked(c, h.type, packet + ZL_PACKET_HEADER_SIZE, len - ZL_PACKET_HEADER_SIZE,
-                    now_us);
+        on_unlinked(c, d.h.type, d.payload, d.payload_len, now_us);
     else if (c->state != ZL_CLIENT_CONNECTED)
         c->bad_messages++; /* when connected, the link counted why */
 }
@@ -302,20 +344,24 @@ static void interp_settings(const zl_client *c, zl_interp_settings *is)
 void zl_client_frame(zl_client *c, uint64_t now_us)
 {
     zl_interp_settings is;
+    zl_interp_frame frame;
     uint64_t render_us;
     int e;
     ZL_ASSERT(c);
     interp_settings(c, &is);
     render_us = zl_clock_render_time(&c->clock, now_us, zl_client_settings_interp_us(&c->settings));
     c->render_us = render_us;
+    /* One frame for all: the timeline's pair is every entity's that was
+     * in every snapshot, found once. */
+    zl_interp_frame_begin(&frame, &is, render_us);
     {
         timeline_sample ts;
-        zl_interp_sample(&c->timeline, &is, render_us, &ts, &c->pick);
+        zl_interp_frame_sample(&frame, &c->timeline, &ts, &c->pick);
     }
     for (e = 0; e < ZL_MAX_ENTITIES; e++) {
         zl_interp_pick pick;
         c->drawn[e] = c->history[e].count > 0 &&
-                      zl_interp_sample(&c->history[e], &is, render_us, c->view[e], &pick) >
+                      zl_interp_frame_sample(&frame, &c->history[e], c->view[e], &pick) >
                           ZL_PICK_EMPTY;
         /* A history that starts after the render time (a respawn, a new
          * entity) has nothing to show yet: drawn early, it would stand
@@ -381,7 +427,7 @@ const zl_snapshot_frame *zl_client_latest(const zl_client *c)
 
 void zl_client_set_settings(zl_client *c, const zl_client_settings *s, uint64_t now_us)
 {
-    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_SETTINGS_MSG_SIZE];
+    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_SETTINGS_MSG_SIZE + ZL_PACKET_TAG_SIZE];
     zl_msg_settings m;
     ZL_ASSERT(c && s);
     c->config.settings = *s;

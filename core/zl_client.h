@@ -10,6 +10,9 @@
 #include "zl_platform.h"
 #include "zl_predict.h"
 #include "zl_snapshot.h"
+#include "zl_version.h"
+
+ZL_BEGIN_DECLS
 
 /* Where a client is. */
 enum {
@@ -64,7 +67,10 @@ typedef struct zl_client {
     uint8_t deny_reason;       /* ZL_DENY_* once DENIED */
     uint8_t disconnect_reason; /* ZL_DISCONNECT_* once DISCONNECTED */
     uint8_t has_player;        /* a first snapshot arrived */
+    uint8_t has_token;         /* connecting with a token: packets get sealed */
     zl_conn conn;              /* the server's address, our nonce, the link */
+    zl_msg_token token;        /* what the handshake carries of the token */
+    uint8_t client_key[ZL_TOKEN_KEY_SIZE], server_key[ZL_TOKEN_KEY_SIZE];
     uint32_t window;
     uint64_t cookie;
     uint16_t slot;
@@ -77,6 +83,7 @@ typedef struct zl_client {
     uint32_t draws, extrapolated;
     uint64_t newest_us;          /* server time of the newest snapshot */
     uint64_t render_us;          /* the last frame's render time */
+    zl_schema_plan plan[2];            /* players, entities: prepared once */
     zl_interp_config interp_config[2]; /* players, entities */
     zl_interp_pick pick;         /* what the last frame drew, for commands */
     zl_interp_config timeline_config;
@@ -93,16 +100,32 @@ typedef struct zl_client {
 /* Starts an idle client. game: the same rules as the server's (copied; only
  * run_command, the schemas and the field indices are used). net: only send
  * is used (copied). nonce: 8 fresh bytes from the HAL's random(), as a
- * number: it names this connection attempt. */
-void zl_client_init(zl_client *c, const zl_client_config *config, const zl_game *game,
-                    const zl_platform *net, uint64_t nonce);
+ * number: it names this connection attempt. Returns ZL_OK, or
+ * ZL_ERR_CONFIG without touching c when the caller was compiled with
+ * another configuration than the library (zl_version.h). */
+#define zl_client_init(c, config, game, net, nonce)                                    \
+    zl_client_init_((c), (config), (game), (net), (nonce), zl_config_fingerprint(), \
+                    sizeof(zl_client))
+/* The function behind zl_client_init: fingerprint and size are the caller's. */
+int zl_client_init_(zl_client *c, const zl_client_config *config, const zl_game *game,
+                    const zl_platform *net, uint64_t nonce, uint32_t fingerprint, size_t size);
 
-/* Starts connecting to server at now_us (sends the first REQUEST). */
+/* Starts connecting to a plain server (ZL_SECURITY_PLAIN) at now_us: sends
+ * the first REQUEST. Nothing the client sends or receives is protected
+ * beyond a CRC. */
 void zl_client_connect(zl_client *c, const zl_addr *server, uint64_t now_us);
 
+/* Starts connecting with a connect token from the game's backend
+ * (zl_token.h) to the first server it names, at now_us: the token goes in
+ * the handshake, and once connected every packet both ways is sealed with
+ * its session keys. The token is copied (its keys too; wipe yours). Returns
+ * ZL_OK, or ZL_ERR_INVALID for a token naming no address. */
+int zl_client_connect_token(zl_client *c, const zl_connect_token *token, uint64_t now_us);
+
 /* Takes one datagram from `from`; anything not from the server or not
- * valid is dropped and counted. */
-void zl_client_receive(zl_client *c, const zl_addr *from, const void *data, size_t len,
+ * valid is dropped and counted. data is the caller's receive buffer: a
+ * sealed packet is decrypted in place. */
+void zl_client_receive(zl_client *c, const zl_addr *from, void *data, size_t len,
                        uint64_t now_us);
 
 /* Handshake retries, timeouts, and the command packet when cmdrate says
@@ -155,5 +178,7 @@ void zl_client_disconnect(zl_client *c, uint64_t now_us);
 int zl_client_state(const zl_client *c);
 int zl_client_slot(const zl_client *c);
 void zl_client_get_stats(zl_client *c, uint64_t now_us, zl_client_stats *out);
+
+ZL_END_DECLS
 
 #endif

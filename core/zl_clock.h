@@ -5,30 +5,7 @@
 
 #include "zl_base.h"
 
-/* Defaults of zl_clock_settings; see there. */
-#ifndef ZL_CLOCK_SNAP_US
-#define ZL_CLOCK_SNAP_US 250000u
-#endif
-#ifndef ZL_CLOCK_MAX_SLEW_PPM
-#define ZL_CLOCK_MAX_SLEW_PPM 50000u
-#endif
-#ifndef ZL_CLOCK_SETTLE_US
-#define ZL_CLOCK_SETTLE_US 250000u
-#endif
-#ifndef ZL_CLOCK_DELAY_MAX_US
-#define ZL_CLOCK_DELAY_MAX_US 500000u
-#endif
-#ifndef ZL_CLOCK_DELAY_GROW_PPM
-#define ZL_CLOCK_DELAY_GROW_PPM 100000u
-#endif
-#ifndef ZL_CLOCK_DELAY_SHRINK_PPM
-#define ZL_CLOCK_DELAY_SHRINK_PPM 10000u
-#endif
-/* Consecutive samples beyond the snap threshold that make the clock jump:
- * fewer would let one badly delayed packet throw the clock around. */
-#ifndef ZL_CLOCK_SNAP_SAMPLES
-#define ZL_CLOCK_SNAP_SAMPLES 3
-#endif
+ZL_BEGIN_DECLS
 
 /* The model (Source's): two clocks, never confused.
  *
@@ -140,5 +117,7 @@ uint32_t zl_clock_delay(const zl_clock *c);
 
 /* Copies the counters and measurements into *out. */
 void zl_clock_get_stats(const zl_clock *c, zl_clock_stats *out);
+
+ZL_END_DECLS
 
 #endif

@@ -6,36 +6,7 @@
 #include "zl_ring.h"
 #include "zl_usercmd.h"
 
-/* Most commands one packet can carry (the wire count field is sized from
- * it). The run-time limit a client uses (16 by default, enough for a quarter
- * second at 64 commands/s) is the caller's, at most this. */
-#ifndef ZL_CMDSTREAM_MAX_PER_PACKET
-#define ZL_CMDSTREAM_MAX_PER_PACKET 32
-#endif
-
-/* Commands one client's input buffer holds (a power of two). 64 is 1 s of
- * 16 ms commands; beyond the target depth it only ever holds a backlog that
- * is about to be shed. */
-#ifndef ZL_CMDBUF_CAPACITY
-#define ZL_CMDBUF_CAPACITY 64
-#endif
-
-/* Defaults of zl_cmdbuf_settings; see there. */
-#ifndef ZL_CMDBUF_BUDGET_MS
-#define ZL_CMDBUF_BUDGET_MS 64
-#endif
-#ifndef ZL_CMDBUF_MAX_TARGET_MS
-#define ZL_CMDBUF_MAX_TARGET_MS 100
-#endif
-#ifndef ZL_CMDBUF_JITTER_SCALE_Q4
-#define ZL_CMDBUF_JITTER_SCALE_Q4 16 /* 1 x the measured jitter */
-#endif
-#ifndef ZL_CMDBUF_SLACK_MS
-#define ZL_CMDBUF_SLACK_MS 50
-#endif
-#ifndef ZL_CMDBUF_WINDOW_MS
-#define ZL_CMDBUF_WINDOW_MS 1000
-#endif
+ZL_BEGIN_DECLS
 
 /* Longest server tick zl_cmdbuf_pop accepts, in microseconds. */
 #define ZL_CMDBUF_MAX_TICK_US 1000000u
@@ -214,5 +185,7 @@ uint32_t zl_cmdbuf_newest(const zl_cmdbuf *b);
 
 /* Copies the counters and current measurements into *out. */
 void zl_cmdbuf_get_stats(const zl_cmdbuf *b, zl_cmdbuf_stats *out);
+
+ZL_END_DECLS
 
 #endif

@@ -1,13 +1,30 @@
-/* zl_config.h - compile-time capacities and defaults of zerolag.
- * Every value is an #ifndef default: override with -D or a zl_user_config.h. */
+/* zl_config.h - every compile-time option of zerolag, in one place: capacities
+ * and defaults, each an #ifndef default that a user configuration overrides.
+ *
+ * Overriding: write the values you change in a file named zl_user_config.h,
+ * put its folder on the include path and define ZL_USER_CONFIG. The build
+ * carries that define, not your code: `make USER_CONFIG_DIR=<folder>`, CMake's
+ * ZEROLAG_USER_CONFIG_DIR (a PUBLIC definition of the zerolag target), and
+ * an installed package (its zerolag.pc and zerolag::zerolag carry the define
+ * and the file). Plain -D flags work too. The define is explicit rather than a
+ * file silently picked up from the include path: a header search cannot be
+ * ordered portably (lwIP makes lwipopts.h mandatory instead), and a stray
+ * file would change capacities unseen.
+ *
+ * The library and the application must agree on every value here: they
+ * size the structs the application allocates. zl_server_init and
+ * zl_client_init check it (zl_version.h) and return ZL_ERR_CONFIG when the
+ * application was compiled with other values than the library. */
 #ifndef ZL_CONFIG_H
 #define ZL_CONFIG_H
 
-/* Define ZL_USER_CONFIG (e.g. -DZL_USER_CONFIG) to include "zl_user_config.h"
- * first, the one place a user sets their capacities. */
 #ifdef ZL_USER_CONFIG
 #include "zl_user_config.h"
 #endif
+
+/* ZL_ASSERT(cond), the check for misuse of the API, is an option too: define
+ * it in zl_user_config.h to route failures elsewhere (NDEBUG turns it off).
+ * Its default needs a function declaration, so it stands in zl_base.h. */
 
 /* Largest datagram zerolag ever writes or accepts, in bytes. 1200 stays below
  * every common path MTU once IPv6 and UDP headers are added. */
@@ -47,6 +64,16 @@
 #define ZL_STATE_MAX 64
 #endif
 
+/* Fields and byte runs a prepared schema (zl_schema_plan) holds. A schema
+ * with more still works through its plan, at the field-table walk's speed.
+ * About 16 bytes per field and 4 per run; the FPS player needs 18 and 8. */
+#ifndef ZL_SCHEMA_PLAN_FIELDS
+#define ZL_SCHEMA_PLAN_FIELDS 20
+#endif
+#ifndef ZL_SCHEMA_PLAN_RUNS
+#define ZL_SCHEMA_PLAN_RUNS 16
+#endif
+
 /* ---- Client-side prediction (core/zl_predict.h) ---- */
 
 /* Commands kept with their predicted results (a power of two). Prediction
@@ -83,5 +110,228 @@
 #ifndef ZL_LAGCOMP_TICKS
 #define ZL_LAGCOMP_TICKS 128
 #endif
+/* Hitboxes one player state may have (zl_game.hitboxes is asked for at
+ * most this many; more are cut). */
+#ifndef ZL_LAGCOMP_HITBOXES
+#define ZL_LAGCOMP_HITBOXES 4
+#endif
+
+/* ---- Server (core/zl_server.h) ---- */
+
+/* Events one server tick can hold (commands' shots and footsteps, hits,
+ * kills, respawns); more are dropped and counted in the sink. */
+#ifndef ZL_SERVER_EVENTS
+#define ZL_SERVER_EVENTS 1024
+#endif
+/* Join and leave notices kept until the application reads them (a power of
+ * two); older unread ones are overwritten and counted. */
+#ifndef ZL_SERVER_NOTICES
+#define ZL_SERVER_NOTICES 64
+#endif
+/* Lag-compensated traces one tick keeps for the application (hit
+ * pictures, replays, anti-cheat review); more are traced but not kept, and
+ * counted. */
+#ifndef ZL_SERVER_SHOTS
+#define ZL_SERVER_SHOTS 256
+#endif
+
+/* ---- Snapshots (core/zl_snapshot.h) ---- */
+
+/* Server ticks of entity states kept for delta coding (a power of two). A
+ * client whose acknowledged snapshot is older than this gets a full one:
+ * 64 is 1 s at 64 Hz. Memory: this x ZL_MAX_ENTITIES x ZL_STATE_MAX. */
+#ifndef ZL_SNAPSHOT_WORLD_TICKS
+#define ZL_SNAPSHOT_WORLD_TICKS 64
+#endif
+/* Snapshots remembered per client on the server, awaiting acknowledgement.
+ * A client that acknowledges none of the last this many gets full ones. */
+#ifndef ZL_SNAPSHOT_SENT
+#define ZL_SNAPSHOT_SENT 32
+#endif
+/* Decoded snapshots a client keeps as possible bases (a power of two). It
+ * must cover the snapshots in flight over one round trip, or deltas come
+ * against frames already dropped (then the client asks for a full one);
+ * ZL_SNAPSHOT_SENT is always enough. */
+#ifndef ZL_SNAPSHOT_FRAMES
+#define ZL_SNAPSHOT_FRAMES 32
+#endif
+/* Entity state codes the server keeps for the tick being sent, so that
+ * clients whose entries start from the same state share one encoding
+ * (most clients acknowledge the same recent snapshots): how many codes,
+ * and the bytes they may fill. When either runs out, entries are simply
+ * encoded again for each client. */
+#ifndef ZL_SNAPSHOT_CODES
+#define ZL_SNAPSHOT_CODES 1024
+#endif
+#ifndef ZL_SNAPSHOT_CODE_BYTES
+#define ZL_SNAPSHOT_CODE_BYTES 16384
+#endif
+
+/* ---- Commands up (core/zl_cmdstream.h) ---- */
+
+/* Most commands one packet can carry (the wire count field is sized from
+ * it). The run-time limit a client uses (16 by default, enough for a quarter
+ * second at 64 commands/s) is the caller's, at most this. */
+#ifndef ZL_CMDSTREAM_MAX_PER_PACKET
+#define ZL_CMDSTREAM_MAX_PER_PACKET 32
+#endif
+/* Commands one client's input buffer holds (a power of two). 64 is 1 s of
+ * 16 ms commands; beyond the target depth it only ever holds a backlog that
+ * is about to be shed. */
+#ifndef ZL_CMDBUF_CAPACITY
+#define ZL_CMDBUF_CAPACITY 64
+#endif
+/* Defaults of zl_cmdbuf_settings (budget_ms, max_target_ms,
+ * jitter_scale_q4, slack_ms, window_ms); their meaning is documented there. */
+#ifndef ZL_CMDBUF_BUDGET_MS
+#define ZL_CMDBUF_BUDGET_MS 64
+#endif
+#ifndef ZL_CMDBUF_MAX_TARGET_MS
+#define ZL_CMDBUF_MAX_TARGET_MS 100
+#endif
+#ifndef ZL_CMDBUF_JITTER_SCALE_Q4
+#define ZL_CMDBUF_JITTER_SCALE_Q4 16 /* 1 x the measured jitter */
+#endif
+#ifndef ZL_CMDBUF_SLACK_MS
+#define ZL_CMDBUF_SLACK_MS 50
+#endif
+#ifndef ZL_CMDBUF_WINDOW_MS
+#define ZL_CMDBUF_WINDOW_MS 1000
+#endif
+
+/* ---- The render timeline (core/zl_clock.h) ---- */
+
+/* Defaults of zl_clock_settings (snap_us, max_slew_ppm, settle_us,
+ * delay_max_us, grow_ppm, shrink_ppm); their meaning is documented there. */
+#ifndef ZL_CLOCK_SNAP_US
+#define ZL_CLOCK_SNAP_US 250000u
+#endif
+#ifndef ZL_CLOCK_MAX_SLEW_PPM
+#define ZL_CLOCK_MAX_SLEW_PPM 50000u
+#endif
+#ifndef ZL_CLOCK_SETTLE_US
+#define ZL_CLOCK_SETTLE_US 250000u
+#endif
+#ifndef ZL_CLOCK_DELAY_MAX_US
+#define ZL_CLOCK_DELAY_MAX_US 500000u
+#endif
+#ifndef ZL_CLOCK_DELAY_GROW_PPM
+#define ZL_CLOCK_DELAY_GROW_PPM 100000u
+#endif
+#ifndef ZL_CLOCK_DELAY_SHRINK_PPM
+#define ZL_CLOCK_DELAY_SHRINK_PPM 10000u
+#endif
+/* Consecutive samples beyond the snap threshold that make the clock jump:
+ * fewer would let one badly delayed packet throw the clock around. */
+#ifndef ZL_CLOCK_SNAP_SAMPLES
+#define ZL_CLOCK_SNAP_SAMPLES 3
+#endif
+
+/* ---- Handshake and connections (core/zl_handshake.h, zl_cookie.h,
+ * zl_ratelimit.h, zl_conn.h) ---- */
+
+/* Payload bytes of every REQUEST and RESPONSE, zero padding included. Every
+ * reply the server sends to a peer it has not accepted yet (CHALLENGE, DENY,
+ * ACCEPT) is smaller, so a spoofed source gains no amplification: 128 makes
+ * a CHALLENGE datagram (33 bytes) a quarter of the request (141 bytes). */
+#ifndef ZL_REQUEST_SIZE
+#define ZL_REQUEST_SIZE 128
+#endif
+/* A cookie is valid in the window it was made in and the next one, so it
+ * lives between one and two windows (5 to 10 s). */
+#ifndef ZL_COOKIE_WINDOW_US
+#define ZL_COOKIE_WINDOW_US 5000000u
+#endif
+/* Token buckets shared by all source addresses, and as many again shared by
+ * all source sockets (a power of two). More buckets mean fewer honest
+ * clients sharing a bucket with a flooding source. */
+#ifndef ZL_RATELIMIT_BUCKETS
+#define ZL_RATELIMIT_BUCKETS 256
+#endif
+/* DISCONNECT is sent this many times in a row: it is not acknowledged, so
+ * repeating it makes losing every copy unlikely (10% loss: 1 in 1000). */
+#ifndef ZL_DISCONNECT_REPEAT
+#define ZL_DISCONNECT_REPEAT 3
+#endif
+
+/* ---- Connect tokens (core/zl_token.h) ----
+ * These three shape the token's bytes: the backend, the servers and the
+ * clients must be built with the same values. */
+
+/* Bytes of game data a token carries (a login payload: account id, rank,
+ * loadout); the server reads them at connect. */
+#ifndef ZL_TOKEN_USER_DATA
+#define ZL_TOKEN_USER_DATA 256
+#endif
+/* Server addresses one token may name (a match's server and its fallbacks). */
+#ifndef ZL_TOKEN_ADDRESSES
+#define ZL_TOKEN_ADDRESSES 4
+#endif
+/* Tokens a server remembers as used (zl_token_cache): a power of two, at
+ * least the connections it accepts within a token's lifetime. */
+#ifndef ZL_TOKEN_CACHE
+#define ZL_TOKEN_CACHE 64
+#endif
+
+/* ---- Loop network (platform/zl_loopnet.h) ---- */
+
+/* Endpoints one in-memory network can bind, and datagrams it holds in
+ * flight at once (a send that finds the pool full is dropped and counted). */
+#ifndef ZL_LOOPNET_ENDPOINTS
+#define ZL_LOOPNET_ENDPOINTS 16
+#endif
+#ifndef ZL_LOOPNET_PACKETS
+#define ZL_LOOPNET_PACKETS 64
+#endif
+
+/* ---- The list ----
+ * Every option above, once: the configuration the library and the
+ * application must agree on (zl_config_fingerprint in zl_version.h). A new
+ * option goes here too; tools/check-install.sh fails when one is missing. */
+#define ZL_CONFIG_OPTIONS(X)        \
+    X(ZL_MAX_PACKET)                \
+    X(ZL_CONDITIONER_PACKETS)       \
+    X(ZL_LINK_SENT_CAPACITY)        \
+    X(ZL_LINK_LOSS_SHIFT)           \
+    X(ZL_STATE_MAX)                 \
+    X(ZL_SCHEMA_PLAN_FIELDS)        \
+    X(ZL_SCHEMA_PLAN_RUNS)          \
+    X(ZL_PREDICT_COMMANDS)          \
+    X(ZL_INTERP_SAMPLES)            \
+    X(ZL_MAX_CLIENTS)               \
+    X(ZL_MAX_ENTITIES)              \
+    X(ZL_LAGCOMP_TICKS)             \
+    X(ZL_LAGCOMP_HITBOXES)          \
+    X(ZL_SERVER_EVENTS)             \
+    X(ZL_SERVER_NOTICES)            \
+    X(ZL_SERVER_SHOTS)              \
+    X(ZL_SNAPSHOT_WORLD_TICKS)      \
+    X(ZL_SNAPSHOT_SENT)             \
+    X(ZL_SNAPSHOT_FRAMES)           \
+    X(ZL_SNAPSHOT_CODES)            \
+    X(ZL_SNAPSHOT_CODE_BYTES)       \
+    X(ZL_CMDSTREAM_MAX_PER_PACKET)  \
+    X(ZL_CMDBUF_CAPACITY)           \
+    X(ZL_CMDBUF_BUDGET_MS)          \
+    X(ZL_CMDBUF_MAX_TARGET_MS)      \
+    X(ZL_CMDBUF_JITTER_SCALE_Q4)    \
+    X(ZL_CMDBUF_SLACK_MS)           \
+    X(ZL_CMDBUF_WINDOW_MS)          \
+    X(ZL_CLOCK_SNAP_US)             \
+    X(ZL_CLOCK_MAX_SLEW_PPM)        \
+    X(ZL_CLOCK_SETTLE_US)           \
+    X(ZL_CLOCK_DELAY_MAX_US)        \
+    X(ZL_CLOCK_DELAY_GROW_PPM)      \
+    X(ZL_CLOCK_DELAY_SHRINK_PPM)    \
+    X(ZL_CLOCK_SNAP_SAMPLES)        \
+    X(ZL_REQUEST_SIZE)              \
+    X(ZL_COOKIE_WINDOW_US)          \
+    X(ZL_RATELIMIT_BUCKETS)         \
+    X(ZL_DISCONNECT_REPEAT)         \
+    X(ZL_TOKEN_USER_DATA)           \
+    X(ZL_TOKEN_ADDRESSES)           \
+    X(ZL_TOKEN_CACHE)               \
+    X(ZL_LOOPNET_ENDPOINTS)         \
+    X(ZL_LOOPNET_PACKETS)
 
 #endif

@@ -5,14 +5,11 @@
 #define ZL_CONN_H
 
 #include "zl_addr.h"
+#include "zl_crypto.h"
 #include "zl_handshake.h"
 #include "zl_link.h"
 
-/* DISCONNECT is sent this many times in a row: it is not acknowledged, so
- * repeating it makes losing every copy unlikely (10% loss: 1 in 1000). */
-#ifndef ZL_DISCONNECT_REPEAT
-#define ZL_DISCONNECT_REPEAT 3
-#endif
+ZL_BEGIN_DECLS
 
 /* Where datagrams go out: the HAL's send and its context (zl_platform.h),
  * all an endpoint needs of the platform. */
@@ -28,13 +25,19 @@ typedef struct zl_conn_stats {
 } zl_conn_stats;
 
 /* A connection end. Caller-owned; fields private but the link, which the
- * owner reads for acks and statistics. */
+ * owner reads for acks and statistics, and the counters. */
 typedef struct zl_conn {
     zl_sender out;
     zl_addr peer;
     uint64_t nonce;   /* the client's, naming this connection attempt */
-    uint32_t link_id; /* the id its linked packets are sealed under */
+    uint32_t link_id; /* the id its linked packets are sealed under (plain),
+                         or carry in clear (sealed) */
     zl_conn_stats stats;
+    uint8_t sealed;   /* 1: session keys seal every linked packet */
+    uint8_t send_key[ZL_AEAD_KEY_SIZE], receive_key[ZL_AEAD_KEY_SIZE];
+    uint64_t send_sequence;  /* the next packet's full sequence */
+    uint64_t receive_newest; /* the newest full sequence authenticated */
+    zl_aead aead;
     zl_link link;
 } zl_conn;
 
@@ -51,6 +54,14 @@ void zl_conn_init(zl_conn *c, const zl_sender *out, const zl_addr *peer, uint64_
 /* The connection exists from now_us: its link starts fresh. */
 void zl_conn_start_link(zl_conn *c, uint64_t now_us);
 
+/* From now on every linked packet is sealed (zl_packet_seal_aead) with
+ * send_key and opened with receive_key (the token's session keys, each
+ * end's own direction first) through aead (copied; NULL: the built-in
+ * ChaCha20-Poly1305). Call it right after zl_conn_start_link. The keys are
+ * copied and wiped from the conn by zl_conn_init. */
+void zl_conn_seal_with(zl_conn *c, const uint8_t send_key[ZL_AEAD_KEY_SIZE],
+                       const uint8_t receive_key[ZL_AEAD_KEY_SIZE], const zl_aead *aead);
+
 /* What zl_conn_open found a datagram to be. */
 enum {
     ZL_CONN_LINKED = 1,  /* sealed for this connection (payload at
@@ -58,13 +69,23 @@ enum {
     ZL_CONN_UNLINKED = 2 /* sealed under ZL_PROTOCOL_ID: a handshake message */
 };
 
-/* Demultiplexes a datagram from the peer (read only, hostile bytes fine):
- * opened under this connection's id when `linked` is 1, else (or failing
- * that) under the protocol's; each try is one CRC check, counted in
- * stats.checked. Returns ZL_CONN_LINKED or ZL_CONN_UNLINKED with *h the
- * header; else the packet layer's ZL_ERR_* (with `linked`, the link counts
- * why in its drop statistics). */
-int zl_conn_open(zl_conn *c, int linked, const void *packet, size_t len, zl_packet_header *h);
+/* A datagram demultiplexed: its header and its payload in clear. */
+typedef struct zl_conn_datagram {
+    zl_packet_header h;
+    const uint8_t *payload; /* inside the caller's packet */
+    size_t payload_len;
+} zl_conn_datagram;
+
+/* Demultiplexes a datagram of len bytes from the peer (hostile bytes fine):
+ * opened as this connection's when `linked` is 1 (its CRC under the
+ * connection's id, or when sealed its tag under the session key, the
+ * payload then decrypted in place: packet is the caller's and writable;
+ * nothing is written unless the tag verifies), else (or failing that) under
+ * the protocol's id; each try is one check, counted in stats.checked.
+ * Returns ZL_CONN_LINKED or ZL_CONN_UNLINKED with *d filled; else the packet
+ * layer's ZL_ERR_* (with `linked`, the link counts why in its drop
+ * statistics; a failed tag as ZL_PACKET_DROP_CHECKSUM). */
+int zl_conn_open(zl_conn *c, int linked, uint8_t *packet, size_t len, zl_conn_datagram *d);
 
 /* Seals a message on the link (type, next sequence, our acks) in place and
  * sends it to the peer: packet holds payload_bytes at packet +
@@ -87,5 +108,7 @@ int zl_conn_send_unlinked(const zl_sender *out, const zl_addr *to, uint8_t type,
 /* Says goodbye: DISCONNECT with `reason` (ZL_DISCONNECT_*), sent
  * ZL_DISCONNECT_REPEAT times on the link. */
 void zl_conn_disconnect(zl_conn *c, uint8_t reason, uint64_t now_us);
+
+ZL_END_DECLS
 
 #endif

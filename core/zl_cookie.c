@@ -2,14 +2,8 @@
  * means the same on every host. */
 #include <string.h>
 
+#include "zl_bytes.h"
 #include "zl_cookie.h"
-
-static void put_le(uint8_t *p, uint64_t v, unsigned bytes)
-{
-    unsigned i;
-    for (i = 0; i < bytes; i++)
-        p[i] = (uint8_t)(v >> (8u * i));
-}
 
 uint32_t zl_cookie_window(uint64_t now_us) { return (uint32_t)(now_us / ZL_COOKIE_WINDOW_US); }
 
@@ -21,9 +15,9 @@ uint64_t zl_cookie_make(const uint8_t secret[ZL_SIPHASH_KEY_SIZE], const zl_addr
     ZL_ASSERT(secret && client);
     msg[0] = client->family;
     memcpy(msg + 1, client->ip, 16);
-    put_le(msg + 17, client->port, 2);
-    put_le(msg + 19, window, 4);
-    put_le(msg + 23, nonce, 8);
+    zl_put_le(msg + 17, client->port, 2);
+    zl_put_le(msg + 19, window, 4);
+    zl_put_le(msg + 23, nonce, 8);
     return zl_siphash_digest(secret, msg, sizeof msg);
 }
 

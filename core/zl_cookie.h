@@ -6,12 +6,6 @@
 #include "zl_addr.h"
 #include "zl_siphash.h"
 
-/* A cookie is valid in the window it was made in and the next one, so it
- * lives between one and two windows (5 to 10 s). */
-#ifndef ZL_COOKIE_WINDOW_US
-#define ZL_COOKIE_WINDOW_US 5000000u
-#endif
-
 /* The cookie window of a time: now_us / ZL_COOKIE_WINDOW_US (wraps after
  * 680 years of uptime at 5 s). */
 uint32_t zl_cookie_window(uint64_t now_us);

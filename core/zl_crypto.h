@@ -19,6 +19,8 @@
 
 #include "zl_base.h"
 
+ZL_BEGIN_DECLS
+
 /* Sizes in bytes. */
 #define ZL_CHACHA20_KEY_SIZE 32
 #define ZL_CHACHA20_NONCE_SIZE 12
@@ -156,5 +158,7 @@ typedef struct zl_aead {
 /* Fills *aead with the built-in software ChaCha20-Poly1305 (ctx NULL): the
  * default wherever a port supplies no engine. */
 void zl_aead_default(zl_aead *aead);
+
+ZL_END_DECLS
 
 #endif

@@ -5,6 +5,8 @@
 
 #include "zl_base.h"
 
+ZL_BEGIN_DECLS
+
 /* Q16.16: value = raw / 65536. Range [-32768, 32768 - 2^-16]. */
 typedef int32_t zl_fx;
 
@@ -104,5 +106,7 @@ zl_vec3 zl_vec3_normalize(zl_vec3 v);
 zl_vec3 zl_vec3_lerp(zl_vec3 a, zl_vec3 b, zl_fx t);
 /* 1 when every component is equal, else 0. */
 int zl_vec3_equal(zl_vec3 a, zl_vec3 b);
+
+ZL_END_DECLS
 
 #endif

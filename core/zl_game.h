@@ -6,6 +6,8 @@
 #include "zl_ray.h"
 #include "zl_usercmd.h"
 
+ZL_BEGIN_DECLS
+
 /* Something that happened, for sounds, effects and server-side rules: a
  * footstep, a shot, a hit. Meaning of every field but `source` is the
  * game's (see its header, e.g. examples/fps/fps.h). */
@@ -156,5 +158,7 @@ typedef struct zl_game {
     int player_origin_field, player_teleport_field;
     int entity_origin_field, entity_teleport_field;
 } zl_game;
+
+ZL_END_DECLS
 
 #endif

@@ -11,17 +11,18 @@
 enum {
     F_U64,     /* 64 bits */
     F_UINT,    /* bits (8, 16 or 32, the member's width), valid lo .. hi */
-    F_SETTINGS /* zl_client_settings_write's code */
+    F_SETTINGS, /* zl_client_settings_write's code */
+    F_BYTES     /* bits / 8 bytes as they are */
 };
 
 typedef struct msg_field {
     uint8_t kind;
-    uint8_t bits;
+    uint16_t bits;
     uint16_t offset;
     uint32_t lo, hi;
 } msg_field;
 
-#define MSG_FIELDS_MAX 5
+#define MSG_FIELDS_MAX 7
 
 typedef struct msg_layout {
     uint16_t size;        /* payload bytes, padding included */
@@ -34,6 +35,10 @@ typedef struct msg_layout {
 #define UINT(type, member, bits, lo, hi) {F_UINT, bits, offsetof(type, member), lo, hi}
 #define ANY32(type, member) UINT(type, member, 32, 0, 0xFFFFFFFFu)
 #define SETTINGS(type, member) {F_SETTINGS, 0, offsetof(type, member), 0, 0}
+#define BYTES(type, member) {F_BYTES, 8 * sizeof(((type *)0)->member), offsetof(type, member), 0, 0}
+/* A zl_msg_token member: expiry, nonce, sealed part. */
+#define TOKEN(type, member)                                                                       \
+    U64(type, member.expire_s), BYTES(type, member.nonce), BYTES(type, member.sealed)
 
 /* CHALLENGE is the head of RESPONSE: the client echoes it verbatim. DENY and
  * DISCONNECT share one layout: the nonce and a reason below its count. */
@@ -61,6 +66,17 @@ static const msg_layout layouts[ZL_MSG_TYPE_COUNT] = {
                             UINT(zl_msg_disconnect, reason, 8, 0, ZL_DISCONNECT_COUNT - 1u)}},
     [ZL_MSG_SETTINGS] = {ZL_SETTINGS_MSG_SIZE, sizeof(zl_msg_settings), 2,
                          {U64(zl_msg_settings, nonce), SETTINGS(zl_msg_settings, settings)}},
+    [ZL_MSG_TOKEN_REQUEST] = {ZL_TOKEN_REQUEST_SIZE, sizeof(zl_msg_token_request), 6,
+                              {ANY32(zl_msg_token_request, protocol_id),
+                               U64(zl_msg_token_request, nonce),
+                               SETTINGS(zl_msg_token_request, settings),
+                               TOKEN(zl_msg_token_request, token)}},
+    [ZL_MSG_TOKEN_RESPONSE] = {ZL_TOKEN_REQUEST_SIZE, sizeof(zl_msg_token_response), 7,
+                               {U64(zl_msg_token_response, nonce),
+                                ANY32(zl_msg_token_response, window),
+                                U64(zl_msg_token_response, cookie),
+                                SETTINGS(zl_msg_token_response, settings),
+                                TOKEN(zl_msg_token_response, token)}},
 };
 
 static const msg_layout *layout_of(uint8_t type)
@@ -137,6 +153,10 @@ int zl_msg_write(uint8_t type, void *buf, size_t cap, const void *msg)
             zl_bitwriter_bits(&w, (uint32_t)(v64 >> 32), 32);
         } else if (f->kind == F_UINT) {
             zl_bitwriter_bits(&w, get_member(msg, f), f->bits);
+        } else if (f->kind == F_BYTES) {
+            unsigned k;
+            for (k = 0; k < f->bits / 8u; k++)
+                zl_bitwriter_bits(&w, member[k], 8);
         } else {
             zl_client_settings_write(&w, (const zl_client_settings *)(const void *)member);
         }
@@ -184,6 +204,10 @@ int zl_msg_read(uint8_t type, const void *payload, size_t len, void *out)
             if (v < f->lo || v > f->hi)
                 refuse(&r);
             set_member(out, f, v);
+        } else if (f->kind == F_BYTES) {
+            unsigned k;
+            for (k = 0; k < f->bits / 8u; k++)
+                member[k] = (uint8_t)zl_bitreader_bits(&r, 8);
         } else {
             zl_client_settings_read(&r, (zl_client_settings *)(void *)member);
         }

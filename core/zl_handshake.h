@@ -6,14 +6,9 @@
 
 #include "zl_protocol.h"
 #include "zl_settings.h"
+#include "zl_token.h"
 
-/* Payload bytes of every REQUEST and RESPONSE, zero padding included. Every
- * reply the server sends to a peer it has not accepted yet (CHALLENGE, DENY,
- * ACCEPT) is smaller, so a spoofed source gains no amplification: 128 makes
- * a CHALLENGE datagram (33 bytes) a quarter of the request (141 bytes). */
-#ifndef ZL_REQUEST_SIZE
-#define ZL_REQUEST_SIZE 128
-#endif
+ZL_BEGIN_DECLS
 
 /* Payloads are the bytes after the packet header, fixed in size per type,
  * bit-packed, integers least significant bit first, zero padding to the
@@ -99,6 +94,38 @@ typedef struct zl_msg_settings {
     zl_client_settings settings;
 } zl_msg_settings;
 
+/* Payload bytes of TOKEN_REQUEST and TOKEN_RESPONSE, padding included:
+ * REQUEST's and RESPONSE's fields plus the token's expiry, nonce and sealed
+ * private part. Every reply stays smaller (no amplification). */
+#define ZL_TOKEN_REQUEST_SIZE (ZL_TOKEN_SEALED_SIZE + 64)
+ZL_STATIC_ASSERT(ZL_TOKEN_REQUEST_SIZE <= ZL_PACKET_MAX_PAYLOAD, zl_token_request_fits_packet);
+
+/* The token a TOKEN_REQUEST or TOKEN_RESPONSE carries: what the server needs
+ * to open it (zl_token_open). */
+typedef struct zl_msg_token {
+    uint64_t expire_s;
+    uint8_t nonce[ZL_TOKEN_NONCE_SIZE];
+    uint8_t sealed[ZL_TOKEN_SEALED_SIZE];
+} zl_msg_token;
+
+/* TOKEN_REQUEST: REQUEST with a connect token. */
+typedef struct zl_msg_token_request {
+    uint32_t protocol_id;
+    uint64_t nonce;
+    zl_client_settings settings;
+    zl_msg_token token;
+} zl_msg_token_request;
+
+/* TOKEN_RESPONSE: RESPONSE with the token again (the server keeps nothing
+ * between the two). */
+typedef struct zl_msg_token_response {
+    uint64_t nonce;
+    uint32_t window;
+    uint64_t cookie;
+    zl_client_settings settings;
+    zl_msg_token token;
+} zl_msg_token_response;
+
 /* Writes the message of `type` (one of the types above; another is a
  * programmer error) from *msg, which must be that type's struct
  * (zl_msg_request for ZL_MSG_REQUEST, ...), into buf (cap bytes,
@@ -117,5 +144,7 @@ int zl_msg_read(uint8_t type, const void *payload, size_t len, void *out);
 
 /* The payload size of `type`'s message, bytes. */
 size_t zl_msg_size(uint8_t type);
+
+ZL_END_DECLS
 
 #endif

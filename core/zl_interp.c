@@ -30,6 +30,7 @@ void zl_interp_config_init(zl_interp_config *c, const zl_schema *schema)
 {
     ZL_ASSERT(c && schema);
     c->schema = schema;
+    c->plan = NULL;
     c->origin_field = -1;
     c->teleport_field = -1;
     c->teleport_distance = ZL_INTERP_TELEPORT_DISTANCE;
@@ -101,6 +102,7 @@ int zl_interp_push(zl_interp_history *h, const zl_interp_config *c, uint32_t tic
                c->schema->fields[c->origin_field + 2].kind == ZL_FIELD_KIND_FX));
     ZL_ASSERT(c->teleport_field < (int)c->schema->count);
     ZL_ASSERT(h->count == 0 || h->config.schema == c->schema);
+    ZL_ASSERT(!c->plan || c->plan->schema == c->schema);
     if (h->count > 0) {
         const zl_interp_entry *newest = at_age(h, 0);
         if (tick <= newest->tick) {
@@ -157,9 +159,12 @@ static zl_fx beyond(uint64_t ahead, uint64_t den)
     return ZL_FX_ONE + (zl_fx)(whole << 16) + frac16(ahead % den, den);
 }
 
+/* A NULL pick (the caller keeps none) is left unfilled. */
 static void set_pick(zl_interp_pick *p, int mode, const zl_interp_entry *a,
                      const zl_interp_entry *b, zl_fx t)
 {
+    if (!p)
+        return;
     p->mode = (uint8_t)mode;
     p->tick_a = a->tick;
     p->tick_b = b->tick;
@@ -168,58 +173,94 @@ static void set_pick(zl_interp_pick *p, int mode, const zl_interp_entry *a,
     p->t = t;
 }
 
-static int hold(zl_interp_pick *p, const zl_schema *schema, void *out, const zl_interp_entry *e)
+static int hold(zl_interp_pick *p, const zl_interp_config *c, void *out, const zl_interp_entry *e)
 {
     set_pick(p, ZL_PICK_HELD, e, e, 0);
-    zl_schema_copy(schema, out, e->state, ZL_SCHEMA_ALL);
+    if (c->plan)
+        zl_schema_plan_copy(c->plan, out, e->state, ZL_SCHEMA_ALL);
+    else
+        zl_schema_copy(c->schema, out, e->state, ZL_SCHEMA_ALL);
     return ZL_PICK_HELD;
 }
 
-int zl_interp_sample(const zl_interp_history *h, const zl_interp_settings *s, uint64_t render_us,
-                     void *out, zl_interp_pick *pick)
+/* Draws a..b at t, remembering the pair for the frame's next history. */
+static int blend(zl_interp_frame *f, const zl_interp_history *h, uint32_t age_a, int mode,
+                 zl_fx t, void *out, zl_interp_pick *pick)
 {
-    zl_interp_pick local;
-    const zl_schema *schema;
+    const zl_interp_entry *a = at_age(h, age_a), *b = at_age(h, age_a - 1u);
+    f->age_a = age_a;
+    f->time_a = a->time_us;
+    f->time_b = b->time_us;
+    f->t = t;
+    f->mode = (uint8_t)mode;
+    set_pick(pick, mode, a, b, t);
+    if (h->config.plan)
+        zl_schema_plan_interpolate(h->config.plan, out, a->state, b->state, t);
+    else
+        zl_schema_interpolate(h->config.schema, out, a->state, b->state, t);
+    return mode;
+}
+
+void zl_interp_frame_begin(zl_interp_frame *f, const zl_interp_settings *s, uint64_t render_us)
+{
+    ZL_ASSERT(f && s);
+    f->settings = *s;
+    f->render_us = render_us;
+    f->age_a = 0;
+}
+
+int zl_interp_frame_sample(zl_interp_frame *f, const zl_interp_history *h, void *out,
+                           zl_interp_pick *pick)
+{
     const zl_interp_entry *a, *b;
+    uint64_t render_us;
     uint32_t age;
-    zl_fx t;
-    ZL_ASSERT(h && s);
-    schema = h->config.schema;
-    if (!pick)
-        pick = &local;
-    memset(pick, 0, sizeof *pick);
-    pick->render_us = render_us;
+    ZL_ASSERT(f && h);
+    render_us = f->render_us;
+    if (pick) {
+        memset(pick, 0, sizeof *pick);
+        pick->render_us = render_us;
+    }
     if (h->count == 0)
         return ZL_PICK_EMPTY;
     ZL_ASSERT(out);
+    /* Sample times only grow toward the newest, so the same two times at
+     * the same ages are the pair the walk below would find, with the same
+     * fraction: past the newest when b is the newest, else straddling. */
+    if (f->age_a && f->age_a < h->count && at_age(h, f->age_a)->time_us == f->time_a &&
+        at_age(h, f->age_a - 1u)->time_us == f->time_b)
+        return blend(f, h, f->age_a, f->mode, f->t, out, pick);
     b = at_age(h, 0);
     if (render_us >= b->time_us) {
         uint64_t ahead = render_us - b->time_us;
-        if (ahead == 0 || h->count == 1 || s->extrapolate_us == 0)
-            return hold(pick, schema, out, b);
+        if (ahead == 0 || h->count == 1 || f->settings.extrapolate_us == 0)
+            return hold(pick, &h->config, out, b);
         a = at_age(h, 1);
-        if (ahead > s->extrapolate_us)
-            ahead = s->extrapolate_us;
-        t = beyond(ahead, b->time_us - a->time_us);
-        set_pick(pick, ZL_PICK_EXTRAPOLATED, a, b, t);
-        zl_schema_interpolate(schema, out, a->state, b->state, t);
-        return ZL_PICK_EXTRAPOLATED;
+        if (ahead > f->settings.extrapolate_us)
+            ahead = f->settings.extrapolate_us;
+        return blend(f, h, 1, ZL_PICK_EXTRAPOLATED, beyond(ahead, b->time_us - a->time_us), out,
+                     pick);
     }
     /* The render time lies several samples back: walk to the pair around
      * it, so the drawing passes through every sample received instead of
      * cutting a fast curve with the chord of two distant ones. */
     for (age = 1; age < h->count; age++) {
         a = at_age(h, age);
-        if (a->time_us <= render_us) {
-            t = frac16(render_us - a->time_us, b->time_us - a->time_us);
-            set_pick(pick, ZL_PICK_BETWEEN, a, b, t);
-            zl_schema_interpolate(schema, out, a->state, b->state, t);
-            return ZL_PICK_BETWEEN;
-        }
+        if (a->time_us <= render_us)
+            return blend(f, h, age, ZL_PICK_BETWEEN,
+                         frac16(render_us - a->time_us, b->time_us - a->time_us), out, pick);
         b = a;
     }
     /* Before the oldest sample: nothing older to come from, hold it. */
-    return hold(pick, schema, out, b);
+    return hold(pick, &h->config, out, b);
+}
+
+int zl_interp_sample(const zl_interp_history *h, const zl_interp_settings *s, uint64_t render_us,
+                     void *out, zl_interp_pick *pick)
+{
+    zl_interp_frame f;
+    zl_interp_frame_begin(&f, s, render_us);
+    return zl_interp_frame_sample(&f, h, out, pick);
 }
 
 void zl_interp_pick_to_command(const zl_interp_pick *p, zl_usercmd *cmd)

@@ -5,6 +5,8 @@
 
 #include "zl_usercmd.h"
 
+ZL_BEGIN_DECLS
+
 /* Ring length must be a power of two so the slot is push count & (N - 1),
  * and at least 2 so there is a pair to interpolate. */
 ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_INTERP_SAMPLES) && ZL_INTERP_SAMPLES >= 2, interp_samples_pow2);
@@ -36,6 +38,9 @@ uint32_t zl_interp_delay_us(const zl_interp_settings *s, uint32_t updaterate);
  * then set the field indices the game has. */
 typedef struct zl_interp_config {
     const zl_schema *schema; /* layout of the states; size <= ZL_STATE_MAX */
+    /* The schema prepared (zl_schema_plan_init), or NULL: draws then walk
+     * the field table. Same results either way. Must outlive the history. */
+    const zl_schema_plan *plan;
     /* Index in schema->fields of x of three consecutive FX fields x, y, z
      * (any memory layout), whose Euclidean displacement between two samples
      * beyond teleport_distance means a teleport; -1 for none. */
@@ -49,7 +54,7 @@ typedef struct zl_interp_config {
     zl_fx teleport_distance;
 } zl_interp_config;
 
-/* Sets schema, no origin or teleport field, the default distance. */
+/* Sets schema, no plan, no origin or teleport field, the default distance. */
 void zl_interp_config_init(zl_interp_config *c, const zl_schema *schema);
 
 /* One received sample. Private: read it through zl_interp_sample. */
@@ -137,6 +142,27 @@ typedef struct zl_interp_pick {
 int zl_interp_sample(const zl_interp_history *h, const zl_interp_settings *s, uint64_t render_us,
                      void *out, zl_interp_pick *pick);
 
+/* A frame's draws: every history sampled at one render time. Histories
+ * recorded on the same ticks (every entity of every snapshot) share their
+ * pair and fraction, so a frame finds them once and each further draw only
+ * checks that its history holds the same pair. Private fields. */
+typedef struct zl_interp_frame {
+    zl_interp_settings settings;
+    uint64_t render_us;
+    uint64_t time_a, time_b; /* the last pair found, at ages age_a, age_a - 1 */
+    uint32_t age_a;          /* 0: none yet */
+    zl_fx t;
+    uint8_t mode;
+} zl_interp_frame;
+
+/* Starts a frame at render_us with settings s (copied). */
+void zl_interp_frame_begin(zl_interp_frame *f, const zl_interp_settings *s, uint64_t render_us);
+
+/* zl_interp_sample(h, settings, render_us, out, pick) of the frame, with
+ * the same result, output and pick. */
+int zl_interp_frame_sample(zl_interp_frame *f, const zl_interp_history *h, void *out,
+                           zl_interp_pick *pick);
+
 /* Stores a pick into cmd's render_tick / render_span / render_frac so the
  * server, holding the state of every tick, rebuilds exactly what was drawn
  * by zl_schema_interpolate(out, state(render_tick), state(render_tick +
@@ -153,5 +179,7 @@ int zl_interp_sample(const zl_interp_history *h, const zl_interp_settings *s, ui
  *  - EMPTY: (0, 0, 0): nothing was drawn.
  * Other fields of cmd are untouched. */
 void zl_interp_pick_to_command(const zl_interp_pick *p, zl_usercmd *cmd);
+
+ZL_END_DECLS
 
 #endif

@@ -5,6 +5,8 @@
 
 #include "zl_game.h"
 
+ZL_BEGIN_DECLS
+
 /* The model (Bernier 2001, Source's lag compensation, Overwatch's
  * broadphase). After each tick the server records every player's state
  * (zl_lagcomp_record). A command that fires reports the pair of server
@@ -19,14 +21,6 @@
  * Times are microseconds on the server's tick timeline: tick n is at
  * n * tick_us. Ticks must stay below 2^31. The present is the newest
  * recorded tick: record after each tick, before the next tick's commands. */
-
-/* ---- Configuration (#ifndef defaults; for zl_config.h) ---- */
-
-/* Hitboxes one player state may have (zl_game.hitboxes is asked for at
- * most this many; more are cut). */
-#ifndef ZL_LAGCOMP_HITBOXES
-#define ZL_LAGCOMP_HITBOXES 4
-#endif
 
 ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_LAGCOMP_TICKS) && ZL_LAGCOMP_TICKS >= 2, zl_lagcomp_ticks_pow2);
 ZL_STATIC_ASSERT(ZL_MAX_CLIENTS >= 1 && ZL_MAX_CLIENTS <= 32767, zl_lagcomp_clients);
@@ -242,5 +236,7 @@ typedef struct zl_lagcomp_shot {
  * use. */
 zl_shot_tracer zl_lagcomp_tracer(zl_lagcomp_shot *shot, zl_lagcomp *lc,
                                  const zl_lagcomp_time *when);
+
+ZL_END_DECLS
 
 #endif

@@ -84,32 +84,43 @@ uint16_t zl_link_next_sequence(const zl_link *l)
     return l->next_sequence;
 }
 
-int zl_link_send(zl_link *l, uint8_t type, void *packet, size_t payload_bytes,
-                 uint32_t protocol_id, uint64_t now_us)
+void zl_link_next_header(const zl_link *l, uint8_t type, zl_packet_header *h)
 {
-    zl_packet_header h;
-    int len, slot;
-    ZL_ASSERT(l != NULL);
-    h.type = type;
-    h.sequence = l->next_sequence;
+    ZL_ASSERT(l != NULL && h != NULL);
+    h->type = type;
+    h->sequence = l->next_sequence;
     /* Positions of the window before the first packet hold zeros, so an
      * empty link sends ack_bits 0: "nothing received". */
-    h.ack = l->received_newest;
-    h.ack_bits = (uint32_t)(l->received_mask & 0xFFFFFFFFu);
-    len = zl_packet_seal(packet, payload_bytes, &h, protocol_id);
-    if (len < 0)
-        return len;
+    h->ack = l->received_newest;
+    h->ack_bits = (uint32_t)(l->received_mask & 0xFFFFFFFFu);
+}
+
+void zl_link_record_sent(zl_link *l, const zl_packet_header *h, size_t len, uint64_t now_us)
+{
+    int slot;
+    ZL_ASSERT(l != NULL && h != NULL && h->sequence == l->next_sequence);
     /* This sequence takes the slot of the one ZL_LINK_SENT_CAPACITY back:
      * judge that one now if its ack window has not already done so. */
-    if ((uint16_t)(h.sequence - l->unjudged) >= ZL_LINK_SENT_CAPACITY)
+    if ((uint16_t)(h->sequence - l->unjudged) >= ZL_LINK_SENT_CAPACITY)
         judge_oldest_sent(l);
-    slot = ZL_SEQBUF_INSERT(&l->sent, h.sequence);
+    slot = ZL_SEQBUF_INSERT(&l->sent, h->sequence);
     l->sent.item[slot].send_us = (uint32_t)now_us;
     l->sent.item[slot].acked = 0;
     l->next_sequence++;
     l->stats.packets_sent++;
     roll_rates(l, now_us);
     l->rate_out_now += (uint32_t)len;
+}
+
+int zl_link_send(zl_link *l, uint8_t type, void *packet, size_t payload_bytes,
+                 uint32_t protocol_id, uint64_t now_us)
+{
+    zl_packet_header h;
+    int len;
+    zl_link_next_header(l, type, &h);
+    len = zl_packet_seal(packet, payload_bytes, &h, protocol_id);
+    if (len >= 0)
+        zl_link_record_sent(l, &h, (size_t)len, now_us);
     return len;
 }
 

@@ -6,6 +6,8 @@
 #include "zl_packet.h"
 #include "zl_ring.h"
 
+ZL_BEGIN_DECLS
+
 /* Every packet acknowledges the newest sequence received and the 31 before
  * it (zl_packet.h, ack_bits). A sent packet still unacknowledged once the
  * peer's ack has moved this far past it is counted lost: the peer can no
@@ -103,6 +105,14 @@ uint16_t zl_link_next_sequence(const zl_link *l);
 int zl_link_send(zl_link *l, uint8_t type, void *packet, size_t payload_bytes,
                  uint32_t protocol_id, uint64_t now_us);
 
+/* zl_link_send in two halves, for a caller that seals the packet itself
+ * (zl_conn, under session keys): the header the next packet carries (type,
+ * the next sequence, our acks; nothing changes), then, once that packet of
+ * len bytes is sealed and about to go out, zl_link_record_sent (the sequence
+ * advances). h must be the header zl_link_next_header gave, unchanged. */
+void zl_link_next_header(const zl_link *l, uint8_t type, zl_packet_header *h);
+void zl_link_record_sent(zl_link *l, const zl_packet_header *h, size_t len, uint64_t now_us);
+
 /* Takes a datagram of len bytes that arrived for this connection (read
  * only; hostile bytes are fine). Returns ZL_PACKET_HEADER_SIZE, the offset
  * of the payload, with *h the header and acks (may be NULL) the newly
@@ -133,5 +143,7 @@ void zl_link_count_drop(zl_link *l, zl_packet_drop why);
 /* Fills *out with the link's measurements at now_us (which ends any
  * quarter seconds of bandwidth that have passed). */
 void zl_link_get_stats(zl_link *l, uint64_t now_us, zl_link_stats *out);
+
+ZL_END_DECLS
 
 #endif

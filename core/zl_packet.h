@@ -1,9 +1,13 @@
 /* zl_packet.h - the header every zerolag datagram starts with, sealed by a
- * CRC-32 over the protocol id and the packet, and its checked parser. */
+ * CRC-32 over the protocol id and the packet (or, on a connection with session
+ * keys, by AEAD), and its checked parsers. */
 #ifndef ZL_PACKET_H
 #define ZL_PACKET_H
 
 #include "zl_base.h"
+#include "zl_crypto.h"
+
+ZL_BEGIN_DECLS
 
 /* Wire layout, every multi-byte field little-endian:
  *   0..3   CRC-32 (zl_crc32.h) of the protocol id as 4 little-endian bytes
@@ -17,7 +21,10 @@
  * another protocol or version fails the CRC exactly like a corrupted one.
  * The CRC catches accidents, not attackers: anyone can compute it. */
 #define ZL_PACKET_HEADER_SIZE 13
-#define ZL_PACKET_MAX_PAYLOAD (ZL_MAX_PACKET - ZL_PACKET_HEADER_SIZE)
+/* Bytes a sealed packet (below) adds after its payload. */
+#define ZL_PACKET_TAG_SIZE ZL_AEAD_TAG_SIZE
+/* The largest payload, the same for both forms: room for a tag is kept. */
+#define ZL_PACKET_MAX_PAYLOAD (ZL_MAX_PACKET - ZL_PACKET_HEADER_SIZE - ZL_PACKET_TAG_SIZE)
 #define ZL_PACKET_TYPE_BITS 4
 #define ZL_PACKET_TYPE_COUNT (1 << ZL_PACKET_TYPE_BITS)
 
@@ -66,5 +73,45 @@ int zl_packet_seal(void *packet, size_t payload_bytes, const zl_packet_header *h
  * reason (ZL_PACKET_DROP_NONE on success). packet may be NULL when len is 0. */
 int zl_packet_open(const void *packet, size_t len, uint32_t protocol_id, zl_packet_header *h,
                    zl_packet_drop *why);
+
+/* ---- Sealed packets: a connection with session keys (zl_token.h) ----
+ * The same header, but bytes 0..3 carry the connection id in clear (where a
+ * plain packet has its CRC), the payload is encrypted and a ZL_PACKET_TAG_SIZE
+ * tag follows it. ChaCha20-Poly1305 (through `aead`, the built-in one or a
+ * port's engine) authenticates the protocol id, all 13 header bytes and the
+ * payload. The nonce is the packet's 64-bit sequence in its direction, of
+ * which the header carries the low 16 bits; each direction has its own key,
+ * so a nonce never repeats under a key as long as the sender never reuses a
+ * sequence (2^64 packets). */
+
+/* Seals in place: packet holds payload_bytes at packet +
+ * ZL_PACKET_HEADER_SIZE and has room for the tag after them; h's sequence
+ * must be the low 16 bits of `sequence`. Returns the datagram length, or
+ * ZL_ERR_OVERFLOW (nothing written) when payload_bytes exceeds
+ * ZL_PACKET_MAX_PAYLOAD. */
+int zl_packet_seal_aead(void *packet, size_t payload_bytes, const zl_packet_header *h,
+                        uint32_t conn_id, uint64_t sequence, const uint8_t key[ZL_AEAD_KEY_SIZE],
+                        const zl_aead *aead);
+
+/* The 64-bit sequence whose low 16 bits are `low`, nearest to `newest` (the
+ * newest received): packets arrive within half the 16-bit space of it. */
+uint64_t zl_packet_widen(uint16_t low, uint64_t newest);
+
+/* Checks and decrypts a received sealed datagram of len bytes in place
+ * (packet is writable; hostile bytes fine): the connection id must be
+ * conn_id and the tag must verify under key with the sequence widened
+ * against `newest`. Returns ZL_PACKET_HEADER_SIZE with *h the header, the
+ * payload (len - ZL_PACKET_HEADER_SIZE - ZL_PACKET_TAG_SIZE bytes) in clear
+ * after it and *sequence the full sequence; else ZL_ERR_TRUNCATED (over
+ * ZL_MAX_PACKET), ZL_ERR_MALFORMED (shorter than header and tag, reserved
+ * bits, another connection id) or ZL_ERR_AUTH (forged, tampered, replayed
+ * under another sequence, another key), with *h zeroed, *why (when not
+ * NULL) the reason (ZL_PACKET_DROP_CHECKSUM for an authentication failure)
+ * and the packet unchanged. */
+int zl_packet_open_aead(void *packet, size_t len, uint32_t conn_id, uint64_t newest,
+                        const uint8_t key[ZL_AEAD_KEY_SIZE], const zl_aead *aead,
+                        zl_packet_header *h, uint64_t *sequence, zl_packet_drop *why);
+
+ZL_END_DECLS
 
 #endif

@@ -72,6 +72,7 @@ void zl_predict_settings_default(zl_predict_settings *s)
     s->snap_distance = ZL_FX_INT(64);
     s->origin_field = -1;
     s->teleport_field = -1;
+    s->plan = NULL;
 }
 
 static int origin_fields_ok(const zl_schema *schema, int first)
@@ -95,6 +96,7 @@ void zl_predict_init(zl_predict *p, const zl_game *game, const zl_predict_settin
     ZL_ASSERT(origin_fields_ok(game->player_schema, s->origin_field));
     ZL_ASSERT(s->teleport_field >= -1 && s->teleport_field < (int)game->player_schema->count);
     ZL_ASSERT(s->snap_distance >= 0);
+    ZL_ASSERT(!s->plan || s->plan->schema == game->player_schema);
     memset(p, 0, sizeof *p);
     p->game = game;
     p->settings = *s;
@@ -180,11 +182,13 @@ int zl_predict_reconcile(zl_predict *p, uint32_t acked_sequence, const void *ser
                          uint64_t now_us)
 {
     const zl_schema *schema;
+    const zl_schema_plan *plan;
     zl_predict_entry *e;
     uint8_t old_state[ZL_STATE_MAX];
     uint32_t seq, replayed;
     ZL_ASSERT(p && server_state);
     schema = p->game->player_schema;
+    plan = p->settings.plan;
     if (!seq_newer(acked_sequence, p->acked)) {
         p->stats.ignored++;
         return ZL_ERR_DUPLICATE;
@@ -199,14 +203,17 @@ int zl_predict_reconcile(zl_predict *p, uint32_t acked_sequence, const void *ser
     p->acked = acked_sequence;
     p->stats.reconciled++;
     e = entry(p, acked_sequence);
-    if (zl_schema_first_diff(schema, e->state, server_state, ZL_SCHEMA_WIRE) == schema->count)
+    if (zl_schema_equal(schema, e->state, server_state, ZL_SCHEMA_WIRE))
         return 0; /* local fields are the kept ones already: nothing changes */
 
     p->stats.mispredicted++;
     memcpy(old_state, entry_c(p, p->newest)->state, state_size(p));
     /* Bernier's intermediate results: client-only fields of the kept state
      * survive, the server's wire fields replace the rest. */
-    zl_schema_copy(schema, e->state, server_state, ZL_SCHEMA_WIRE);
+    if (plan)
+        zl_schema_plan_copy(plan, e->state, server_state, ZL_SCHEMA_WIRE);
+    else
+        zl_schema_copy(schema, e->state, server_state, ZL_SCHEMA_WIRE);
     replayed = p->newest - acked_sequence;
     for (seq = acked_sequence + 1u; seq != p->newest + 1u; seq++) {
         zl_predict_entry *next = entry(p, seq);

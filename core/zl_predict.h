@@ -5,6 +5,8 @@
 
 #include "zl_game.h"
 
+ZL_BEGIN_DECLS
+
 /* The model (Bernier 2001, Half-Life and Source): each command runs once on
  * the predicted state as it is sampled (first_prediction 1: its sounds and
  * effects fire here, once) and is kept with the state it produced. A
@@ -35,10 +37,14 @@ typedef struct zl_predict_settings {
     /* Index of a field whose change between the old and the corrected
      * prediction means "snap" (a respawn counter). -1: none. */
     int teleport_field;
+    /* The player schema prepared (zl_schema_plan_init), or NULL: a wrong
+     * ack is then taken by walking the field table. Same results either
+     * way. Must outlive the predictor. */
+    const zl_schema_plan *plan;
 } zl_predict_settings;
 
 /* smooth_us 100000 (100 ms), snap_distance 64 units, origin_field and
- * teleport_field -1. */
+ * teleport_field -1, no plan. */
 void zl_predict_settings_default(zl_predict_settings *s);
 
 /* What prediction did since init; every count only grows. */
@@ -162,5 +168,7 @@ uint32_t zl_predict_unacked(const zl_predict *p);
 const zl_usercmd *zl_predict_command_at(const zl_predict *p, uint32_t sequence);
 /* The counters; the pointer stays valid as long as p. */
 const zl_predict_stats *zl_predict_get_stats(const zl_predict *p);
+
+ZL_END_DECLS
 
 #endif

@@ -5,6 +5,8 @@
 
 #include "zl_packet.h"
 
+ZL_BEGIN_DECLS
+
 /* Wire version, in the low 16 bits of the protocol id. */
 #define ZL_PROTOCOL_VERSION 1u
 /* Every packet is sealed under this id (zl_packet_seal): "ZL" and the version. */
@@ -27,6 +29,8 @@ enum {
     ZL_MSG_COMMANDS = 7,   /* client -> server, connected (zl_cmdstream) */
     ZL_MSG_SNAPSHOT = 8,   /* server -> client, connected (zl_snapshot) */
     ZL_MSG_SETTINGS = 9,   /* client -> server, connected: new settings */
+    ZL_MSG_TOKEN_REQUEST = 10,  /* REQUEST with a connect token (zl_token.h) */
+    ZL_MSG_TOKEN_RESPONSE = 11, /* RESPONSE with the same token again */
     ZL_MSG_TYPE_COUNT
 };
 ZL_STATIC_ASSERT(ZL_MSG_TYPE_COUNT <= ZL_PACKET_TYPE_COUNT, zl_msg_types_fit);
@@ -38,6 +42,7 @@ enum {
     ZL_DENY_FULL = 0,    /* every slot is taken */
     ZL_DENY_VERSION = 1, /* the request named another ZL_PROTOCOL_ID */
     ZL_DENY_BANNED = 2,  /* the application refuses this client */
+    ZL_DENY_TOKEN = 3,   /* a plain request to a server that wants tokens */
     ZL_DENY_COUNT
 };
 
@@ -49,5 +54,7 @@ enum {
     ZL_DISCONNECT_SHUTDOWN = 3, /* the server is stopping */
     ZL_DISCONNECT_COUNT
 };
+
+ZL_END_DECLS
 
 #endif

@@ -7,12 +7,7 @@
 #include "zl_addr.h"
 #include "zl_siphash.h"
 
-/* Token buckets shared by all source addresses, and as many again shared by
- * all source sockets (a power of two). More buckets mean fewer honest
- * clients sharing a bucket with a flooding source. */
-#ifndef ZL_RATELIMIT_BUCKETS
-#define ZL_RATELIMIT_BUCKETS 256
-#endif
+ZL_BEGIN_DECLS
 
 /* Token buckets: each holds at most burst tokens, gains rate tokens per
  * second, and a request spends one from each of the three. All rates and
@@ -98,5 +93,7 @@ void zl_ratelimit_get_stats(const zl_ratelimit *r, zl_ratelimit_stats *out);
 void zl_ratelimit_bucket_init(zl_ratelimit_bucket *b, uint32_t burst, uint64_t now_us);
 int zl_ratelimit_bucket_take(zl_ratelimit_bucket *b, uint32_t rate, uint32_t burst,
                              uint64_t now_us);
+
+ZL_END_DECLS
 
 #endif

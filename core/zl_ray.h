@@ -5,6 +5,8 @@
 
 #include "zl_fixed.h"
 
+ZL_BEGIN_DECLS
+
 /* Every coordinate given to zl_ray_box must lie strictly inside
  * (-ZL_RAY_LIMIT, ZL_RAY_LIMIT): +/-8192 units. Then differences stay below
  * 2^30 raw units and every product below 2^61, so no step overflows int64
@@ -87,5 +89,7 @@ int zl_hit_nearer(const zl_hit *a, const zl_hit *b);
 /* v * t for the hit's exact t, rounded to nearest (halves away from zero):
  * the time or distance used up to the hit. |v| must be below 2^31. */
 zl_fx zl_hit_scale(const zl_hit *hit, zl_fx v);
+
+ZL_END_DECLS
 
 #endif

@@ -5,6 +5,8 @@
 
 #include "zl_base.h"
 
+ZL_BEGIN_DECLS
+
 /* 16-bit sequence numbers wrap; "newer" means ahead by less than half the
  * space. zl_seq_diff(a, b) is a - b as a signed value in [-32768, 32767]. */
 static inline int32_t zl_seq_diff(uint16_t a, uint16_t b)
@@ -91,5 +93,7 @@ void zl_seqbuf_remove_(uint32_t *tag, uint32_t n, uint16_t seq);
 #define ZL_SEQBUF_REMOVE(b, seq) zl_seqbuf_remove_((b)->tag, (uint32_t)ZL_COUNTOF((b)->tag), (seq))
 /* Newest sequence inserted (valid once anything was inserted). */
 #define ZL_SEQBUF_NEWEST(b) ((uint16_t)((b)->head.next - 1u))
+
+ZL_END_DECLS
 
 #endif

@@ -1,5 +1,6 @@
 /* zl_schema.c - walks a field table to copy, compare, hash, quantise,
- * interpolate and delta-code states, so no game writes a serialiser. */
+ * interpolate and delta-code states, so no game writes a serialiser; and
+ * runs the same operations on schemas prepared once (plans). */
 #include "zl_schema.h"
 
 #include <string.h>
@@ -21,16 +22,17 @@ static int is_signed(const zl_field *f)
     return f->kind == ZL_FIELD_KIND_FX || (f->kind == ZL_FIELD_KIND_INT && f->min < 0);
 }
 
-/* The stored bits, zero-extended. memcpy because offsets come from a table
- * and the state may be any buffer: no type punning, no alignment trap. */
-static uint32_t load_raw(const zl_field *f, const void *state)
+/* The stored bits of a field of `size` bytes at `offset`, zero-extended.
+ * memcpy because offsets come from a table and the state may be any
+ * buffer: no type punning, no alignment trap. */
+static inline uint32_t load_at(const void *state, unsigned offset, unsigned size)
 {
-    const uint8_t *p = (const uint8_t *)state + f->offset;
+    const uint8_t *p = (const uint8_t *)state + offset;
     uint16_t v16;
     uint32_t v32;
-    if (f->size == 1)
+    if (size == 1)
         return *p;
-    if (f->size == 2) {
+    if (size == 2) {
         memcpy(&v16, p, 2);
         return v16;
     }
@@ -38,16 +40,26 @@ static uint32_t load_raw(const zl_field *f, const void *state)
     return v32;
 }
 
-static void store_raw(const zl_field *f, void *state, uint32_t raw)
+static inline void store_at(void *state, unsigned offset, unsigned size, uint32_t raw)
 {
-    uint8_t *p = (uint8_t *)state + f->offset;
+    uint8_t *p = (uint8_t *)state + offset;
     uint16_t v16 = (uint16_t)raw;
-    if (f->size == 1)
+    if (size == 1)
         *p = (uint8_t)raw;
-    else if (f->size == 2)
+    else if (size == 2)
         memcpy(p, &v16, 2);
     else
         memcpy(p, &raw, 4);
+}
+
+static uint32_t load_raw(const zl_field *f, const void *state)
+{
+    return load_at(state, f->offset, f->size);
+}
+
+static void store_raw(const zl_field *f, void *state, uint32_t raw)
+{
+    store_at(state, f->offset, f->size, raw);
 }
 
 /* Sign extension by arithmetic on the bits: (raw ^ s) - s maps the top bit
@@ -331,6 +343,21 @@ static void malformed(zl_bitreader *r)
         r->error = ZL_ERR_MALFORMED;
 }
 
+/* A delta's header: the index of the last changed field of a schema of
+ * `count` fields, or -1 when nothing changed or the index is out of range
+ * (then malformed). */
+static int read_last(zl_bitreader *r, uint16_t count)
+{
+    uint32_t index;
+    if (!zl_bitreader_bool(r))
+        return -1;
+    index = zl_bitreader_bits(r, zl_bits_required(count - 1u));
+    if (index < count)
+        return (int)index;
+    malformed(r);
+    return -1;
+}
+
 static uint32_t read_value(const zl_field *f, zl_bitreader *r, uint32_t base_code)
 {
     uint32_t code;
@@ -381,16 +408,14 @@ int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
 int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, void *out,
                          int which)
 {
-    int last = -1;
+    int last;
     int i;
     ZL_ASSERT(s && r && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
-    if (zl_bitreader_bool(r)) {
-        uint32_t index = zl_bitreader_bits(r, zl_bits_required(s->count - 1u));
-        /* The last changed field must exist and be one that is sent. */
-        if (index >= s->count || !selected(&s->fields[index], which))
-            malformed(r);
-        else
-            last = (int)index;
+    last = read_last(r, s->count);
+    /* The last changed field must be one that is sent. */
+    if (last >= 0 && !selected(&s->fields[last], which)) {
+        malformed(r);
+        last = -1;
     }
     for (i = 0; i < s->count && r->error == ZL_OK; i++) {
         const zl_field *f = &s->fields[i];
@@ -401,6 +426,368 @@ int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, 
         if (i == last || (i < last && zl_bitreader_bool(r)))
             code = read_value(f, r, code);
         store_value(f, out, decode(f, code));
+    }
+    return r->error;
+}
+
+/* ---- Plans ----
+ * A plan takes every per-field decision of the walk above once. Values
+ * are handled as 32-bit patterns: a field's value minus its min, taken
+ * modulo 2^32, is its place in the range whatever the signedness, so one
+ * clamp serves every kind. The walk stays the reference (tests/test_plan.c
+ * compares the two byte for byte) and the path of unplanned callers. */
+
+/* zl_plan_field.op, above the ZL_INTERP_* rule. */
+enum {
+    OP_SIGNED = 4,     /* values order as int32 (else as uint32) */
+    OP_SEXT = 8,       /* a signed value narrower than 4 bytes */
+    OP_WRAPS = 16,     /* codes wrap (ANGLE, FLAGS) instead of clamping */
+    OP_QUANT_SAME = 32 /* quantising cannot change it: skipped */
+};
+
+/* zl_plan_field.sel: bit `which` for each selection, and ZL_DELTA. */
+#define SEL(which) (1u << (which))
+ZL_STATIC_ASSERT(ZL_DELTA > SEL(ZL_SCHEMA_SHARED) && ZL_DELTA < 256, sel_fits_a_byte);
+
+static void prepare(const zl_field *f, zl_plan_field *p)
+{
+    p->offset = f->offset;
+    p->size = f->size;
+    p->op = f->interp;
+    p->spare = 0;
+    p->sel = (uint8_t)(SEL(ZL_SCHEMA_ALL) | (f->flags & ZL_DELTA));
+    if (selected(f, ZL_SCHEMA_WIRE))
+        p->sel = (uint8_t)(p->sel | SEL(ZL_SCHEMA_WIRE));
+    if (selected(f, ZL_SCHEMA_SHARED))
+        p->sel = (uint8_t)(p->sel | SEL(ZL_SCHEMA_SHARED));
+    p->width = (uint8_t)zl_bits_required(max_code(f));
+    switch (f->kind) {
+    case ZL_FIELD_KIND_FX:
+    case ZL_FIELD_KIND_INT:
+        p->shift = (uint8_t)(f->kind == ZL_FIELD_KIND_FX ? step_shift(f) : 0u);
+        p->min = (uint32_t)f->min;
+        p->span = (uint32_t)f->max - (uint32_t)f->min;
+        if (is_signed(f))
+            p->op = (uint8_t)(p->op | OP_SIGNED | (f->size < 4 ? OP_SEXT : 0));
+        break;
+    default: /* ANGLE keeps its top bits, FLAGS its low ones */
+        p->shift = (uint8_t)(f->kind == ZL_FIELD_KIND_ANGLE ? step_shift(f) : 0u);
+        p->min = 0;
+        p->span = f->kind == ZL_FIELD_KIND_ANGLE ? 0xFFFFu : 0xFFFFFFFFu;
+        p->op = (uint8_t)(p->op | OP_WRAPS);
+        break;
+    }
+}
+
+static inline uint32_t plan_load(const zl_plan_field *f, const void *state)
+{
+    return load_at(state, f->offset, f->size);
+}
+
+static inline void plan_store(const zl_plan_field *f, void *state, uint32_t raw)
+{
+    store_at(state, f->offset, f->size, raw);
+}
+
+/* v - min clamped to [0, span], v a 32-bit pattern ordered as int32 when
+ * is_signed, else as uint32. Outside the range, v - min (mod 2^32) lies
+ * above span: up to top - min for values above max, beyond for those
+ * below min (they wrapped), top being the largest value of the order. */
+static inline uint32_t place(uint32_t v, uint32_t min, uint32_t span, int is_signed_order)
+{
+    uint32_t off = v - min;
+    if (off > span)
+        off = off > (is_signed_order ? 0x7FFFFFFFu : 0xFFFFFFFFu) - min ? 0u : span;
+    return off;
+}
+
+/* The stored bits' place in the field's range, clamped. (raw ^ s) - s
+ * sign-extends without converting to a signed type. */
+static inline uint32_t place_of(const zl_plan_field *f, uint32_t raw)
+{
+    if (f->op & OP_SEXT) {
+        uint32_t s = 1u << (f->size * 8u - 1u);
+        raw = (raw ^ s) - s;
+    }
+    return place(raw, f->min, f->span, f->op & OP_SIGNED);
+}
+
+static inline uint32_t plan_max_code(const zl_plan_field *f)
+{
+    return (f->op & OP_WRAPS) ? low_mask(f->width) : f->span >> f->shift;
+}
+
+/* The place rounded to a step (halves up). place + half a step cannot
+ * wrap: span is a multiple of the step. */
+static inline uint32_t plan_encode(const zl_plan_field *f, uint32_t raw)
+{
+    uint32_t code = (place_of(f, raw) + ((1u << f->shift) >> 1)) >> f->shift;
+    return (f->op & OP_WRAPS) ? code & plan_max_code(f) : code;
+}
+
+static inline uint32_t plan_decode(const zl_plan_field *f, uint32_t code)
+{
+    return f->min + (code << f->shift);
+}
+
+static inline uint32_t plan_code_of(const zl_plan_field *f, const void *base)
+{
+    return plan_encode(f, base ? plan_load(f, base) : 0u);
+}
+
+static const zl_plan_run *runs_of(const zl_schema_plan *p, int list, const zl_plan_run **end)
+{
+    *end = &p->run[p->runs[list]];
+    return &p->run[list ? p->runs[list - 1] : 0];
+}
+
+/* Runs are a few bytes each: words and bytes moved inline beat a library
+ * call per run. Forward copies are safe for dst == src, the only overlap
+ * the API allows. */
+static inline void copy_runs(const zl_schema_plan *p, int list, void *dst, const void *src)
+{
+    const zl_plan_run *r, *end;
+    for (r = runs_of(p, list, &end); r < end; r++) {
+        uint8_t *d = (uint8_t *)dst + r->offset;
+        const uint8_t *from = (const uint8_t *)src + r->offset;
+        unsigned len = r->len;
+        uint32_t word;
+        for (; len >= 4; len -= 4, d += 4, from += 4) {
+            memcpy(&word, from, 4);
+            memcpy(d, &word, 4);
+        }
+        for (; len > 0; len--)
+            *d++ = *from++;
+    }
+}
+
+static int overlapping(const zl_schema *s)
+{
+    int i, j;
+    for (i = 0; i < s->count; i++)
+        for (j = i + 1; j < s->count; j++)
+            if (s->fields[i].offset < s->fields[j].offset + s->fields[j].size &&
+                s->fields[j].offset < s->fields[i].offset + s->fields[i].size)
+                return 1;
+    return 0;
+}
+
+/* Quantising stores back what it loaded when every stored value is a
+ * code: the whole storage range, no step, nothing masked off. */
+static int quantize_keeps(const zl_plan_field *f)
+{
+    if (f->shift != 0)
+        return 0;
+    if (f->op & OP_WRAPS)
+        return f->width == f->size * 8u;
+    return f->span == low_mask(f->size * 8u);
+}
+
+/* Appends to p->run the bytes of the fields of selection `which` (or of
+ * the STEP rule for `which` 3), in memory order, adjacent ones merged;
+ * ends list `which`. 0 when the runs do not fit. */
+static int add_runs(zl_schema_plan *p, int which)
+{
+    uint8_t idx[ZL_SCHEMA_PLAN_FIELDS];
+    int n = 0, i, j, first = which ? p->runs[which - 1] : 0, at = first;
+    for (i = 0; i < p->schema->count; i++) {
+        const zl_plan_field *f = &p->field[i];
+        if (which < 3 ? (f->sel & SEL(which)) != 0 : (f->op & ZL_INTERP_MASK) == ZL_INTERP_STEP) {
+            for (j = n++; j > 0 && p->field[idx[j - 1]].offset > f->offset; j--)
+                idx[j] = idx[j - 1];
+            idx[j] = (uint8_t)i;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        const zl_plan_field *f = &p->field[idx[i]];
+        if (at > first && p->run[at - 1].offset + p->run[at - 1].len == f->offset) {
+            p->run[at - 1].len = (uint16_t)(p->run[at - 1].len + f->size);
+            continue;
+        }
+        if (at == ZL_SCHEMA_PLAN_RUNS)
+            return 0;
+        p->run[at].offset = f->offset;
+        p->run[at].len = f->size;
+        at++;
+    }
+    p->runs[which] = (uint8_t)at;
+    return 1;
+}
+
+/* Q16.16 and other 4-byte signed fields: their stored bits read as int32
+ * are the value, so clamping is two compares. */
+static int is_wide(const zl_plan_field *f)
+{
+    return f->size == 4 && (f->op & OP_SIGNED);
+}
+
+int zl_schema_plan_init(zl_schema_plan *p, const zl_schema *s)
+{
+    int i, which;
+    ZL_ASSERT(p && s);
+    memset(p, 0, sizeof *p);
+    p->schema = s;
+    if (zl_schema_validate(s) != ZL_OK || overlapping(s))
+        return ZL_ERR_INVALID;
+    if (s->count > ZL_SCHEMA_PLAN_FIELDS)
+        return ZL_ERR_FULL;
+    for (i = 0; i < s->count; i++) {
+        prepare(&s->fields[i], &p->field[i]);
+        if (quantize_keeps(&p->field[i]))
+            p->field[i].op = (uint8_t)(p->field[i].op | OP_QUANT_SAME);
+        if (s->fields[i].interp == ZL_INTERP_LINEAR && is_wide(&p->field[i]))
+            p->order[p->wide++] = (uint8_t)i;
+    }
+    p->linear = p->wide;
+    for (i = 0; i < s->count; i++)
+        if (s->fields[i].interp == ZL_INTERP_LINEAR && !is_wide(&p->field[i]))
+            p->order[p->linear++] = (uint8_t)i;
+    for (i = 0; i < s->count; i++)
+        if (s->fields[i].interp == ZL_INTERP_ARC)
+            p->order[p->linear + p->arc++] = (uint8_t)i;
+    for (which = 0; which < 4; which++)
+        if (!add_runs(p, which))
+            return ZL_ERR_FULL;
+    p->planned = 1;
+    return ZL_OK;
+}
+
+void zl_schema_plan_copy(const zl_schema_plan *p, void *dst, const void *src, int which)
+{
+    ZL_ASSERT(p && dst && src);
+    if (p->planned)
+        copy_runs(p, which, dst, src);
+    else
+        zl_schema_copy(p->schema, dst, src, which);
+}
+
+/* Field by field with early exit is the fastest compare measured (byte
+ * runs compared word by word cost more on the Cortex-M3), so the walk
+ * serves. */
+int zl_schema_plan_first_diff(const zl_schema_plan *p, const void *a, const void *b, int which)
+{
+    ZL_ASSERT(p && a && b);
+    return zl_schema_first_diff(p->schema, a, b, which);
+}
+
+int zl_schema_plan_equal(const zl_schema_plan *p, const void *a, const void *b, int which)
+{
+    return zl_schema_plan_first_diff(p, a, b, which) == p->schema->count;
+}
+
+/* A hash runs over every field in table order at its width: a plan knows
+ * nothing the walk would skip. */
+uint32_t zl_schema_plan_hash(const zl_schema_plan *p, const void *state, int which, uint32_t hash)
+{
+    ZL_ASSERT(p && state);
+    return zl_schema_hash(p->schema, state, which, hash);
+}
+
+void zl_schema_plan_quantize(const zl_schema_plan *p, void *state)
+{
+    const zl_plan_field *f, *end;
+    ZL_ASSERT(p && state);
+    if (!p->planned) {
+        zl_schema_quantize(p->schema, state);
+        return;
+    }
+    for (f = p->field, end = f + p->schema->count; f < end; f++)
+        if ((f->sel & SEL(ZL_SCHEMA_WIRE)) && !(f->op & OP_QUANT_SAME))
+            plan_store(f, state, plan_decode(f, plan_encode(f, plan_load(f, state))));
+}
+
+/* Each field reads only its own bytes of a and b and writes only its own
+ * of out, so out may alias either and the plan may take fields in any
+ * order (its fields never share bytes). Both ends are clamped, which keeps
+ * the lerp in int32, and zl_fx_lerp on raw values is exactly an integer
+ * lerp, so INT and FX share it; ARC clamps t to [0, ONE]; STEP fields are
+ * a's until t reaches ONE. */
+void zl_schema_plan_interpolate(const zl_schema_plan *p, void *out, const void *a, const void *b,
+                                zl_fx t)
+{
+    const uint8_t *o, *wide_end, *lin_end, *arc_end;
+    ZL_ASSERT(p && out && a && b);
+    if (!p->planned) {
+        zl_schema_interpolate(p->schema, out, a, b, t);
+        return;
+    }
+    o = p->order;
+    wide_end = o + p->wide;
+    lin_end = o + p->linear;
+    arc_end = lin_end + p->arc;
+    for (; o < wide_end; o++) {
+        const zl_plan_field *f = &p->field[*o];
+        int32_t lo = to_i32(f->min), hi = to_i32(f->min + f->span), va, vb, r;
+        uint32_t raw;
+        memcpy(&raw, (const uint8_t *)a + f->offset, 4);
+        va = to_i32(raw);
+        memcpy(&raw, (const uint8_t *)b + f->offset, 4);
+        vb = to_i32(raw);
+        va = va < lo ? lo : va > hi ? hi : va;
+        vb = vb < lo ? lo : vb > hi ? hi : vb;
+        r = zl_fx_lerp(va, vb, t);
+        raw = (uint32_t)(r < lo ? lo : r > hi ? hi : r);
+        memcpy((uint8_t *)out + f->offset, &raw, 4);
+    }
+    for (; o < lin_end; o++) {
+        const zl_plan_field *f = &p->field[*o];
+        int32_t va = to_i32(f->min + place_of(f, plan_load(f, a)));
+        int32_t vb = to_i32(f->min + place_of(f, plan_load(f, b)));
+        uint32_t r = (uint32_t)zl_fx_lerp(va, vb, t);
+        plan_store(f, out, f->min + place(r, f->min, f->span, 1));
+    }
+    copy_runs(p, 3, out, t >= ZL_FX_ONE ? b : a);
+    t = t < 0 ? 0 : t > ZL_FX_ONE ? ZL_FX_ONE : t;
+    for (; o < arc_end; o++) {
+        const zl_plan_field *f = &p->field[*o];
+        plan_store(f, out, zl_angle_lerp((zl_angle)plan_load(f, a), (zl_angle)plan_load(f, b), t));
+    }
+}
+
+/* Only servers write deltas, and they write with the walk (its cost is the
+ * baseline of the snapshot encoder's work); one loop of writing serves
+ * both, so the plan's results cannot drift from it. */
+int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
+                               const void *state, int which)
+{
+    ZL_ASSERT(p);
+    return zl_schema_write_delta(p->schema, w, base, state, which);
+}
+
+int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const void *base,
+                              void *out, int which)
+{
+    const zl_schema *s;
+    int last;
+    int i;
+    ZL_ASSERT(p && r && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
+    s = p->schema;
+    if (!p->planned)
+        return zl_schema_read_delta(s, r, base, out, which);
+    last = read_last(r, s->count);
+    if (last >= 0 && !(p->field[last].sel & SEL(which))) {
+        malformed(r);
+        last = -1;
+    }
+    for (i = 0; i < s->count && r->error == ZL_OK; i++) {
+        const zl_plan_field *f = &p->field[i];
+        uint32_t code;
+        if (!(f->sel & SEL(which)))
+            continue;
+        /* A full code sent makes the base's unneeded. */
+        if (i == last || (i < last && zl_bitreader_bool(r))) {
+            if (f->sel & ZL_DELTA)
+                code = plan_code_of(f, base) + (uint32_t)zl_bitreader_delta(r);
+            else
+                code = zl_bitreader_bits(r, f->width);
+            if (code > plan_max_code(f)) {
+                malformed(r);
+                code = 0;
+            }
+        } else {
+            code = plan_code_of(f, base);
+        }
+        plan_store(f, out, plan_decode(f, code));
     }
     return r->error;
 }

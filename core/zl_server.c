@@ -23,6 +23,8 @@ void zl_server_config_default(zl_server_config *c)
     zl_ratelimit_config_default(&c->ratelimit);
     zl_lagcomp_settings_default(&c->lagcomp);
     zl_cmdbuf_settings_default(&c->cmdbuf);
+    c->security = ZL_SECURITY_TOKENS;
+    zl_aead_default(&c->aead);
 }
 
 /* Players are packed at the schema's size: the game indexes them so. */
@@ -80,10 +82,12 @@ void zl_server_shutdown(zl_server *s, uint64_t now_us)
         zl_server_disconnect(s, i, ZL_DISCONNECT_SHUTDOWN, now_us);
 }
 
-void zl_server_init(zl_server *s, const zl_server_config *c, const zl_game *game,
+int zl_server_init_(zl_server *s, const zl_server_config *c, const zl_game *game,
                     const zl_platform *net, const uint8_t secret[2 * ZL_SIPHASH_KEY_SIZE],
-                    uint64_t now_us)
+                    uint64_t now_us, uint32_t fingerprint, size_t size)
 {
+    if (zl_config_check(fingerprint, size, sizeof *s) != ZL_OK)
+        return ZL_ERR_CONFIG;
     ZL_ASSERT(s && c && game && net && net->send && secret);
     ZL_ASSERT(c->tick_rate >= 20 && c->tick_rate <= 128);
     ZL_ASSERT(c->max_clients >= 1 && c->max_clients <= ZL_MAX_CLIENTS);
@@ -96,7 +100,11 @@ void zl_server_init(zl_server *s, const zl_server_config *c, const zl_game *game
     s->game = *game;
     s->out.ctx = net->ctx;
     s->out.send = net->send;
+    ZL_ASSERT(c->security == ZL_SECURITY_PLAIN ||
+              (c->public_address_count >= 1 && c->public_address_count <= ZL_TOKEN_ADDRESSES &&
+               c->aead.seal && c->aead.open));
     memcpy(s->cookie_secret, secret, ZL_SIPHASH_KEY_SIZE);
+    s->start_us = now_us;
     zl_ratelimit_init(&s->limiter, &c->ratelimit, secret + ZL_SIPHASH_KEY_SIZE);
     s->tick_us = (1000000u + c->tick_rate / 2u) / c->tick_rate;
     s->next_tick_us = now_us + s->tick_us;
@@ -110,6 +118,7 @@ void zl_server_init(zl_server *s, const zl_server_config *c, const zl_game *game
         zl_lagcomp_init(&s->lagcomp, game, s->tick_us, &ls);
     }
     zl_snapshot_world_init(&s->world);
+    return ZL_OK;
 }
 
 static int find_slot(const zl_server *s, const zl_addr *a)
@@ -130,47 +139,136 @@ static int free_slot_index(const zl_server *s)
     return -1;
 }
 
-/* Refuses the attempt `nonce` from `from` with a DENY (reason
- * ZL_DENY_*), counted under drop. */
-static void deny(zl_server *s, const zl_addr *from, uint64_t nonce, uint8_t reason, int drop)
+/* A handshake message as the server needs it, plain or with a token. */
+typedef struct handshake {
+    uint32_t protocol_id; /* REQUEST only */
+    uint64_t nonce;
+    uint32_t window;      /* RESPONSE only */
+    uint64_t cookie;      /* RESPONSE only */
+    zl_client_settings settings;
+    const zl_msg_token *token; /* NULL: a plain one */
+} handshake;
+
+/* Any of the four request messages, read. */
+typedef union handshake_msg {
+    zl_msg_request request;
+    zl_msg_response response;
+    zl_msg_token_request token_request;
+    zl_msg_token_response token_response;
+} handshake_msg;
+
+/* Reads a REQUEST or RESPONSE, plain or with a token, into *hs (pointing
+ * into *m). 0 when malformed. */
+static int read_handshake(uint8_t type, const uint8_t *payload, size_t len, handshake_msg *m,
+                          handshake *hs)
+{
+    if (zl_msg_read(type, payload, len, m) != ZL_OK)
+        return 0;
+    memset(hs, 0, sizeof *hs);
+    if (type == ZL_MSG_REQUEST) {
+        hs->protocol_id = m->request.protocol_id;
+        hs->nonce = m->request.nonce;
+        hs->settings = m->request.settings;
+    } else if (type == ZL_MSG_TOKEN_REQUEST) {
+        hs->protocol_id = m->token_request.protocol_id;
+        hs->nonce = m->token_request.nonce;
+        hs->settings = m->token_request.settings;
+        hs->token = &m->token_request.token;
+    } else if (type == ZL_MSG_RESPONSE) {
+        hs->nonce = m->response.nonce;
+        hs->window = m->response.window;
+        hs->cookie = m->response.cookie;
+        hs->settings = m->response.settings;
+    } else {
+        hs->nonce = m->token_response.nonce;
+        hs->window = m->token_response.window;
+        hs->cookie = m->token_response.cookie;
+        hs->settings = m->token_response.settings;
+        hs->token = &m->token_response.token;
+    }
+    return 1;
+}
+
+static uint64_t unix_now_s(const zl_server *s, uint64_t now_us)
+{
+    return s->config.unix_time_s + (now_us - s->start_us) / 1000000u;
+}
+
+static void send_deny(zl_server *s, const zl_addr *to, uint64_t nonce, uint8_t reason)
 {
     uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_DENY_SIZE];
     zl_msg_deny d;
-    s->dropped[drop]++;
     d.nonce = nonce;
     d.reason = reason;
-    zl_conn_send_unlinked(&s->out, from, ZL_MSG_DENY, packet,
+    zl_conn_send_unlinked(&s->out, to, ZL_MSG_DENY, packet,
                           zl_msg_write(ZL_MSG_DENY, packet + ZL_PACKET_HEADER_SIZE, ZL_DENY_SIZE,
                                        &d));
 }
 
-static void on_request(zl_server *s, const zl_addr *from, const uint8_t *payload, size_t len,
-                       uint64_t now_us)
+/* 1 when the handshake may go on under this server's security: a plain
+ * server takes plain messages; a token server a token that opens under its
+ * key, has not expired, names one of its addresses and was not used from
+ * another address (*grant then filled). Refusals are counted; a plain
+ * request to a token server is told so. */
+static int admitted(zl_server *s, const zl_addr *from, const handshake *hs, uint64_t now_us,
+                    zl_token_grant *grant)
+{
+    uint64_t now_s = unix_now_s(s, now_us);
+    unsigned i;
+    int r, named = 0;
+    if (s->config.security == ZL_SECURITY_PLAIN || !hs->token) {
+        if (s->config.security == ZL_SECURITY_PLAIN && !hs->token)
+            return 1;
+        s->dropped[ZL_SERVER_DROP_PLAIN]++;
+        if (!hs->token)
+            send_deny(s, from, hs->nonce, ZL_DENY_TOKEN);
+        return 0;
+    }
+    r = zl_token_open(grant, hs->token->sealed, hs->token->expire_s, hs->token->nonce,
+                      s->config.private_key, now_s);
+    if (r != ZL_OK) {
+        s->dropped[r == ZL_ERR_AGAIN ? ZL_SERVER_DROP_TOKEN_EXPIRED
+                                     : ZL_SERVER_DROP_TOKEN_FORGED]++;
+        return 0;
+    }
+    for (i = 0; i < s->config.public_address_count; i++)
+        named |= zl_token_names(grant, &s->config.public_addresses[i]);
+    if (!named) {
+        s->dropped[ZL_SERVER_DROP_TOKEN_FOREIGN]++;
+        return 0;
+    }
+    if (!zl_token_cache_allows(&s->tokens, hs->token->nonce, from, now_s)) {
+        s->dropped[ZL_SERVER_DROP_TOKEN_REUSED]++;
+        return 0;
+    }
+    return 1;
+}
+
+static void on_request(zl_server *s, const zl_addr *from, const handshake *hs, uint64_t now_us)
 {
     uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_CHALLENGE_SIZE];
-    zl_msg_request req;
-    if (zl_msg_read(ZL_MSG_REQUEST, payload, len, &req) != ZL_OK) {
-        s->dropped[ZL_SERVER_DROP_MESSAGE]++;
-        return;
-    }
-    /* The limit comes before any reply: a DENY is a reply too. */
+    zl_token_grant grant;
+    zl_msg_challenge ch;
+    /* The limit comes before any reply or work: a DENY is a reply too, and
+     * opening a token costs a decryption. */
     if (!zl_ratelimit_allow(&s->limiter, from, now_us)) {
         s->dropped[ZL_SERVER_DROP_RATE]++;
         return;
     }
-    if (req.protocol_id != ZL_PROTOCOL_ID) {
-        deny(s, from, req.nonce, ZL_DENY_VERSION, ZL_SERVER_DROP_VERSION);
+    if (hs->protocol_id != ZL_PROTOCOL_ID) {
+        s->dropped[ZL_SERVER_DROP_VERSION]++;
+        send_deny(s, from, hs->nonce, ZL_DENY_VERSION);
         return;
     }
-    {
-        zl_msg_challenge ch;
-        ch.nonce = req.nonce;
-        ch.window = zl_cookie_window(now_us);
-        ch.cookie = zl_cookie_make(s->cookie_secret, from, ch.window, req.nonce);
-        zl_conn_send_unlinked(&s->out, from, ZL_MSG_CHALLENGE, packet,
-                              zl_msg_write(ZL_MSG_CHALLENGE, packet + ZL_PACKET_HEADER_SIZE,
-                                           ZL_CHALLENGE_SIZE, &ch));
-    }
+    if (!admitted(s, from, hs, now_us, &grant))
+        return;
+    zl_crypto_wipe(&grant, sizeof grant);
+    ch.nonce = hs->nonce;
+    ch.window = zl_cookie_window(now_us);
+    ch.cookie = zl_cookie_make(s->cookie_secret, from, ch.window, hs->nonce);
+    zl_conn_send_unlinked(&s->out, from, ZL_MSG_CHALLENGE, packet,
+                          zl_msg_write(ZL_MSG_CHALLENGE, packet + ZL_PACKET_HEADER_SIZE,
+                                       ZL_CHALLENGE_SIZE, &ch));
 }
 
 static void send_accept(zl_server *s, int slot)
@@ -187,21 +285,32 @@ static void send_accept(zl_server *s, int slot)
                                        ZL_ACCEPT_SIZE, &a));
 }
 
-static void connect_client(zl_server *s, int slot, const zl_addr *from,
-                           const zl_msg_response *r, uint64_t now_us)
+/* grant: the token's (NULL on a plain server). */
+static void connect_client(zl_server *s, int slot, const zl_addr *from, const handshake *hs,
+                           const zl_token_grant *grant, uint64_t now_us)
 {
     zl_server_slot *c = &s->slot[slot];
     memset(c, 0, sizeof *c);
     c->connected = 1;
-    zl_conn_init(&c->conn, &s->out, from, r->nonce);
+    zl_conn_init(&c->conn, &s->out, from, hs->nonce);
     zl_conn_start_link(&c->conn, now_us);
-    c->settings = r->settings;
+    c->timeout_us = s->config.timeout_us;
+    if (grant) {
+        /* We send with the server's key and open with the client's. */
+        zl_conn_seal_with(&c->conn, grant->server_key, grant->client_key, &s->config.aead);
+        c->client_id = grant->client_id;
+        memcpy(c->user_data, grant->user_data, sizeof c->user_data);
+        if (grant->timeout_s > 0 && grant->timeout_s < 3600u)
+            c->timeout_us = grant->timeout_s * 1000000u;
+    }
+    c->settings = hs->settings;
     zl_client_settings_clamp(&c->settings, &s->config.limits);
     c->joined_us = now_us;
     c->last_heard_us = now_us;
     c->next_snapshot_us = now_us;
     c->rate_us = now_us;
     zl_ratelimit_bucket_init(&c->packets, s->config.packet_burst, now_us);
+    zl_ratelimit_bucket_init(&c->move_tries, 4, now_us);
     /* The client's first command is sequence 1 (zl_client.h). */
     zl_cmdbuf_init(&c->commands, &s->config.cmdbuf, 1);
     zl_snapshot_client_reset(&c->snapshot);
@@ -225,16 +334,11 @@ static uint32_t slots_held(const zl_server *s, const zl_addr *a)
     return held;
 }
 
-static void on_response(zl_server *s, const zl_addr *from, const uint8_t *payload, size_t len,
-                        uint64_t now_us)
+static void on_response(zl_server *s, const zl_addr *from, const handshake *hs, uint64_t now_us)
 {
-    zl_msg_response r;
+    zl_token_grant grant;
     int slot, crowded;
-    if (zl_msg_read(ZL_MSG_RESPONSE, payload, len, &r) != ZL_OK) {
-        s->dropped[ZL_SERVER_DROP_MESSAGE]++;
-        return;
-    }
-    if (!zl_cookie_check(s->cookie_secret, from, now_us, r.window, r.nonce, r.cookie)) {
+    if (!zl_cookie_check(s->cookie_secret, from, now_us, hs->window, hs->nonce, hs->cookie)) {
         s->dropped[ZL_SERVER_DROP_COOKIE]++;
         return;
     }
@@ -243,21 +347,27 @@ static void on_response(zl_server *s, const zl_addr *from, const uint8_t *payloa
         /* Our ACCEPT was lost and the client asks again; a different nonce
          * is a new attempt from a client that has not seen its old
          * connection end: it waits for the timeout like anyone else. */
-        if (s->slot[slot].conn.nonce == r.nonce)
+        if (s->slot[slot].conn.nonce == hs->nonce)
             send_accept(s, slot);
         else
             s->dropped[ZL_SERVER_DROP_NONCE]++;
         return;
     }
+    if (!admitted(s, from, hs, now_us, &grant))
+        return;
     slot = free_slot_index(s);
     crowded = slot >= 0 && slots_held(s, from) >= s->config.max_per_address;
     if (slot < 0 || crowded) {
-        deny(s, from, r.nonce, ZL_DENY_FULL,
-             crowded ? ZL_SERVER_DROP_CROWDED : ZL_SERVER_DROP_FULL);
-        return;
+        s->dropped[crowded ? ZL_SERVER_DROP_CROWDED : ZL_SERVER_DROP_FULL]++;
+        send_deny(s, from, hs->nonce, ZL_DENY_FULL);
+    } else {
+        if (hs->token)
+            zl_token_cache_add(&s->tokens, hs->token->nonce, from, hs->token->expire_s,
+                               unix_now_s(s, now_us));
+        connect_client(s, slot, from, hs, hs->token ? &grant : NULL, now_us);
+        send_accept(s, slot);
     }
-    connect_client(s, slot, from, &r, now_us);
-    send_accept(s, slot);
+    zl_crypto_wipe(&grant, sizeof grant);
 }
 
 static void on_commands(zl_server *s, zl_server_slot *c, const uint8_t *payload, size_t len,
@@ -297,14 +407,18 @@ static int acks_unsent(const zl_server_slot *c, const zl_packet_header *h)
 }
 
 /* A datagram sealed for slot's connection, header h. */
-static void on_linked(zl_server *s, int slot, const zl_packet_header *h, const uint8_t *packet,
-                      size_t len, uint64_t now_us)
+static void on_linked(zl_server *s, int slot, const zl_conn_datagram *d, size_t len,
+                      uint64_t now_us)
 {
     zl_server_slot *c = &s->slot[slot];
+    const zl_packet_header *h = &d->h;
+    const uint8_t *payload = d->payload;
+    size_t payload_len = d->payload_len;
     zl_link_acks acks;
-    const uint8_t *payload = packet + ZL_PACKET_HEADER_SIZE;
-    size_t payload_len = len - ZL_PACKET_HEADER_SIZE;
     uint32_t i;
+    /* Authenticated (the conn), then refused if replayed (the link), and
+     * only then charged: a replay of the client's own packets, from its own
+     * address, costs it nothing. */
     if (zl_link_accept(&c->conn.link, h, len, now_us, &acks) != ZL_OK)
         return; /* counted in the link's stats */
     c->last_heard_us = now_us;
@@ -312,6 +426,11 @@ static void on_linked(zl_server *s, int slot, const zl_packet_header *h, const u
         c->forged_acks++;
     for (i = 0; i < acks.count; i++)
         zl_snapshot_acked(&c->snapshot, acks.sequence[i]);
+    if (!zl_ratelimit_bucket_take(&c->packets, s->config.packet_rate, s->config.packet_burst,
+                                  now_us)) {
+        c->flooded++;
+        return;
+    }
     switch (h->type) {
     case ZL_MSG_COMMANDS:
         on_commands(s, c, payload, payload_len, now_us);
@@ -349,20 +468,35 @@ static void on_linked(zl_server *s, int slot, const zl_packet_header *h, const u
 static void on_unlinked(zl_server *s, int slot, const zl_addr *from, const zl_packet_header *h,
                         const uint8_t *payload, size_t len, uint64_t now_us)
 {
-    if (h->type == ZL_MSG_REQUEST)
-        on_request(s, from, payload, len, now_us);
-    else if (h->type == ZL_MSG_RESPONSE)
-        on_response(s, from, payload, len, now_us);
-    else if (slot < 0)
+    int request = h->type == ZL_MSG_REQUEST || h->type == ZL_MSG_TOKEN_REQUEST;
+    int response = h->type == ZL_MSG_RESPONSE || h->type == ZL_MSG_TOKEN_RESPONSE;
+    if (request || response) {
+        handshake_msg m;
+        handshake hs;
+        if (!read_handshake(h->type, payload, len, &m, &hs))
+            s->dropped[ZL_SERVER_DROP_MESSAGE]++;
+        else if (request)
+            on_request(s, from, &hs, now_us);
+        else
+            on_response(s, from, &hs, now_us);
+    } else if (slot < 0)
         s->dropped[ZL_SERVER_DROP_STRANGER]++;
     else
         s->dropped[ZL_SERVER_DROP_MESSAGE]++;
 }
 
+/* The connection id a sealed packet carries in clear: its first 4 bytes. */
+static uint32_t clear_id(const uint8_t *packet)
+{
+    return (uint32_t)packet[0] | (uint32_t)packet[1] << 8 | (uint32_t)packet[2] << 16 |
+           (uint32_t)packet[3] << 24;
+}
+
 /* 1 when a datagram from an address without a slot is sealed for the
  * connection that last held a slot from that address: its goodbye
  * repeated, or a packet in flight when it ended. A freed slot keeps its
- * connection until the slot is taken again. */
+ * connection until the slot is taken again. A sealed one is recognised by
+ * its clear id alone: it is only counted, never read. */
 static int ended_connection(const zl_server *s, const zl_addr *from, const uint8_t *packet,
                             size_t len)
 {
@@ -370,45 +504,76 @@ static int ended_connection(const zl_server *s, const zl_addr *from, const uint8
     int i;
     for (i = 0; i < s->config.max_clients; i++) {
         const zl_conn *c = &s->slot[i].conn;
-        if (!s->slot[i].connected && zl_addr_equal(&c->peer, from) &&
-            zl_packet_open(packet, len, c->link_id, &h, NULL) >= 0)
+        if (s->slot[i].connected || !zl_addr_equal(&c->peer, from))
+            continue;
+        if (c->sealed ? len >= ZL_PACKET_HEADER_SIZE + ZL_PACKET_TAG_SIZE &&
+                            clear_id(packet) == c->link_id
+                      : zl_packet_open(packet, len, c->link_id, &h, NULL) >= 0)
             return 1;
     }
     return 0;
 }
 
-void zl_server_receive(zl_server *s, const zl_addr *from, const void *data, size_t len,
+/* A sealed packet from an address no connection has: its clear connection
+ * id names a connection, and if it authenticates under that connection's
+ * key its client has a new address (a NAT rebinding), where the connection
+ * moves (as WireGuard and QUIC move). Each try costs the connection one of
+ * a few tries a second, so junk carrying a connection's id costs the server
+ * little. 1 when it moved and the packet was taken. */
+static int moved(zl_server *s, const zl_addr *from, uint8_t *packet, size_t len, uint64_t now_us)
+{
+    zl_conn_datagram d;
+    uint32_t id;
+    int i;
+    if (s->config.security != ZL_SECURITY_TOKENS || len < ZL_PACKET_HEADER_SIZE + ZL_PACKET_TAG_SIZE)
+        return 0;
+    id = clear_id(packet);
+    for (i = 0; i < s->config.max_clients; i++) {
+        zl_server_slot *c = &s->slot[i];
+        uint64_t newest = c->conn.receive_newest;
+        if (!c->connected || c->conn.link_id != id)
+            continue;
+        /* Only a packet newer than any before moves it: a replayed old one,
+         * sent from elsewhere, must not steer the replies away. */
+        if (!zl_ratelimit_bucket_take(&c->move_tries, 4, 4, now_us) ||
+            zl_conn_open(&c->conn, 1, packet, len, &d) != ZL_CONN_LINKED ||
+            c->conn.receive_newest <= newest)
+            return 0;
+        c->conn.peer = *from;
+        c->moves++;
+        on_linked(s, i, &d, len, now_us);
+        return 1;
+    }
+    return 0;
+}
+
+void zl_server_receive(zl_server *s, const zl_addr *from, void *data, size_t len,
                        uint64_t now_us)
 {
-    const uint8_t *packet = (const uint8_t *)data;
-    zl_packet_header h;
+    uint8_t *packet = (uint8_t *)data;
+    zl_conn_datagram d;
     int slot, kind;
     ZL_ASSERT(s && from && (data || len == 0));
     slot = find_slot(s, from);
     if (slot < 0) {
-        if (zl_packet_open(packet, len, ZL_PROTOCOL_ID, &h, NULL) >= 0)
-            on_unlinked(s, slot, from, &h, packet + ZL_PACKET_HEADER_SIZE,
+        if (zl_packet_open(packet, len, ZL_PROTOCOL_ID, &d.h, NULL) >= 0)
+            on_unlinked(s, slot, from, &d.h, packet + ZL_PACKET_HEADER_SIZE,
                         len - ZL_PACKET_HEADER_SIZE, now_us);
+        else if (moved(s, from, packet, len, now_us))
+            ;
         else if (ended_connection(s, from, packet, len))
             s->dropped[ZL_SERVER_DROP_LATE]++;
         else
             s->dropped[ZL_SERVER_DROP_PACKET]++;
         return;
     }
-    kind = zl_conn_open(&s->slot[slot].conn, 1, packet, len, &h);
-    if (kind == ZL_CONN_LINKED) {
-        zl_server_slot *c = &s->slot[slot];
-        /* Only datagrams sealed for this connection spend its allowance: a
-         * blind spoofer of the address cannot use it up. */
-        if (zl_ratelimit_bucket_take(&c->packets, s->config.packet_rate, s->config.packet_burst,
-                                     now_us))
-            on_linked(s, slot, &h, packet, len, now_us);
-        else
-            c->flooded++;
-    } else if (kind == ZL_CONN_UNLINKED) {
-        on_unlinked(s, slot, from, &h, packet + ZL_PACKET_HEADER_SIZE,
-                    len - ZL_PACKET_HEADER_SIZE, now_us);
-    }
+    /* Only datagrams sealed for this connection reach its link and spend
+     * its allowance: a blind spoofer of the address cannot use it up. */
+    kind = zl_conn_open(&s->slot[slot].conn, 1, packet, len, &d);
+    if (kind == ZL_CONN_LINKED)
+        on_linked(s, slot, &d, len, now_us);
+    else if (kind == ZL_CONN_UNLINKED)
+        on_unlinked(s, slot, from, &d.h, d.payload, d.payload_len, now_us);
 }
 
 /* ---- The tick ---- */
@@ -625,7 +790,7 @@ int zl_server_update(zl_server *s, uint64_t now_us)
         zl_server_slot *c = &s->slot[i];
         if (!c->connected)
             continue;
-        if (now_us - c->last_heard_us > s->config.timeout_us) {
+        if (now_us - c->last_heard_us > c->timeout_us) {
             zl_server_disconnect(s, i, ZL_DISCONNECT_TIMEOUT, now_us);
         } else if (!c->commanded && s->config.grace_us &&
                    now_us - c->joined_us > s->config.grace_us) {
@@ -671,6 +836,18 @@ int zl_server_connected(const zl_server *s, int slot)
     return slot >= 0 && slot < ZL_MAX_CLIENTS && s->slot[slot].connected;
 }
 
+uint64_t zl_server_client_id(const zl_server *s, int slot)
+{
+    return zl_server_connected(s, slot) ? s->slot[slot].client_id : 0u;
+}
+
+const uint8_t *zl_server_user_data(const zl_server *s, int slot)
+{
+    return zl_server_connected(s, slot) && s->config.security == ZL_SECURITY_TOKENS
+               ? s->slot[slot].user_data
+               : NULL;
+}
+
 const void *zl_server_player(const zl_server *s, int slot)
 {
     return zl_server_connected(s, slot)
@@ -698,6 +875,7 @@ int zl_server_get_client_stats(zl_server *s, int slot, uint64_t now_us,
     out->bad_messages = c->bad_messages;
     out->flooded = c->flooded;
     out->forged_acks = c->forged_acks;
+    out->moves = c->moves;
     out->rewinds = c->rewinds;
     out->rewinds_untrusted = c->rewinds_untrusted;
     out->rewinds_clamped = c->rewinds_clamped;

@@ -9,23 +9,10 @@
 #include "zl_platform.h"
 #include "zl_ratelimit.h"
 #include "zl_snapshot.h"
+#include "zl_version.h"
 
-/* Events one server tick can hold (commands' shots and footsteps, hits,
- * kills, respawns); more are dropped and counted in the sink. */
-#ifndef ZL_SERVER_EVENTS
-#define ZL_SERVER_EVENTS 1024
-#endif
-/* Join and leave notices kept until the application reads them (a power of
- * two); older unread ones are overwritten and counted. */
-#ifndef ZL_SERVER_NOTICES
-#define ZL_SERVER_NOTICES 64
-#endif
-/* Lag-compensated traces one tick keeps for the application (hit
- * pictures, replays, anti-cheat review); more are traced but not kept, and
- * counted. */
-#ifndef ZL_SERVER_SHOTS
-#define ZL_SERVER_SHOTS 256
-#endif
+ZL_BEGIN_DECLS
+
 ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_SERVER_NOTICES), zl_server_notices_pow2);
 
 /* How a server runs. Fill with zl_server_config_default, then change. */
@@ -58,12 +45,30 @@ typedef struct zl_server_config {
     zl_ratelimit_config ratelimit; /* challenges per address and in all */
     zl_lagcomp_settings lagcomp; /* origin_field comes from the game */
     zl_cmdbuf_settings cmdbuf; /* every client's input jitter buffer */
+    /* Who may connect and how packets are protected: ZL_SECURITY_TOKENS
+     * (the default) admits only holders of a connect token minted with
+     * private_key for one of public_addresses, and seals every connected
+     * packet with the token's session keys; ZL_SECURITY_PLAIN (LAN tools,
+     * tests) admits anyone and seals packets with a CRC only: anyone on the
+     * path reads and rewrites them. */
+    uint8_t security;
+    uint8_t private_key[ZL_TOKEN_KEY_SIZE]; /* shared with the backend */
+    uint8_t public_address_count;           /* 1 .. ZL_TOKEN_ADDRESSES */
+    zl_addr public_addresses[ZL_TOKEN_ADDRESSES]; /* as tokens name them */
+    uint64_t unix_time_s; /* Unix time at zl_server_init's now_us: tokens
+                             expire by it */
+    zl_aead aead;         /* seals packets: zl_aead_default or a port's engine */
 } zl_server_config;
+
+enum { ZL_SECURITY_TOKENS = 0, ZL_SECURITY_PLAIN = 1 };
 
 /* tick_rate 64, max_clients ZL_MAX_CLIENTS, timeout 5 s, grace 1.5 s,
  * max_per_address 8, compensation on,
  * packet_rate 128 and packet_burst 32, and the defaults of each part (the
- * update and command rate maxima are set to the tick rate). */
+ * update and command rate maxima are set to the tick rate). Security is
+ * ZL_SECURITY_TOKENS with no key and no address: the caller sets
+ * private_key, public_addresses and unix_time_s, or chooses
+ * ZL_SECURITY_PLAIN explicitly. */
 void zl_server_config_default(zl_server_config *c);
 
 /* Something the application may want to print or act on. */
@@ -91,6 +96,13 @@ enum {
                                    answered with a DENY */
     ZL_SERVER_DROP_VERSION,     /* a REQUEST for another protocol version:
                                    answered with a DENY */
+    ZL_SERVER_DROP_PLAIN,       /* a request without a token to a server that
+                                   wants one: answered with a DENY (or a token
+                                   to a plain server: dropped) */
+    ZL_SERVER_DROP_TOKEN_FORGED,  /* a token that does not open under our key */
+    ZL_SERVER_DROP_TOKEN_EXPIRED, /* a token past its expiry */
+    ZL_SERVER_DROP_TOKEN_FOREIGN, /* a token for other servers' addresses */
+    ZL_SERVER_DROP_TOKEN_REUSED,  /* a token already used from another address */
     ZL_SERVER_DROP_OVERSIZE,    /* larger than ZL_MAX_PACKET: the caller
                                    read no bytes (zl_server_count_oversize) */
     ZL_SERVER_DROP_LATE,        /* sealed for a connection that has ended
@@ -126,6 +138,10 @@ typedef struct zl_server_client_stats {
     uint32_t flooded;          /* datagrams over packet_rate: dropped unread */
     uint32_t forged_acks;      /* datagrams acknowledging a sequence we never
                                   sent (those acks are ignored) */
+    uint32_t moves;            /* times its address changed (NAT rebinding):
+                                  a sealed packet from a new address that
+                                  authenticated under its key and was newer
+                                  than every one before */
     /* Commands whose shots asked for a rewind (lag compensation on), by
      * what became of the render time they claimed (zl_lagcomp_target): */
     uint32_t rewinds;          /* all of them */
@@ -140,7 +156,10 @@ typedef struct zl_server_slot {
     uint8_t connected;
     uint8_t full_requested;
     uint8_t commanded;       /* 1 once a valid command arrived */
-    zl_conn conn;            /* the client's address, nonce, link */
+    zl_conn conn;            /* the client's address, nonce, link, keys */
+    uint64_t client_id;      /* from its token (0 in plain mode) */
+    uint32_t timeout_us;     /* silence that ends it */
+    uint8_t user_data[ZL_TOKEN_USER_DATA]; /* from its token */
     zl_client_settings settings;
     uint32_t view_delay_us;  /* the interpolation delay the client reports */
     uint64_t joined_us;
@@ -151,7 +170,9 @@ typedef struct zl_server_slot {
     zl_ratelimit_bucket packets; /* the connection's datagram allowance */
     uint32_t executed;
     uint32_t snapshots, choked, last_snapshot_bytes, hits, bad_messages;
-    uint32_t flooded, forged_acks;
+    uint32_t flooded, forged_acks, moves;
+    zl_ratelimit_bucket move_tries; /* sealed packets from other addresses it
+                                       may try to authenticate */
     uint32_t rewinds, rewinds_untrusted, rewinds_clamped, rewinds_refused;
     zl_cmdbuf commands;
     zl_snapshot_client snapshot;
@@ -169,6 +190,8 @@ typedef struct zl_server {
     uint64_t next_tick_us;
     zl_snapshot_layout layout;
     zl_ratelimit limiter;
+    zl_token_cache tokens;   /* tokens admitted, so none is used twice */
+    uint64_t start_us;       /* zl_server_init's now_us (config.unix_time_s) */
     uint32_t dropped[ZL_SERVER_DROP_COUNT];
     uint32_t notices_written, notices_read, notices_lost;
     zl_server_notice notice[ZL_SERVER_NOTICES];
@@ -191,14 +214,21 @@ typedef struct zl_server {
  * s), player states at most ZL_STATE_MAX bytes. net: only net->send is
  * used, to send datagrams (copied). secret: 32 bytes from the HAL's
  * random(): the first half keys connection cookies, the second the rate
- * limiter. Settings out of range are programmer errors (ZL_ASSERT). */
-void zl_server_init(zl_server *s, const zl_server_config *c, const zl_game *game,
+ * limiter. Settings out of range are programmer errors (ZL_ASSERT).
+ * Returns ZL_OK, or ZL_ERR_CONFIG without touching s when the caller was
+ * compiled with another configuration than the library (zl_version.h). */
+#define zl_server_init(s, c, game, net, secret, now_us)                                     \
+    zl_server_init_((s), (c), (game), (net), (secret), (now_us), zl_config_fingerprint(), \
+                    sizeof(zl_server))
+/* The function behind zl_server_init: fingerprint and size are the caller's. */
+int zl_server_init_(zl_server *s, const zl_server_config *c, const zl_game *game,
                     const zl_platform *net, const uint8_t secret[2 * ZL_SIPHASH_KEY_SIZE],
-                    uint64_t now_us);
+                    uint64_t now_us, uint32_t fingerprint, size_t size);
 
 /* Takes one datagram of len bytes that arrived from `from` at now_us. Any
- * bytes are fine: what is not a valid message is dropped and counted. */
-void zl_server_receive(zl_server *s, const zl_addr *from, const void *data, size_t len,
+ * bytes are fine: what is not a valid message is dropped and counted. data
+ * is the caller's receive buffer: a sealed packet is decrypted in place. */
+void zl_server_receive(zl_server *s, const zl_addr *from, void *data, size_t len,
                        uint64_t now_us);
 
 /* Counts one datagram the caller dropped unread because it was larger
@@ -222,6 +252,11 @@ const zl_events *zl_server_events(const zl_server *s);
  * cleared by the next tick). *unkept, when not NULL, gets how many traces
  * ever found the list full. */
 const zl_server_shot *zl_server_shots(const zl_server *s, uint32_t *count, uint32_t *unkept);
+
+/* The client id and user data of a connected slot's token (what the
+ * backend put in it), or 0 and NULL for a free slot or a plain server. */
+uint64_t zl_server_client_id(const zl_server *s, int slot);
+const uint8_t *zl_server_user_data(const zl_server *s, int slot);
 
 /* The live state of a connected slot's player, or NULL for a free slot. */
 const void *zl_server_player(const zl_server *s, int slot);
@@ -247,5 +282,7 @@ int zl_server_client_count(const zl_server *s);
 /* Copies the counters of datagrams dropped before any connection took them
  * (ZL_SERVER_DROP_COUNT entries). */
 void zl_server_get_drops(const zl_server *s, uint32_t out[ZL_SERVER_DROP_COUNT]);
+
+ZL_END_DECLS
 
 #endif

@@ -5,6 +5,8 @@
 
 #include "zl_bits.h"
 
+ZL_BEGIN_DECLS
+
 /* What a client asks for, Source's cl_updaterate, cl_cmdrate, rate, cl_interp
  * and cl_interp_ratio. Sent at connect and in SETTINGS, clamped by the server
  * (zl_client_settings_clamp), echoed clamped in ACCEPT. */
@@ -72,5 +74,7 @@ int zl_client_settings_read(zl_bitreader *r, zl_client_settings *out);
  * client's floor, and what the server allows a client to report. Client
  * and server both compute it here, so they agree bit for bit. */
 uint32_t zl_client_settings_interp_us(const zl_client_settings *s);
+
+ZL_END_DECLS
 
 #endif

@@ -5,6 +5,8 @@
 
 #include "zl_base.h"
 
+ZL_BEGIN_DECLS
+
 /* Key length in bytes: 128 bits, e.g. from the HAL's random(). */
 #define ZL_SIPHASH_KEY_SIZE 16
 
@@ -13,5 +15,7 @@
  * little-endian number, so it is the same value on every host. data may be
  * NULL when len is 0. Any alignment works. */
 uint64_t zl_siphash_digest(const uint8_t key[ZL_SIPHASH_KEY_SIZE], const void *data, size_t len);
+
+ZL_END_DECLS
 
 #endif

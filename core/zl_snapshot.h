@@ -5,38 +5,7 @@
 
 #include "zl_schema.h"
 
-/* ---- Configuration (defaults; the lead moves them to zl_config.h) ---- */
-
-/* Server ticks of entity states kept for delta coding (a power of two). A
- * client whose acknowledged snapshot is older than this gets a full one:
- * 64 is 1 s at 64 Hz. Memory: this x ZL_MAX_ENTITIES x ZL_STATE_MAX. */
-#ifndef ZL_SNAPSHOT_WORLD_TICKS
-#define ZL_SNAPSHOT_WORLD_TICKS 64
-#endif
-/* Snapshots remembered per client on the server, awaiting acknowledgement.
- * A client that acknowledges none of the last this many gets full ones. */
-#ifndef ZL_SNAPSHOT_SENT
-#define ZL_SNAPSHOT_SENT 32
-#endif
-/* Decoded snapshots a client keeps as possible bases (a power of two). It
- * must cover the snapshots in flight over one round trip, or deltas come
- * against frames already dropped (then the client asks for a full one);
- * ZL_SNAPSHOT_SENT is always enough. */
-#ifndef ZL_SNAPSHOT_FRAMES
-#define ZL_SNAPSHOT_FRAMES 32
-#endif
-
-/* Entity state codes the server keeps for the tick being sent, so that
- * clients whose entries start from the same state share one encoding
- * (most clients acknowledge the same recent snapshots): how many codes,
- * and the bytes they may fill. When either runs out, entries are simply
- * encoded again for each client. */
-#ifndef ZL_SNAPSHOT_CODES
-#define ZL_SNAPSHOT_CODES 1024
-#endif
-#ifndef ZL_SNAPSHOT_CODE_BYTES
-#define ZL_SNAPSHOT_CODE_BYTES 16384
-#endif
+ZL_BEGIN_DECLS
 
 ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_SNAPSHOT_WORLD_TICKS) && ZL_SNAPSHOT_WORLD_TICKS >= 2 &&
                      ZL_SNAPSHOT_WORLD_TICKS <= 32768,
@@ -65,6 +34,10 @@ typedef struct zl_snapshot_layout {
     const zl_schema *player_schema;
     const zl_schema *entity_schema;
     uint16_t players;
+    /* The two schemas prepared (zl_schema_plan_init), or NULL: decoding
+     * then walks the field tables. Same results either way. */
+    const zl_schema_plan *player_plan;
+    const zl_schema_plan *entity_plan;
 } zl_snapshot_layout;
 
 /* ---- Server: the world history ---- */
@@ -289,5 +262,7 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
 int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout,
                              uint16_t own_entity, const void *payload, size_t len,
                              uint32_t *executed, const zl_snapshot_frame **out);
+
+ZL_END_DECLS
 
 #endif

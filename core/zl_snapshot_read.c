@@ -65,6 +65,7 @@ static void read_entries(const zl_snapshot_layout *layout, uint16_t own_entity, 
         malformed(r);
     for (i = 0; i < count && r->error == ZL_OK; i++) {
         const zl_schema *schema;
+        const zl_schema_plan *plan;
         uint8_t *state;
         int against_base = 0;
         e += read_gap(r) + (i > 0 ? 1u : 0u);
@@ -92,8 +93,13 @@ static void read_entries(const zl_snapshot_layout *layout, uint16_t own_entity, 
         }
         if (!against_base)
             memset(state, 0, ZL_STATE_MAX);
-        zl_schema_read_delta(schema, r, against_base ? state : NULL, state,
-                             fields_for(e, own_entity));
+        plan = e < layout->players ? layout->player_plan : layout->entity_plan;
+        if (plan)
+            zl_schema_plan_read_delta(plan, r, against_base ? state : NULL, state,
+                                      fields_for(e, own_entity));
+        else
+            zl_schema_read_delta(schema, r, against_base ? state : NULL, state,
+                                 fields_for(e, own_entity));
     }
 }
 

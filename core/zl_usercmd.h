@@ -5,6 +5,8 @@
 
 #include "zl_schema.h"
 
+ZL_BEGIN_DECLS
+
 #define ZL_USERCMD_MSEC_MAX 250 /* longest command (Half-Life's msec cap) */
 #define ZL_USERCMD_MOVE_MAX 127 /* full stick on forward/side/up */
 
@@ -58,5 +60,7 @@ int zl_usercmd_write(zl_bitwriter *w, const zl_usercmd *prev, const zl_usercmd *
  * is accepted passes zl_usercmd_validate. Returns ZL_OK, or the reader's
  * sticky error (ZL_ERR_OVERFLOW, ZL_ERR_MALFORMED); out is then garbage. */
 int zl_usercmd_read(zl_bitreader *r, const zl_usercmd *prev, zl_usercmd *out);
+
+ZL_END_DECLS
 
 #endif

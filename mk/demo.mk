@@ -20,7 +20,7 @@ DEMO_SRC := $(DEMO_MATCH_SRC) $(addprefix examples/demo/,demo_net.c demo_options
 	$(DEMO_HOST_SRC) $(PORT_BENCH_SRC)
 DEMO_OBJ := $(DEMO_SRC:%.c=$(BUILD)/obj/%.o)
 DEMO_LIB_OBJ := $(LIB_OBJ) $(GAME_SRC:%.c=$(BUILD)/obj/%.o)
-DEMO_PROGRAMS := $(DEMO_DIR)/zl_server$(EXE) $(DEMO_DIR)/zl_client$(EXE)
+DEMO_PROGRAMS := $(DEMO_DIR)/zl_server$(EXE) $(DEMO_DIR)/zl_client$(EXE) $(DEMO_DIR)/zl_token$(EXE)
 DEMO_IMAGE := $(DEMO_DIR)/zl_demo_image$(EXE)
 DEMO_IMAGE_OBJ := $(BUILD)/obj/examples/demo/zl_demo_image.o \
 	$(DEMO_MATCH_SRC:%.c=$(BUILD)/obj/%.o) \

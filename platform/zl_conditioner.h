@@ -5,6 +5,8 @@
 
 #include "zl_platform.h"
 
+ZL_BEGIN_DECLS
+
 /* Probabilities are in parts per million: 100000 is 10 %, 1000000 always. */
 #define ZL_CONDITIONER_PPM 1000000u
 /* Largest value of any *_us setting: about 35 minutes, so that every sum of
@@ -163,5 +165,7 @@ uint64_t zl_conditioner_next_due(const zl_conditioner *c, zl_conditioner_dir dir
 /* The counters of one direction; the pointer stays valid as long as c. */
 const zl_conditioner_stats *zl_conditioner_get_stats(const zl_conditioner *c,
                                                      zl_conditioner_dir dir);
+
+ZL_END_DECLS
 
 #endif

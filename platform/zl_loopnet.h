@@ -5,13 +5,7 @@
 
 #include "zl_platform.h"
 
-/* Capacities; override with -D or zl_user_config.h. */
-#ifndef ZL_LOOPNET_ENDPOINTS
-#define ZL_LOOPNET_ENDPOINTS 16
-#endif
-#ifndef ZL_LOOPNET_PACKETS
-#define ZL_LOOPNET_PACKETS 64
-#endif
+ZL_BEGIN_DECLS
 
 /* Private: one datagram in flight. */
 typedef struct zl_loopnet_packet {
@@ -64,5 +58,7 @@ zl_addr zl_loopnet_address(const zl_loopnet_endpoint *ep);
 /* Unbinds; queued datagrams return to the pool. Closing twice, or closing a
  * zeroed endpoint, does nothing. */
 void zl_loopnet_close(zl_loopnet_endpoint *ep);
+
+ZL_END_DECLS
 
 #endif

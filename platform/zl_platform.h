@@ -5,6 +5,8 @@
 
 #include "zl_addr.h"
 
+ZL_BEGIN_DECLS
+
 /* One endpoint's view of the platform: a datagram socket, a clock and a
  * random source. A port fills it in (ports/<name>/); a test double or the
  * link conditioner can wrap another instance by keeping it in its ctx.
@@ -40,5 +42,7 @@ typedef struct zl_platform {
  * receive return ZL_ERR_UNSUPPORTED. Ports build zl_port_clock_only on it. */
 void zl_platform_clock_only(zl_platform *hal, void *ctx, uint64_t (*now_us)(void *ctx),
                             int (*random)(void *ctx, void *out, size_t len));
+
+ZL_END_DECLS
 
 #endif

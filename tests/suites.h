@@ -5,6 +5,7 @@
 #define ZL_SUITES_H
 
 #define ZL_SUITE_LIST(X) \
+    X(config)            \
     X(fixed)             \
     X(ring)              \
     X(bits)              \
@@ -14,6 +15,7 @@
     X(packet)            \
     X(link)              \
     X(schema)            \
+    X(plan)              \
     X(usercmd)           \
     X(ray)               \
     X(fps)               \
@@ -27,6 +29,7 @@
     X(clock)             \
     X(match)             \
     X(latency)           \
+    X(token)             \
     X(soak)              \
     X(cheats)            \
     X(admission)         \

@@ -40,6 +40,15 @@ static int connected_count(int from, int to)
     return n;
 }
 
+/* The defaults with `clients` slots, plain: the simulation's clients
+ * connect without tokens. */
+static void plain_config(zl_server_config *sc, int clients)
+{
+    zl_server_config_default(sc);
+    sc->security = ZL_SECURITY_PLAIN;
+    sc->max_clients = (uint16_t)clients;
+}
+
 static uint32_t drops_of(int reason)
 {
     uint32_t d[ZL_SERVER_DROP_COUNT];
@@ -55,8 +64,7 @@ static uint32_t join_together(const zl_ratelimit_config *limits)
     zl_server_config sc;
     uint64_t start;
     int i;
-    zl_server_config_default(&sc);
-    sc.max_clients = CLIENTS;
+    plain_config(&sc, CLIENTS);
     sc.max_per_address = CLIENTS;
     if (limits)
         sc.ratelimit = *limits;
@@ -106,7 +114,7 @@ static void test_shared_address_flood(void)
     uint32_t sent = 0, answered, budget;
     uint64_t start;
     int len, k;
-    zl_server_config_default(&sc);
+    plain_config(&sc, 1);
     zl_sim_init(S, 1, &sc, NULL, 52);
     m.protocol_id = ZL_PROTOCOL_ID;
     zl_client_settings_default(&m.settings);
@@ -136,8 +144,7 @@ static void test_silent_connections(void)
 {
     zl_server_config sc;
     int i, held_at_4s;
-    zl_server_config_default(&sc);
-    sc.max_clients = CLIENTS;
+    plain_config(&sc, CLIENTS);
     sc.grace_us = 0;
     zl_sim_init(S, CLIENTS, &sc, NULL, 53);
     for (i = 0; i < CLIENTS; i++)
@@ -145,8 +152,7 @@ static void test_silent_connections(void)
     zl_sim_run(S, 4000000u);
     held_at_4s = connected_count(1, CLIENTS);
 
-    zl_server_config_default(&sc);
-    sc.max_clients = CLIENTS;
+    plain_config(&sc, CLIENTS);
     zl_sim_init(S, CLIENTS, &sc, NULL, 53);
     for (i = 0; i < CLIENTS; i++)
         zl_sim_join(S, i, i == 0 ? walker : silent);
@@ -176,8 +182,7 @@ static void test_slots_per_address(void)
 {
     zl_server_config sc;
     int i;
-    zl_server_config_default(&sc);
-    sc.max_clients = CLIENTS;
+    plain_config(&sc, CLIENTS);
     zl_sim_init(S, CLIENTS, &sc, NULL, 54);
     S->shared_address = 1;
     for (i = 0; i < CLIENTS - 1; i++)

@@ -312,8 +312,11 @@ static void test_packet_seal_limits(void)
     ZL_CHECK_EQ(zl_packet_seal(buf, ZL_PACKET_MAX_PAYLOAD + 1, &h, PROTOCOL_ID), ZL_ERR_OVERFLOW);
     ZL_CHECK_EQ(buf[0], 0x5A);
     ZL_CHECK_EQ(buf[4], 0x5A);
-    ZL_CHECK_EQ(zl_packet_seal(buf, ZL_PACKET_MAX_PAYLOAD, &h, PROTOCOL_ID), ZL_MAX_PACKET);
-    ZL_CHECK_EQ(zl_packet_open(buf, ZL_MAX_PACKET, PROTOCOL_ID, &got, NULL), ZL_PACKET_HEADER_SIZE);
+    /* The largest payload leaves room for a sealed packet's tag. */
+    ZL_CHECK_EQ(zl_packet_seal(buf, ZL_PACKET_MAX_PAYLOAD, &h, PROTOCOL_ID),
+                ZL_MAX_PACKET - ZL_PACKET_TAG_SIZE);
+    ZL_CHECK_EQ(zl_packet_open(buf, ZL_MAX_PACKET - ZL_PACKET_TAG_SIZE, PROTOCOL_ID, &got, NULL),
+                ZL_PACKET_HEADER_SIZE);
     ZL_CHECK_EQ(got.type, ZL_PACKET_TYPE_COUNT - 1);
     ZL_CHECK_EQ(zl_packet_seal(buf, 0, &h, PROTOCOL_ID), ZL_PACKET_HEADER_SIZE);
     ZL_CHECK_EQ(zl_packet_open(buf, ZL_PACKET_HEADER_SIZE, PROTOCOL_ID, &got, NULL),

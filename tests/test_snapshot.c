@@ -18,7 +18,8 @@
 #define BUF_BYTES ZL_MAX_PACKET
 #define NO_BUDGET (BUF_BYTES * 8u)
 
-static const zl_snapshot_layout layout = {&fps_player_schema, &fps_entity_schema, PLAYERS};
+static const zl_snapshot_layout layout = {&fps_player_schema, &fps_entity_schema, PLAYERS,
+                                             NULL, NULL};
 
 /* Large: shared by the tests, each starts them afresh. */
 static zl_snapshot_world world;

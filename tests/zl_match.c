@@ -54,11 +54,20 @@ static void keep_verdicts(void)
 
 static void pump_server(void)
 {
-    uint8_t buf[ZL_MAX_PACKET];
-    zl_addr from;
-    int n;
-    while ((n = m.server_hal.receive(m.server_hal.ctx, &from, buf, sizeof buf)) >= 0)
+    uint8_t buf[ZL_MAX_PACKET], copy[ZL_MAX_PACKET];
+    zl_addr from, victim = zl_loopnet_address(&m.client_ep[0]);
+    int n, k;
+    while ((n = m.server_hal.receive(m.server_hal.ctx, &from, buf, sizeof buf)) >= 0) {
+        int replay = m.replays > 0 && zl_addr_equal(&from, &victim);
+        if (replay)
+            memcpy(copy, buf, (size_t)n); /* as captured, before decryption */
         zl_server_receive(&m.server, &from, buf, (size_t)n, zl_test_time_us);
+        for (k = 0; replay && k < m.replays; k++) {
+            memcpy(buf, copy, (size_t)n);
+            zl_server_receive(&m.server, &from, buf, (size_t)n, zl_test_time_us);
+            m.replayed++;
+        }
+    }
     if (zl_server_update(&m.server, zl_test_time_us) > 0)
         keep_verdicts();
 }
@@ -204,6 +213,29 @@ void zl_match_run(uint32_t us)
     }
 }
 
+/* The match's backend: the key it shares with the server, and the Unix
+ * time the server starts at. */
+const uint8_t zl_match_key[ZL_TOKEN_KEY_SIZE] = {
+    0x6b, 0x65, 0x79, 0x20, 0x6f, 0x66, 0x20, 0x74, 0x68, 0x65, 0x20, 0x6d, 0x61, 0x74, 0x63, 0x68,
+    0x27, 0x73, 0x20, 0x62, 0x61, 0x63, 0x6b, 0x65, 0x6e, 0x64, 0x2c, 0x20, 0x33, 0x32, 0x20, 0x42};
+/* A connect token for bot i: fresh-looking keys and nonce made from i. */
+void zl_match_mint(int i, zl_connect_token *t)
+{
+    zl_token_grant g;
+    uint8_t nonce[ZL_TOKEN_NONCE_SIZE];
+    memset(&g, 0, sizeof g);
+    g.client_id = 1000u + (uint64_t)i;
+    g.timeout_s = 5;
+    g.address_count = 1;
+    g.addresses[0] = m.server_addr;
+    memset(g.client_key, 0x10 + i, sizeof g.client_key);
+    memset(g.server_key, 0x20 + i, sizeof g.server_key);
+    memset(g.user_data, 'a' + i, sizeof g.user_data);
+    memset(nonce, 0x30 + i, sizeof nonce);
+    ZL_CHECK_EQ(zl_token_mint(t, &g, ZL_MATCH_UNIX_S, ZL_MATCH_UNIX_S + 600u, nonce, zl_match_key),
+                ZL_OK);
+}
+
 void zl_match_start(const zl_match_setup *setup)
 {
     zl_server_config sc;
@@ -227,8 +259,14 @@ void zl_match_start(const zl_match_setup *setup)
     sc.lag_compensation = (uint8_t)setup->lag_compensation;
     if (setup->maxunlag_us)
         sc.lagcomp.maxunlag_us = setup->maxunlag_us;
+    sc.security = (uint8_t)(setup->plain ? ZL_SECURITY_PLAIN : ZL_SECURITY_TOKENS);
+    memcpy(sc.private_key, zl_match_key, sizeof zl_match_key);
+    sc.public_address_count = 1;
+    sc.public_addresses[0] = m.server_addr;
+    sc.unix_time_s = ZL_MATCH_UNIX_S;
     memset(secret, 0x33, sizeof secret);
-    zl_server_init(&m.server, &sc, &m.rules, &m.server_hal, secret, zl_test_time_us);
+    ZL_CHECK_EQ(zl_server_init(&m.server, &sc, &m.rules, &m.server_hal, secret, zl_test_time_us),
+                ZL_OK);
     memset(&cs, 0, sizeof cs);
     cs.enabled = 1;
     cs.latency_us = setup->rtt_us / 2u;
@@ -241,12 +279,20 @@ void zl_match_start(const zl_match_setup *setup)
         zl_conditioner_init(&m.cond[i], &m.client_raw[i], (uint64_t)i + 1u, &m.client_hal[i]);
         zl_conditioner_configure(&m.cond[i], ZL_CONDITIONER_SEND, &cs);
         zl_conditioner_configure(&m.cond[i], ZL_CONDITIONER_RECEIVE, &cs);
-        zl_client_init(&m.client[i], &cc, &m.client_rules, &m.client_hal[i],
-                       (uint64_t)0x12345678u << 32 | (uint64_t)i);
-        zl_client_connect(&m.client[i], &m.server_addr, zl_test_time_us);
+        ZL_CHECK_EQ(zl_client_init(&m.client[i], &cc, &m.client_rules, &m.client_hal[i],
+                                   (uint64_t)0x12345678u << 32 | (uint64_t)i),
+                    ZL_OK);
+        if (setup->plain) {
+            zl_client_connect(&m.client[i], &m.server_addr, zl_test_time_us);
+        } else {
+            zl_connect_token token;
+            zl_match_mint(i, &token);
+            ZL_CHECK_EQ(zl_client_connect_token(&m.client[i], &token, zl_test_time_us), ZL_OK);
+        }
     }
     m.style = setup->style;
     m.firing = setup->firing;
+    m.replays = setup->replays;
 }
 
 int zl_match_connected(void)

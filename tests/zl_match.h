@@ -55,6 +55,8 @@ typedef struct zl_match {
     uint32_t frame;
     int style;            /* ZL_MATCH_* */
     int firing;           /* bots pull the trigger */
+    int replays;          /* zl_match_setup.replays */
+    uint32_t replayed;    /* datagrams the attacker replayed */
     uint32_t fire_events; /* FIRE events the clients predicted */
     uint32_t client_hits; /* of those, shots that met a box as drawn */
     uint32_t server_hits; /* HIT events on a player the server sent */
@@ -82,6 +84,10 @@ typedef struct zl_match_setup {
     uint32_t maxunlag_us; /* the server's farthest rewind; 0: its default */
     int style;            /* ZL_MATCH_* */
     int firing;           /* bots pull the trigger */
+    int plain;            /* 1: no tokens, CRC-sealed packets; 0: tokens and
+                             every packet encrypted (the default) */
+    int replays;          /* an attacker on the path delivers every datagram
+                             of bot 0 this many times more, from its address */
 } zl_match_setup;
 
 /* Starts a match at the test clock's 1 s mark: a server and ZL_MATCH_BOTS
@@ -93,6 +99,12 @@ void zl_match_run(uint32_t us);
 
 /* Clients connected. */
 int zl_match_connected(void);
+
+/* The Unix time the match's server starts at, its backend's key, and a token
+ * for bot i made as the harness makes them (zl_token_mint). */
+#define ZL_MATCH_UNIX_S 1800000000u
+extern const uint8_t zl_match_key[ZL_TOKEN_KEY_SIZE];
+void zl_match_mint(int i, zl_connect_token *out);
 
 /* Shots joined by (shooter, command): judged (a verdict exists), of those
  * agreeing (same player met, or both missed; a verdict whose time was

@@ -201,11 +201,14 @@ void zl_sim_init(zl_sim *sim, int clients, const zl_server_config *sc,
         cfg = *sc;
     } else {
         zl_server_config_default(&cfg);
+        cfg.security = ZL_SECURITY_PLAIN; /* hostile clients here rewrite plain packets */
         cfg.max_clients = (uint16_t)clients;
     }
     for (k = 0; k < sizeof secret; k++)
         secret[k] = (uint8_t)mix(seed + k);
-    zl_server_init(&sim->server, &cfg, &sim->rules, &sim->server_hal, secret, zl_test_time_us);
+    ZL_CHECK_EQ(zl_server_init(&sim->server, &cfg, &sim->rules, &sim->server_hal, secret,
+                               zl_test_time_us),
+                ZL_OK);
     for (i = 0; i < clients; i++) {
         zl_sim_client *c = &sim->c[i];
         memset(c, 0, sizeof *c);
@@ -274,7 +277,7 @@ void zl_sim_join(zl_sim *sim, int i, zl_sim_bot bot)
     zl_conditioner_configure(&c->cond, ZL_CONDITIONER_SEND, &sim->impair);
     zl_conditioner_configure(&c->cond, ZL_CONDITIONER_RECEIVE, &sim->impair);
     zl_client_config_default(&cc);
-    zl_client_init(&c->client, &cc, &sim->client_rules, &c->hal, mix(key) | 1u);
+    ZL_CHECK_EQ(zl_client_init(&c->client, &cc, &sim->client_rules, &c->hal, mix(key) | 1u), ZL_OK);
     zl_client_connect(&c->client, &sim->server_addr, zl_test_time_us);
 }
 
@@ -356,7 +359,7 @@ void zl_sim_step(zl_sim *sim)
     zl_test_time_us += ZL_SIM_STEP_US;
     t0 = host_now(sim);
     while (!ZL_RING_EMPTY(&sim->server_inbox)) {
-        const zl_sim_datagram *d = ZL_RING_AT(&sim->server_inbox, 0);
+        zl_sim_datagram *d = ZL_RING_AT(&sim->server_inbox, 0);
         zl_server_receive(&sim->server, &d->from, d->data, d->len, zl_test_time_us);
         ZL_RING_POP(&sim->server_inbox);
         sim->received++;

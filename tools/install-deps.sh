@@ -8,8 +8,10 @@ root=$(dirname "$0")/..
 # command:package pairs the build itself runs; a port's own tools are in its
 # port.mk, so a new port brings its packages with it.
 # libsodium is the trusted implementation the crypto fuzz harness checks
-# core against (linked into that harness only).
-base="make:make gcc:gcc clang:clang python3:python3 /usr/include/sodium.h:libsodium-dev"
+# core against (linked into that harness only); g++, cmake and pkg-config
+# build the install check's consumers (tools/check-install.sh).
+base="make:make gcc:gcc clang:clang python3:python3 /usr/include/sodium.h:libsodium-dev \
+    g++:g++ cmake:cmake pkg-config:pkg-config"
 
 if [ $# -eq 0 ]; then
     for file in "$root"/ports/*/port.mk; do

@@ -1,18 +1,22 @@
 #!/bin/sh
 # test-all.sh PORT... - runs `make test PORT=<p>` for each port, keeps each log
-# under build/<p>/test.log, then a short fuzz smoke run (every libFuzzer
-# harness for FUZZ_SMOKE_SECONDS, default 10; log in build/fuzz/smoke.log),
-# then prints one table and the overall total. A port whose run fails to
-# build or start counts as one failure; in the fuzz row each harness that
-# ran clean counts as passed.
+# under build/<p>/test.log, then the install check (tools/check-install.sh:
+# zerolag as a project consumes it; log in build/install.log), then a short
+# fuzz smoke run (every libFuzzer harness for FUZZ_SMOKE_SECONDS, default 10;
+# log in build/fuzz/smoke.log), then prints one table and the overall total.
+# A run that fails to build or start counts as one failure; in the fuzz row
+# each harness that ran clean counts as passed.
 total_pass=0
 total_fail=0
 rows=""
-for port in "$@"; do
-    mkdir -p "build/$port"
-    log="build/$port/test.log"
-    echo "=== $port"
-    if make --no-print-directory test PORT="$port" >"$log" 2>&1; then
+# row NAME LOG COMMAND...: runs the command into LOG and adds its table row
+# from the "N passed, N failed" line it ends with.
+row() {
+    name=$1
+    log=$2
+    shift 2
+    echo "=== $name"
+    if "$@" >"$log" 2>&1; then
         state=ok
     else
         state=FAILED
@@ -30,9 +34,15 @@ for port in "$@"; do
     [ "$state" = FAILED ] && grep -E 'FAIL|failed:|error' "$log" | head -n 20
     total_pass=$((total_pass + pass))
     total_fail=$((total_fail + fail))
-    rows="$rows$(printf '%-10s %8s %8s  %s' "$port" "$pass" "$fail" "$state")
+    rows="$rows$(printf '%-10s %8s %8s  %s' "$name" "$pass" "$fail" "$state")
 "
+}
+for port in "$@"; do
+    mkdir -p "build/$port"
+    row "$port" "build/$port/test.log" make --no-print-directory test PORT="$port"
 done
+row install build/install.log tools/check-install.sh
+grep -h 'ZL_ERR_CONFIG' build/install.log # the capacity mismatch, caught at init
 echo "=== fuzz smoke"
 mkdir -p build/fuzz
 log=build/fuzz/smoke.log

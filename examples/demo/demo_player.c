@@ -11,18 +11,20 @@ static void bot_input(void *ctx, const zl_client *c, int self, uint64_t now_us, 
     demo_bot_think((demo_bot *)ctx, c, self, msec, may_fire, out);
 }
 
-void demo_player_init(demo_player *p, const zl_client_config *cfg, const zl_platform *hal,
-                      const zl_conditioner *cond, uint64_t nonce, uint64_t bot_seed,
-                      demo_sink sink)
+int demo_player_init(demo_player *p, const zl_client_config *cfg, const zl_platform *hal,
+                     const zl_conditioner *cond, uint64_t nonce, uint64_t bot_seed,
+                     demo_sink sink)
 {
+    int rc;
     memset(p, 0, sizeof *p);
     demo_game_init(&p->game);
-    zl_client_init(&p->client, cfg, &p->game.rules, hal, nonce);
+    rc = zl_client_init(&p->client, cfg, &p->game.rules, hal, nonce);
     demo_bot_init(&p->bot, bot_seed);
     p->input = bot_input;
     p->input_ctx = &p->bot;
     p->cond = cond;
     p->sink = sink;
+    return rc;
 }
 
 static uint32_t mispredicted(demo_player *p, uint64_t now_us)
@@ -32,7 +34,7 @@ static uint32_t mispredicted(demo_player *p, uint64_t now_us)
     return st.predict.mispredicted;
 }
 
-void demo_player_receive(demo_player *p, const zl_addr *from, const void *data, size_t len,
+void demo_player_receive(demo_player *p, const zl_addr *from, void *data, size_t len,
                          uint64_t now_us)
 {
     const fps_player *me = (const fps_player *)zl_client_predicted(&p->client);

@@ -30,13 +30,14 @@ typedef struct demo_player {
 } demo_player;
 
 /* Starts the client over hal (cond: the conditioner inside hal, or NULL)
- * with a bot seeded by bot_seed; records go to sink. */
-void demo_player_init(demo_player *p, const zl_client_config *cfg, const zl_platform *hal,
-                      const zl_conditioner *cond, uint64_t nonce, uint64_t bot_seed,
-                      demo_sink sink);
+ * with a bot seeded by bot_seed; records go to sink. Returns
+ * zl_client_init's result. */
+int demo_player_init(demo_player *p, const zl_client_config *cfg, const zl_platform *hal,
+                     const zl_conditioner *cond, uint64_t nonce, uint64_t bot_seed,
+                     demo_sink sink);
 
 /* Takes one datagram, blaming any misprediction it reveals. */
-void demo_player_receive(demo_player *p, const zl_addr *from, const void *data, size_t len,
+void demo_player_receive(demo_player *p, const zl_addr *from, void *data, size_t len,
                          uint64_t now_us);
 
 /* zl_client_update, and the HELLO record once connected. */

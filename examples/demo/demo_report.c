@@ -210,9 +210,9 @@ static void print_shots(FILE *f, const demo_tally *t)
 }
 
 /* The server's drop reasons, in ZL_SERVER_DROP_* order. */
-static const char *const drop_names[] = {"packet", "message", "stranger", "rate",
-                                         "cookie", "nonce",   "full",     "version",
-                                         "oversize", "late",  "crowded",  "silent"};
+static const char *const drop_names[] = {
+    "packet", "message", "stranger", "rate",    "cookie",  "nonce", "full",    "version", "plain",
+    "forged", "expired", "foreign",  "reused", "oversize", "late",  "crowded", "silent"};
 ZL_STATIC_ASSERT(ZL_COUNTOF(drop_names) == ZL_SERVER_DROP_COUNT, demo_drop_names);
 
 void demo_drops_format(const uint32_t dropped[ZL_SERVER_DROP_COUNT], char *out, size_t cap)

@@ -56,7 +56,12 @@ static int start(void)
     cfg.settings = demo_options_settings(&opt);
     sink.put = opt.machine ? demo_record_put : NULL;
     sink.ctx = stdout;
-    demo_player_init(&player, &cfg, &net.hal, &net.cond, nonce, opt.seed ? opt.seed : seed, sink);
+    rc = demo_player_init(&player, &cfg, &net.hal, &net.cond, nonce, opt.seed ? opt.seed : seed,
+                          sink);
+    if (rc != ZL_OK) {
+        fprintf(stderr, "zl_client: cannot start the client: %s\n", zl_strerror(rc));
+        return -1;
+    }
     if (!opt.bot) {
         player.input = keyboard_input;
         player.input_ctx = &view;

@@ -65,7 +65,8 @@ static demo_sink sink_for(int index)
     return s;
 }
 
-static void start(void)
+/* Returns ZL_OK, or why the server or a client would not start. */
+static int start(void)
 {
     zl_server_config sc;
     zl_client_config cc;
@@ -73,16 +74,19 @@ static void start(void)
     demo_setup setup;
     uint8_t secret[2 * ZL_SIPHASH_KEY_SIZE];
     zl_addr server_addr, any;
-    int i;
+    int i, rc;
     zl_platform_clock_only(&sim_clock, NULL, sim_now, sim_random);
     zl_loopnet_init(&net, &sim_clock);
     zl_addr_parse(&server_addr, "10.0.0.1:27015");
     zl_loopnet_open(&net, &server_ep, &server_addr, &server_hal);
     demo_game_init(&server_game);
     zl_server_config_default(&sc);
+    sc.security = ZL_SECURITY_PLAIN; /* one process: nobody on the path */
     sc.max_clients = BOTS;
     sim_random(NULL, secret, sizeof secret);
-    zl_server_init(&server, &sc, &server_game.rules, &server_hal, secret, now_us);
+    rc = zl_server_init(&server, &sc, &server_game.rules, &server_hal, secret, now_us);
+    if (rc != ZL_OK)
+        return rc;
     demo_game_watch(&server_game, &server);
     memset(&cs, 0, sizeof cs);
     cs.enabled = 1;
@@ -98,8 +102,10 @@ static void start(void)
         zl_conditioner_init(&cond[i], &client_raw[i], (uint64_t)i + 1u, &client_hal[i]);
         zl_conditioner_configure(&cond[i], ZL_CONDITIONER_SEND, &cs);
         zl_conditioner_configure(&cond[i], ZL_CONDITIONER_RECEIVE, &cs);
-        demo_player_init(&player[i], &cc, &client_hal[i], &cond[i], 0x600DF00Du + (uint64_t)i,
-                         (uint64_t)i + 1u, sink_for(i));
+        rc = demo_player_init(&player[i], &cc, &client_hal[i], &cond[i], 0x600DF00Du + (uint64_t)i,
+                              (uint64_t)i + 1u, sink_for(i));
+        if (rc != ZL_OK)
+            return rc;
         zl_client_connect(&player[i].client, &server_addr, now_us);
         match.bot[i].running = 1;
     }
@@ -115,6 +121,7 @@ static void start(void)
     demo_match_init(&match, &setup, (uint32_t)(now_us / 1000u));
     for (i = 0; i < BOTS; i++)
         match.bot[i].running = 1;
+    return ZL_OK;
 }
 
 static void step_server(const demo_sink *sink)
@@ -195,10 +202,14 @@ int main(void)
 {
     static char out_buffer[256];
     demo_sink server_sink = sink_for(BOTS);
-    int i;
+    int i, rc;
     /* Our own buffer: the C library would allocate one at the first print. */
     setvbuf(stdout, out_buffer, _IOLBF, sizeof out_buffer);
-    start();
+    rc = start();
+    if (rc != ZL_OK) {
+        printf("zl_demo_image: cannot start: %s\n", zl_strerror(rc));
+        return 1;
+    }
     printf("zerolag demo in one image: a server and %d bots over the in-image loopback network,\n"
            "each link through the link conditioner (%u ms round trip, +/-%u ms jitter, %u.%u%% "
            "loss each way), on a simulated clock.\n",

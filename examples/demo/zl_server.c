@@ -129,6 +129,7 @@ static int start(void)
     }
     demo_game_init(&game);
     zl_server_config_default(&cfg);
+    cfg.security = ZL_SECURITY_PLAIN; /* a LAN demo on this machine */
     cfg.tick_rate = (uint16_t)opt.tickrate;
     cfg.max_clients = (uint16_t)opt.maxclients;
     cfg.max_per_address = (uint16_t)opt.peraddress;
@@ -138,7 +139,11 @@ static int start(void)
     cfg.limits.rate_max = opt.rate;
     if (cfg.limits.rate_min > opt.rate)
         cfg.limits.rate_min = opt.rate;
-    zl_server_init(&server, &cfg, &game.rules, &net.hal, secret, net.hal.now_us(net.hal.ctx));
+    rc = zl_server_init(&server, &cfg, &game.rules, &net.hal, secret, net.hal.now_us(net.hal.ctx));
+    if (rc != ZL_OK) {
+        fprintf(stderr, "zl_server: cannot start the server: %s\n", zl_strerror(rc));
+        return -1;
+    }
     demo_game_watch(&game, &server);
     zl_addr_format(&local, addr, sizeof addr);
     fprintf(text, "zl_server: listening on %s, %lu ticks/s, %lu slots, lag compensation %s",

@@ -8,6 +8,19 @@
 ZL_STATIC_ASSERT(sizeof(fps_player) <= ZL_STATE_MAX && sizeof(fps_entity) <= ZL_STATE_MAX,
                  fp_states_fit);
 
+/* A program that cannot start its endpoint (built with another
+ * configuration than its library) says so and stops. */
+static void must_start(int rc, const char *what)
+{
+    if (rc == ZL_OK)
+        return;
+    fp_say(what);
+    fp_say(": ");
+    fp_say(zl_strerror(rc));
+    fp_say("\n");
+    exit(2);
+}
+
 void fp_server_start(zl_server *s, fps_game *game, const zl_platform *net, uint64_t now_us)
 {
     zl_server_config config;
@@ -16,11 +29,12 @@ void fp_server_start(zl_server *s, fps_game *game, const zl_platform *net, uint6
     fps_game_init(game);
     rules = fps_game_interface(game);
     zl_server_config_default(&config);
+    config.security = ZL_SECURITY_PLAIN; /* the smallest client: no token to carry */
     config.tick_rate = FP_TICK_RATE;
     config.limits.updaterate_max = FP_TICK_RATE;
     config.limits.cmdrate_max = FP_TICK_RATE;
     (void)net->random(net->ctx, secret, sizeof secret);
-    zl_server_init(s, &config, &rules, net, secret, now_us);
+    must_start(zl_server_init(s, &config, &rules, net, secret, now_us), "zl_server_init");
 }
 
 void fp_client_start(zl_client *c, const zl_platform *net, const zl_addr *server,
@@ -38,7 +52,7 @@ void fp_client_start(zl_client *c, const zl_platform *net, const zl_addr *server
     (void)net->random(net->ctx, nonce, sizeof nonce);
     for (i = 0; i < 8; i++)
         n = n << 8 | nonce[i];
-    zl_client_init(c, &config, &rules, net, n);
+    must_start(zl_client_init(c, &config, &rules, net, n), "zl_client_init");
     zl_client_connect(c, server, now_us);
 }
 

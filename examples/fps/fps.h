@@ -5,6 +5,8 @@
 
 #include "zl_game.h"
 
+ZL_BEGIN_DECLS
+
 /* Units are Half-Life's inch-like game units; speeds are units per second.
  * Supported world: positions within +/-4096 units (the range player and
  * projectile origins are sent in); the arena (fps_world.c) spans +/-1056
@@ -219,5 +221,7 @@ void fps_resolve_event(fps_game *g, const zl_event *ev, fps_player *players, int
 /* Flies rockets (hit, burst, splash damage) and respawns the dead. */
 void fps_tick_entities(fps_game *g, fps_player *players, int count, uint32_t msec,
                        zl_events *events);
+
+ZL_END_DECLS
 
 #endif

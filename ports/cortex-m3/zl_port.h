@@ -5,6 +5,8 @@
 
 #include "zl_loopnet.h"
 
+ZL_BEGIN_DECLS
+
 /* An endpoint on the image's loopback network (every zl_port of the image
  * shares one network, so a server and its clients can run in one image). */
 typedef struct zl_port {
@@ -41,5 +43,7 @@ const char *zl_port_timer_unit(void);
 /* 1 when the timer is exact and repeatable (emulated instruction count):
  * then one batch is enough and no spread is reported. */
 int zl_port_timer_exact(void);
+
+ZL_END_DECLS
 
 #endif

@@ -5,6 +5,8 @@
 
 #include "zl_platform.h"
 
+ZL_BEGIN_DECLS
+
 /* One datagram endpoint. Caller-owned (a static or a local that outlives
  * every use of the zl_platform filled by zl_port_open); fields are private.
  * Put here whatever your transport needs (a socket handle, a queue index):
@@ -52,5 +54,7 @@ const char *zl_port_timer_unit(void);
 /* 1 when the timer is exact and repeatable (emulated instruction count):
  * then one batch is enough and no spread is reported. */
 int zl_port_timer_exact(void);
+
+ZL_END_DECLS
 
 #endif

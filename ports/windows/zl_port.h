@@ -15,6 +15,8 @@
 #define ZL_PORT_RECEIVE_BUFFER (4u * 1024u * 1024u)
 #endif
 
+ZL_BEGIN_DECLS
+
 /* One UDP endpoint. Caller-owned (a static or a local that outlives every
  * use of the zl_platform filled by zl_port_open); fields are private. A
  * zero-initialised zl_port is closed. */
@@ -72,5 +74,7 @@ const char *zl_port_timer_unit(void);
 /* 1 when the timer is exact and repeatable (emulated instruction count):
  * then one batch is enough and no spread is reported. */
 int zl_port_timer_exact(void);
+
+ZL_END_DECLS
 
 #endif

@@ -43,7 +43,8 @@ static const zl_field fz_thing_fields[] = {
 };
 static const zl_schema fz_player_schema = ZL_SCHEMA(fz_player, fz_player_fields);
 static const zl_schema fz_thing_schema = ZL_SCHEMA(fz_thing, fz_thing_fields);
-static const zl_snapshot_layout fz_layout = {&fz_player_schema, &fz_thing_schema, 16};
+static const zl_snapshot_layout fz_layout = {&fz_player_schema, &fz_thing_schema, 16, NULL,
+                                                NULL};
 
 /* The input is a series of records, each one entity section arriving:
  *   byte 0     how far its tick is past the previous record's (0: the same

@@ -1,0 +1,545 @@
+/* test_token.c - connect tokens (mint, wire, open, the used-token cache),
+ * sealed connections (forged, tampered, truncated, replayed packets dropped
+ * and counted) and a server that admits only token holders. */
+#include <string.h>
+
+#include "zl_conn.h"
+#include "zl_match.h"
+#include "zl_test.h"
+#include "zl_token.h"
+
+static const uint8_t key_a[ZL_TOKEN_KEY_SIZE] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
+                                                 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
+                                                 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
+static const uint8_t key_b[ZL_TOKEN_KEY_SIZE] = {32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22,
+                                                 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11,
+                                                 10, 9,  8,  7,  6,  5,  4,  3,  2,  1};
+#define NOW_S 1800000000u
+
+static void make_grant(zl_token_grant *g)
+{
+    memset(g, 0, sizeof *g);
+    g->client_id = 0x1122334455667788u;
+    g->timeout_s = 7;
+    g->address_count = 2;
+    g->addresses[0] = zl_addr_ipv4(10, 0, 0, 1, 27015);
+    g->addresses[1] = zl_addr_ipv4(192, 168, 1, 9, 40000);
+    memset(g->client_key, 0xC1, sizeof g->client_key);
+    memset(g->server_key, 0x5E, sizeof g->server_key);
+    memset(g->user_data, 0x42, sizeof g->user_data);
+}
+
+static void mint(zl_connect_token *t, uint8_t nonce_byte, uint64_t expire_s)
+{
+    zl_token_grant g;
+    uint8_t nonce[ZL_TOKEN_NONCE_SIZE];
+    make_grant(&g);
+    memset(nonce, nonce_byte, sizeof nonce);
+    ZL_CHECK_EQ(zl_token_mint(t, &g, NOW_S - 10u, expire_s, nonce, key_a), ZL_OK);
+}
+
+static void test_token_round_trip(void)
+{
+    static uint8_t wire[ZL_TOKEN_WIRE_SIZE + 1];
+    zl_connect_token t, back;
+    zl_token_grant want, got;
+    mint(&t, 7, NOW_S + 30u);
+    ZL_CHECK_EQ(zl_token_write(wire, sizeof wire, &t), ZL_TOKEN_WIRE_SIZE);
+    ZL_CHECK_EQ(zl_token_write(wire, ZL_TOKEN_WIRE_SIZE - 1, &t), ZL_ERR_OVERFLOW);
+    ZL_CHECK_EQ(zl_token_read(wire, ZL_TOKEN_WIRE_SIZE, &back), ZL_OK);
+    ZL_CHECK(memcmp(&t, &back, sizeof t) == 0);
+    ZL_CHECK_EQ(zl_token_read(wire, ZL_TOKEN_WIRE_SIZE - 1, &back), ZL_ERR_MALFORMED);
+    wire[0] ^= 1; /* another protocol's token */
+    ZL_CHECK_EQ(zl_token_read(wire, ZL_TOKEN_WIRE_SIZE, &back), ZL_ERR_MALFORMED);
+    ZL_CHECK_EQ(back.expire_s, 0);
+    /* The server opens the private part and finds what the backend put. */
+    make_grant(&want);
+    ZL_CHECK_EQ(zl_token_open(&got, t.sealed, t.expire_s, t.nonce, key_a, NOW_S), ZL_OK);
+    ZL_CHECK(memcmp(&got, &want, sizeof got) == 0);
+    ZL_CHECK(zl_token_names(&got, &want.addresses[1]));
+    ZL_CHECK(zl_token_names(&got, &t.addresses[0]));
+    {
+        zl_addr other = zl_addr_ipv4(10, 0, 0, 1, 27016);
+        ZL_CHECK(!zl_token_names(&got, &other));
+    }
+    /* The client's copy holds the same session keys. */
+    ZL_CHECK(memcmp(t.client_key, want.client_key, sizeof t.client_key) == 0);
+    ZL_CHECK(memcmp(t.server_key, want.server_key, sizeof t.server_key) == 0);
+}
+
+static void test_token_refusals(void)
+{
+    zl_connect_token t;
+    zl_token_grant g;
+    size_t i;
+    int all_refused = 1;
+    mint(&t, 9, NOW_S + 30u);
+    /* Another server's key, a changed expiry, a changed nonce. */
+    ZL_CHECK_EQ(zl_token_open(&g, t.sealed, t.expire_s, t.nonce, key_b, NOW_S), ZL_ERR_AUTH);
+    ZL_CHECK_EQ(g.client_id, 0);
+    ZL_CHECK_EQ(zl_token_open(&g, t.sealed, t.expire_s + 3600u, t.nonce, key_a, NOW_S),
+                ZL_ERR_AUTH);
+    t.nonce[5] ^= 0x80;
+    ZL_CHECK_EQ(zl_token_open(&g, t.sealed, t.expire_s, t.nonce, key_a, NOW_S), ZL_ERR_AUTH);
+    t.nonce[5] ^= 0x80;
+    /* Every byte of the sealed part tampered with. */
+    for (i = 0; i < ZL_TOKEN_SEALED_SIZE; i++) {
+        t.sealed[i] ^= 0x04;
+        all_refused &= zl_token_open(&g, t.sealed, t.expire_s, t.nonce, key_a, NOW_S) == ZL_ERR_AUTH;
+        t.sealed[i] ^= 0x04;
+    }
+    ZL_CHECK(all_refused);
+    /* Expired: at its expiry second and after. */
+    ZL_CHECK_EQ(zl_token_open(&g, t.sealed, t.expire_s, t.nonce, key_a, t.expire_s), ZL_ERR_AGAIN);
+    ZL_CHECK_EQ(zl_token_open(&g, t.sealed, t.expire_s, t.nonce, key_a, t.expire_s - 1u), ZL_OK);
+    /* What the minter refuses. */
+    {
+        zl_token_grant bad;
+        zl_connect_token out;
+        uint8_t nonce[ZL_TOKEN_NONCE_SIZE];
+        memset(nonce, 1, sizeof nonce);
+        make_grant(&bad);
+        bad.address_count = 0;
+        ZL_CHECK_EQ(zl_token_mint(&out, &bad, NOW_S, NOW_S + 1u, nonce, key_a), ZL_ERR_INVALID);
+        make_grant(&bad);
+        ZL_CHECK_EQ(zl_token_mint(&out, &bad, NOW_S, NOW_S, nonce, key_a), ZL_ERR_INVALID);
+    }
+}
+
+static void test_token_cache(void)
+{
+    static zl_token_cache cache;
+    uint8_t nonce[ZL_TOKEN_NONCE_SIZE];
+    zl_addr a = zl_addr_ipv4(1, 2, 3, 4, 5000), b = zl_addr_ipv4(1, 2, 3, 4, 5001);
+    int i, live = 1;
+    memset(&cache, 0, sizeof cache);
+    memset(nonce, 0xAB, sizeof nonce);
+    ZL_CHECK(zl_token_cache_allows(&cache, nonce, &a, NOW_S));
+    zl_token_cache_add(&cache, nonce, &a, NOW_S + 30u, NOW_S);
+    ZL_CHECK(zl_token_cache_allows(&cache, nonce, &a, NOW_S)); /* a retry */
+    ZL_CHECK(!zl_token_cache_allows(&cache, nonce, &b, NOW_S)); /* another address */
+    ZL_CHECK(zl_token_cache_allows(&cache, nonce, &b, NOW_S + 30u)); /* expired: forgotten */
+    /* A full cache makes room from the entry closest to expiry, never from
+     * a token that lives longer. */
+    for (i = 0; i < ZL_TOKEN_CACHE; i++) {
+        uint8_t n[ZL_TOKEN_NONCE_SIZE];
+        memset(n, 0, sizeof n);
+        n[0] = (uint8_t)i;
+        n[1] = 1;
+        zl_token_cache_add(&cache, n, &a, NOW_S + 100u + (uint64_t)i, NOW_S);
+    }
+    for (i = 1; i < ZL_TOKEN_CACHE; i++) {
+        uint8_t n[ZL_TOKEN_NONCE_SIZE];
+        memset(n, 0, sizeof n);
+        n[0] = (uint8_t)i;
+        n[1] = 1;
+        live &= !zl_token_cache_allows(&cache, n, &b, NOW_S);
+    }
+    ZL_CHECK(live);
+}
+
+/* ---- Sealed connections ---- */
+
+typedef struct capture {
+    uint8_t data[ZL_MAX_PACKET];
+    size_t len;
+    uint32_t sent;
+} capture;
+
+static int capture_send(void *ctx, const zl_addr *to, const void *data, size_t len)
+{
+    capture *c = (capture *)ctx;
+    (void)to;
+    memcpy(c->data, data, len);
+    c->len = len;
+    c->sent++;
+    return ZL_OK;
+}
+
+static capture wire;
+static zl_conn alice, bob; /* alice is the client end, bob the server's */
+
+static void connect_pair(int sealed)
+{
+    zl_sender out = {&wire, capture_send};
+    zl_addr a = zl_addr_ipv4(10, 0, 1, 1, 1000), b = zl_addr_ipv4(10, 0, 0, 1, 27015);
+    memset(&wire, 0, sizeof wire);
+    zl_conn_init(&alice, &out, &b, 77);
+    zl_conn_init(&bob, &out, &a, 77);
+    zl_conn_start_link(&alice, 0);
+    zl_conn_start_link(&bob, 0);
+    if (sealed) {
+        zl_conn_seal_with(&alice, key_a, key_b, NULL);
+        zl_conn_seal_with(&bob, key_b, key_a, NULL);
+    }
+}
+
+/* alice sends a COMMANDS packet with `text` as payload; bob's view of it. */
+static int alice_sends(const char *text)
+{
+    uint8_t packet[ZL_MAX_PACKET];
+    size_t n = strlen(text);
+    memcpy(packet + ZL_PACKET_HEADER_SIZE, text, n);
+    return zl_conn_send(&alice, ZL_MSG_COMMANDS, packet, (int)n, 1000);
+}
+
+static int bob_takes(uint8_t *packet, size_t len, zl_conn_datagram *d)
+{
+    int kind = zl_conn_open(&bob, 1, packet, len, d);
+    if (kind != ZL_CONN_LINKED)
+        return kind;
+    return zl_link_accept(&bob.link, &d->h, len, 1000, NULL) == ZL_OK ? ZL_CONN_LINKED
+                                                                     : ZL_ERR_DUPLICATE;
+}
+
+static uint32_t dropped(const zl_conn *c, int why)
+{
+    return c->link.stats.dropped[why];
+}
+
+static void test_sealed_packets(void)
+{
+    uint8_t copy[ZL_MAX_PACKET];
+    zl_conn_datagram d;
+    size_t i;
+    int len, tamper_refused = 1, plain_visible;
+    const char *secret = "enemy at 1024,512";
+    /* Plain: the payload travels as it is. */
+    connect_pair(0);
+    len = alice_sends(secret);
+    plain_visible = memcmp(wire.data + ZL_PACKET_HEADER_SIZE, secret, strlen(secret)) == 0;
+    ZL_CHECK(plain_visible);
+    /* Sealed: 16 bytes more, nothing readable, and bob reads it back. */
+    connect_pair(1);
+    len = alice_sends(secret);
+    ZL_CHECK_EQ(len, (int)(ZL_PACKET_HEADER_SIZE + strlen(secret) + ZL_PACKET_TAG_SIZE));
+    ZL_CHECK(memcmp(wire.data + ZL_PACKET_HEADER_SIZE, secret, strlen(secret)) != 0);
+    memcpy(copy, wire.data, wire.len);
+    ZL_CHECK_EQ(bob_takes(copy, wire.len, &d), ZL_CONN_LINKED);
+    ZL_CHECK_EQ(d.payload_len, strlen(secret));
+    ZL_CHECK(memcmp(d.payload, secret, d.payload_len) == 0);
+    ZL_CHECK_EQ(d.h.type, ZL_MSG_COMMANDS);
+    /* Replayed: authentic, so it opens, but the link refuses it. */
+    memcpy(copy, wire.data, wire.len);
+    ZL_CHECK_EQ(bob_takes(copy, wire.len, &d), ZL_ERR_DUPLICATE);
+    ZL_CHECK_EQ(dropped(&bob, ZL_PACKET_DROP_DUPLICATE), 1);
+    /* Every byte tampered with (header, payload, tag): refused, counted,
+     * and the buffer left as it was. */
+    alice_sends(secret);
+    for (i = 0; i < wire.len; i++) {
+        memcpy(copy, wire.data, wire.len);
+        copy[i] ^= 0x20;
+        tamper_refused &= bob_takes(copy, wire.len, &d) < 0;
+        copy[i] ^= 0x20;
+        tamper_refused &= memcmp(copy, wire.data, wire.len) == 0;
+    }
+    ZL_CHECK(tamper_refused);
+    ZL_CHECK(dropped(&bob, ZL_PACKET_DROP_CHECKSUM) + dropped(&bob, ZL_PACKET_DROP_FORMAT) ==
+             wire.len);
+    /* Truncated: short of a tag, or cut anywhere. */
+    for (i = 0; i < wire.len; i++) {
+        memcpy(copy, wire.data, wire.len);
+        ZL_CHECK(bob_takes(copy, i, &d) < 0);
+    }
+    /* The untampered one still opens: nothing above moved bob's state. */
+    memcpy(copy, wire.data, wire.len);
+    ZL_CHECK_EQ(bob_takes(copy, wire.len, &d), ZL_CONN_LINKED);
+    /* Forged by someone without the key: a packet sealed under another. */
+    {
+        zl_conn mallory;
+        zl_sender out = {&wire, capture_send};
+        zl_conn_init(&mallory, &out, &alice.peer, 77);
+        zl_conn_start_link(&mallory, 0);
+        zl_conn_seal_with(&mallory, key_b, key_b, NULL);
+        mallory.send_sequence = alice.send_sequence;
+        mallory.link.next_sequence = alice.link.next_sequence;
+        {
+            uint8_t packet[ZL_MAX_PACKET];
+            memcpy(packet + ZL_PACKET_HEADER_SIZE, "fire", 4);
+            zl_conn_send(&mallory, ZL_MSG_COMMANDS, packet, 4, 1000);
+        }
+        {
+            uint32_t before = dropped(&bob, ZL_PACKET_DROP_CHECKSUM);
+            memcpy(copy, wire.data, wire.len);
+            ZL_CHECK(bob_takes(copy, wire.len, &d) < 0);
+            ZL_CHECK_EQ(dropped(&bob, ZL_PACKET_DROP_CHECKSUM), before + 1u);
+        }
+    }
+}
+
+/* The 16-bit sequence on the wire widens to the right 64-bit nonce across
+ * wraps, in both directions around the newest. */
+static void test_sequence_widening(void)
+{
+    ZL_CHECK_EQ(zl_packet_widen(5, 0), 5);
+    ZL_CHECK_EQ(zl_packet_widen(0xFFFF, 0x10002u), 0xFFFFu);
+    ZL_CHECK_EQ(zl_packet_widen(2, 0xFFFEu), 0x10002u);
+    ZL_CHECK_EQ(zl_packet_widen(0x1234, 0x51234u), 0x51234u);
+    ZL_CHECK_EQ(zl_packet_widen(0x9000, 0x50000u), 0x49000u);
+    ZL_CHECK_EQ(zl_packet_widen(0x6F00, 0x5F000u), 0x66F00u);
+    /* Sealed traffic across the 16-bit wrap keeps opening. */
+    {
+        uint8_t copy[ZL_MAX_PACKET];
+        zl_conn_datagram d;
+        uint32_t i;
+        int ok = 1;
+        connect_pair(1);
+        for (i = 0; i < 70000u; i++) {
+            alice_sends("x");
+            memcpy(copy, wire.data, wire.len);
+            ok &= bob_takes(copy, wire.len, &d) == ZL_CONN_LINKED;
+        }
+        ZL_CHECK(ok);
+        ZL_CHECK_EQ(bob.receive_newest, 69999u);
+    }
+}
+
+/* ---- A server that admits only token holders (the match harness) ---- */
+
+static void test_token_match_joins_sealed(void)
+{
+    zl_match_setup s;
+    int i;
+    memset(&s, 0, sizeof s);
+    s.rtt_us = 100000u;
+    s.lag_compensation = 1;
+    zl_match_start(&s);
+    zl_match_run(2000000u);
+    ZL_CHECK_EQ(zl_match_connected(), ZL_MATCH_BOTS);
+    for (i = 0; i < ZL_MATCH_BOTS; i++) {
+        int slot = zl_client_slot(&zl_match_world.client[i]);
+        const uint8_t *user = zl_server_user_data(&zl_match_world.server, slot);
+        ZL_CHECK(zl_match_world.client[i].conn.sealed);
+        ZL_CHECK(zl_match_world.server.slot[slot].conn.sealed);
+        ZL_CHECK_EQ(zl_server_client_id(&zl_match_world.server, slot), 1000u + (uint64_t)i);
+        ZL_CHECK(user != NULL && user[0] == 'a' + i && user[ZL_TOKEN_USER_DATA - 1] == 'a' + i);
+        ZL_CHECK(zl_match_world.server.slot[slot].conn.link.stats.packets_received > 50u);
+    }
+}
+
+/* Sends a TOKEN_REQUEST (or a plain REQUEST when token is NULL) to the
+ * match's server from `from`. */
+static void request_from(const zl_addr *from, const zl_connect_token *token)
+{
+    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_TOKEN_REQUEST_SIZE];
+    int n;
+    if (token) {
+        zl_msg_token_request m;
+        memset(&m, 0, sizeof m);
+        m.protocol_id = ZL_PROTOCOL_ID;
+        m.nonce = 99;
+        zl_client_settings_default(&m.settings);
+        m.token.expire_s = token->expire_s;
+        memcpy(m.token.nonce, token->nonce, sizeof m.token.nonce);
+        memcpy(m.token.sealed, token->sealed, sizeof m.token.sealed);
+        n = zl_msg_write(ZL_MSG_TOKEN_REQUEST, packet + ZL_PACKET_HEADER_SIZE,
+                         ZL_TOKEN_REQUEST_SIZE, &m);
+        n = zl_conn_seal_unlinked(packet, (size_t)n, ZL_MSG_TOKEN_REQUEST);
+    } else {
+        zl_msg_request m;
+        m.protocol_id = ZL_PROTOCOL_ID;
+        m.nonce = 99;
+        zl_client_settings_default(&m.settings);
+        n = zl_msg_write(ZL_MSG_REQUEST, packet + ZL_PACKET_HEADER_SIZE, ZL_REQUEST_SIZE, &m);
+        n = zl_conn_seal_unlinked(packet, (size_t)n, ZL_MSG_REQUEST);
+    }
+    ZL_CHECK(n > 0);
+    zl_server_receive(&zl_match_world.server, from, packet, (size_t)n, zl_test_time_us);
+}
+
+static uint32_t drops(int why)
+{
+    uint32_t d[ZL_SERVER_DROP_COUNT];
+    zl_server_get_drops(&zl_match_world.server, d);
+    return d[why];
+}
+
+/* Expired, foreign, forged and reused tokens and plain requests are refused
+ * and counted; nothing is allocated for them and the bots play on. */
+static void test_server_refuses_bad_tokens(void)
+{
+    zl_match_setup s;
+    zl_connect_token t;
+    zl_token_grant g;
+    zl_addr stranger = zl_addr_ipv4(10, 9, 9, 9, 4444);
+    uint8_t nonce[ZL_TOKEN_NONCE_SIZE];
+    memset(&s, 0, sizeof s);
+    s.rtt_us = 50000u;
+    s.lag_compensation = 1;
+    zl_match_start(&s);
+    zl_match_run(1500000u);
+    ZL_CHECK_EQ(zl_match_connected(), ZL_MATCH_BOTS);
+    /* Bot 0's token again, from another address. */
+    zl_match_mint(0, &t);
+    request_from(&stranger, &t);
+    ZL_CHECK_EQ(drops(ZL_SERVER_DROP_TOKEN_REUSED), 1);
+    /* Expired. */
+    memset(&g, 0, sizeof g);
+    g.address_count = 1;
+    g.addresses[0] = zl_match_world.server_addr;
+    memset(nonce, 0x77, sizeof nonce);
+    ZL_CHECK_EQ(zl_token_mint(&t, &g, ZL_MATCH_UNIX_S - 100u, ZL_MATCH_UNIX_S - 1u, nonce,
+                              zl_match_key),
+                ZL_OK);
+    request_from(&stranger, &t);
+    ZL_CHECK_EQ(drops(ZL_SERVER_DROP_TOKEN_EXPIRED), 1);
+    /* For another server. */
+    g.addresses[0] = zl_addr_ipv4(10, 0, 0, 2, 27015);
+    ZL_CHECK_EQ(zl_token_mint(&t, &g, ZL_MATCH_UNIX_S, ZL_MATCH_UNIX_S + 60u, nonce, zl_match_key),
+                ZL_OK);
+    request_from(&stranger, &t);
+    ZL_CHECK_EQ(drops(ZL_SERVER_DROP_TOKEN_FOREIGN), 1);
+    /* Minted with another key. */
+    g.addresses[0] = zl_match_world.server_addr;
+    ZL_CHECK_EQ(zl_token_mint(&t, &g, ZL_MATCH_UNIX_S, ZL_MATCH_UNIX_S + 60u, nonce, key_b), ZL_OK);
+    request_from(&stranger, &t);
+    ZL_CHECK_EQ(drops(ZL_SERVER_DROP_TOKEN_FORGED), 1);
+    /* No token at all: told so (from another address: the stranger has
+     * spent its 4 requests a second). */
+    stranger = zl_addr_ipv4(10, 9, 9, 10, 4445);
+    request_from(&stranger, NULL);
+    ZL_CHECK_EQ(drops(ZL_SERVER_DROP_PLAIN), 1);
+    zl_match_run(1000000u);
+    ZL_CHECK_EQ(zl_server_client_count(&zl_match_world.server), ZL_MATCH_BOTS);
+    ZL_CHECK_EQ(zl_match_connected(), ZL_MATCH_BOTS);
+}
+
+/* A flood of connection requests (no token, or garbage in place of one)
+ * from 254 addresses while the bots join: only token holders get a slot, so
+ * every bot gets in. */
+static void test_honest_join_during_flood(void)
+{
+    zl_match_setup s;
+    zl_connect_token junk;
+    uint32_t t;
+    memset(&s, 0, sizeof s);
+    s.rtt_us = 100000u;
+    s.lag_compensation = 1;
+    zl_match_start(&s);
+    memset(&junk, 0x5C, sizeof junk);
+    junk.expire_s = ZL_MATCH_UNIX_S + 60u;
+    for (t = 0; t < 2000u; t++) {
+        zl_addr a = zl_addr_ipv4(172, 16, (uint8_t)(t % 254u + 1u), 1, (uint16_t)(2000u + t));
+        request_from(&a, t % 2u ? &junk : NULL);
+        zl_match_run(1000u);
+    }
+    zl_test_note("2000 requests in 2 s from 254 addresses: %u refused for no token, %u forged, "
+                 "%u rate limited; %d of %d bots joined",
+                 drops(ZL_SERVER_DROP_PLAIN), drops(ZL_SERVER_DROP_TOKEN_FORGED),
+                 drops(ZL_SERVER_DROP_RATE), zl_match_connected(), ZL_MATCH_BOTS);
+    ZL_CHECK_EQ(zl_match_connected(), ZL_MATCH_BOTS);
+    ZL_CHECK_EQ(zl_server_client_count(&zl_match_world.server), ZL_MATCH_BOTS);
+    ZL_CHECK(drops(ZL_SERVER_DROP_PLAIN) + drops(ZL_SERVER_DROP_TOKEN_FORGED) +
+                 drops(ZL_SERVER_DROP_RATE) >= 2000u);
+}
+
+/* Someone on the path replays every datagram bot 0 sends, 5 times, from
+ * bot 0's own address: the replays fail the link's replay check before they
+ * are charged to bot 0's allowance, so it loses nothing. */
+static void test_replayer_costs_victim_nothing(void)
+{
+    zl_match_setup s;
+    zl_server_client_stats victim, other;
+    memset(&s, 0, sizeof s);
+    s.rtt_us = 100000u;
+    s.lag_compensation = 1;
+    s.replays = 5;
+    zl_match_start(&s);
+    zl_match_run(6000000u);
+    ZL_CHECK_EQ(zl_match_connected(), ZL_MATCH_BOTS);
+    ZL_CHECK_EQ(zl_server_get_client_stats(&zl_match_world.server,
+                                           zl_client_slot(&zl_match_world.client[0]),
+                                           zl_test_time_us, &victim),
+                ZL_OK);
+    ZL_CHECK_EQ(zl_server_get_client_stats(&zl_match_world.server,
+                                           zl_client_slot(&zl_match_world.client[1]),
+                                           zl_test_time_us, &other),
+                ZL_OK);
+    zl_test_note("%u replays: victim flooded %u, refused as duplicates %u, commands lost %u; "
+                 "received %u commands (another bot: %u)",
+                 zl_match_world.replayed, victim.flooded,
+                 victim.link.dropped[ZL_PACKET_DROP_DUPLICATE], victim.commands.lost,
+                 victim.commands.received, other.commands.received);
+    ZL_CHECK(zl_match_world.replayed > 1000u);
+    ZL_CHECK_EQ(victim.flooded, 0);
+    ZL_CHECK_EQ(victim.commands.lost, 0);
+    ZL_CHECK(victim.link.dropped[ZL_PACKET_DROP_DUPLICATE] >= zl_match_world.replayed * 9u / 10u);
+    ZL_CHECK(10u * victim.commands.received >= 9u * other.commands.received);
+}
+
+/* Bot 0's NAT gives it a new port in mid-match: its next sealed packet
+ * authenticates from the new address, the connection moves there, and it
+ * plays on; a replay of an old packet from a third address moves nothing. */
+static void test_rebinding_client_plays_on(void)
+{
+    static uint8_t captured[ZL_MAX_PACKET];
+    size_t captured_len = 0;
+    zl_match_setup s;
+    zl_server_client_stats before, after;
+    zl_addr old_addr, new_addr, any;
+    int slot;
+    memset(&s, 0, sizeof s);
+    s.rtt_us = 80000u;
+    s.lag_compensation = 1;
+    zl_match_start(&s);
+    zl_match_run(2000000u);
+    ZL_CHECK_EQ(zl_match_connected(), ZL_MATCH_BOTS);
+    slot = zl_client_slot(&zl_match_world.client[0]);
+    old_addr = zl_loopnet_address(&zl_match_world.client_ep[0]);
+    /* Keep a copy of one of bot 0's packets as an attacker would. */
+    while (!captured_len) {
+        uint8_t buf[ZL_MAX_PACKET];
+        zl_addr from;
+        int n;
+        while ((n = zl_match_world.server_hal.receive(zl_match_world.server_hal.ctx, &from, buf,
+                                                      sizeof buf)) >= 0) {
+            if (!captured_len && zl_addr_equal(&from, &old_addr)) {
+                memcpy(captured, buf, (size_t)n);
+                captured_len = (size_t)n;
+            }
+            zl_server_receive(&zl_match_world.server, &from, buf, (size_t)n, zl_test_time_us);
+        }
+        zl_match_run(1000u);
+    }
+    zl_server_get_client_stats(&zl_match_world.server, slot, zl_test_time_us, &before);
+    zl_loopnet_close(&zl_match_world.client_ep[0]);
+    zl_addr_parse(&any, "10.0.1.1:0");
+    ZL_CHECK_EQ(zl_loopnet_open(&zl_match_world.net, &zl_match_world.client_ep[0], &any,
+                                &zl_match_world.client_raw[0]),
+                ZL_OK);
+    new_addr = zl_loopnet_address(&zl_match_world.client_ep[0]);
+    ZL_CHECK(!zl_addr_equal(&old_addr, &new_addr));
+    zl_match_run(4000000u);
+    ZL_CHECK_EQ(zl_server_get_client_stats(&zl_match_world.server, slot, zl_test_time_us, &after),
+                ZL_OK);
+    zl_test_note("port %u -> %u: %u move, %u more commands run, client state %d",
+                 (unsigned)old_addr.port, (unsigned)new_addr.port, after.moves,
+                 after.executed - before.executed, zl_client_state(&zl_match_world.client[0]));
+    ZL_CHECK_EQ(after.moves, 1);
+    ZL_CHECK(zl_addr_equal(&zl_match_world.server.slot[slot].conn.peer, &new_addr));
+    {
+        zl_addr third = zl_addr_ipv4(10, 7, 7, 7, 7777);
+        zl_server_receive(&zl_match_world.server, &third, captured, captured_len,
+                          zl_test_time_us);
+        ZL_CHECK(zl_addr_equal(&zl_match_world.server.slot[slot].conn.peer, &new_addr));
+        zl_server_get_client_stats(&zl_match_world.server, slot, zl_test_time_us, &after);
+        ZL_CHECK_EQ(after.moves, 1);
+    }
+    ZL_CHECK_EQ(zl_client_state(&zl_match_world.client[0]), ZL_CLIENT_CONNECTED);
+    ZL_CHECK(after.executed - before.executed > 400u); /* 4 s at 125 commands/s */
+    ZL_CHECK_EQ(zl_match_connected(), ZL_MATCH_BOTS);
+}
+
+void zl_suite_token(void)
+{
+    ZL_RUN(test_token_round_trip);
+    ZL_RUN(test_token_refusals);
+    ZL_RUN(test_token_cache);
+    ZL_RUN(test_sealed_packets);
+    ZL_RUN(test_sequence_widening);
+    ZL_RUN(test_token_match_joins_sealed);
+    ZL_RUN(test_server_refuses_bad_tokens);
+    ZL_RUN(test_honest_join_during_flood);
+    ZL_RUN(test_replayer_costs_victim_nothing);
+    ZL_RUN(test_rebinding_client_plays_on);
+}
