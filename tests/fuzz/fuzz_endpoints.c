@@ -8,9 +8,9 @@
  * (tools/fuzz.sh passes them: small capacities make the whole pair about
  * 130 KB, so it is restored from a copy before every input; 8 ticks of
  * history still keep every baseline an honest client acknowledges, and a
- * stale one takes the full-snapshot path. Every record
- * runs up to 3 ms of genuine traffic, so an input's cost grows with its
- * length: 512 bytes hold a few dozen short records.) */
+ * stale one takes the full-snapshot path. Every record runs up to 3 ms of
+ * genuine traffic, so an input's cost grows with its length: 512 bytes
+ * hold a few dozen short records.) */
 #include <string.h>
 
 #include "zl_fuzz.h"
