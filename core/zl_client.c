@@ -47,24 +47,31 @@ int zl_client_init_(zl_client *c, const zl_client_config *config, const zl_game 
     memset(&nowhere, 0, sizeof nowhere);
     zl_conn_init(&c->conn, &out, &nowhere, nonce);
     c->config.predict.origin_field = game->player_origin_field;
+    c->config.predict.origin_axes = game->origin_axes;
     c->config.predict.teleport_field = game->player_teleport_field;
     /* A schema the plan cannot hold still works through it, walked. */
     zl_schema_plan_init(&c->plan[0], game->player_schema);
-    zl_schema_plan_init(&c->plan[1], game->entity_schema);
     c->config.predict.plan = &c->plan[0];
     zl_interp_config_init(&c->interp_config[0], game->player_schema);
     c->interp_config[0].plan = &c->plan[0];
     c->interp_config[0].origin_field = game->player_origin_field;
+    c->interp_config[0].origin_axes = game->origin_axes;
     c->interp_config[0].teleport_field = game->player_teleport_field;
-    zl_interp_config_init(&c->interp_config[1], game->entity_schema);
-    c->interp_config[1].plan = &c->plan[1];
-    c->interp_config[1].origin_field = game->entity_origin_field;
-    c->interp_config[1].teleport_field = game->entity_teleport_field;
     c->layout.player_schema = game->player_schema;
     c->layout.entity_schema = game->entity_schema;
     c->layout.players = ZL_MAX_CLIENTS;
     c->layout.player_plan = &c->plan[0];
-    c->layout.entity_plan = &c->plan[1];
+    /* Without an entity schema the snapshot reader refuses entity numbers,
+     * so the entity config is never used. */
+    if (game->entity_schema) {
+        zl_schema_plan_init(&c->plan[1], game->entity_schema);
+        zl_interp_config_init(&c->interp_config[1], game->entity_schema);
+        c->interp_config[1].plan = &c->plan[1];
+        c->interp_config[1].origin_field = game->entity_origin_field;
+        c->interp_config[1].origin_axes = game->origin_axes;
+        c->interp_config[1].teleport_field = game->entity_teleport_field;
+        c->layout.entity_plan = &c->plan[1];
+    }
     zl_interp_config_init(&c->timeline_config, &timeline_schema);
     zl_interp_reset(&c->timeline);
     zl_clock_init(&c->clock, &c->config.timeline);
@@ -147,6 +154,7 @@ static void on_accept(zl_client *c, const zl_msg_accept *a, uint64_t now_us)
     c->settings = a->settings;
     c->next_send_us = now_us;
     zl_conn_start_link(&c->conn, now_us);
+    zl_reliable_init(&c->reliable);
     /* We send with the client's key and open with the server's. */
     if (c->has_token)
         zl_conn_seal_with(&c->conn, c->client_key, c->server_key, NULL);
@@ -243,11 +251,18 @@ static void on_linked(zl_client *c, const zl_conn_datagram *d, size_t len, uint6
     const zl_packet_header *h = &d->h;
     const uint8_t *payload = d->payload;
     size_t payload_len = d->payload_len;
-    if (zl_link_accept(&c->conn.link, h, len, now_us, NULL) != ZL_OK)
+    zl_link_acks acks;
+    if (zl_link_accept(&c->conn.link, h, len, now_us, &acks) != ZL_OK)
         return; /* counted by the link */
     c->last_heard_us = now_us;
+    zl_reliable_acked(&c->reliable, &acks);
     if (h->type == ZL_MSG_SNAPSHOT) {
         on_snapshot(c, payload, payload_len, now_us);
+    } else if (h->type == ZL_MSG_RELIABLE) {
+        zl_bitreader r;
+        zl_bitreader_init(&r, payload, payload_len);
+        if (zl_reliable_read(&c->reliable, &r) != ZL_OK)
+            c->bad_messages++;
     } else if (h->type == ZL_MSG_DISCONNECT) {
         zl_msg_disconnect m;
         if (zl_msg_read(ZL_MSG_DISCONNECT, payload, payload_len, &m) != ZL_OK ||
@@ -319,6 +334,8 @@ void zl_client_update(zl_client *c, uint64_t now_us)
         c->state = ZL_CLIENT_TIMED_OUT;
         return;
     }
+    if (c->state == ZL_CLIENT_CONNECTED)
+        zl_conn_send_messages(&c->conn, &c->reliable, now_us);
     if (now_us < c->next_send_us)
         return;
     if (c->state == ZL_CLIENT_CONNECTED) {
@@ -420,6 +437,20 @@ uint64_t zl_client_server_time(zl_client *c, uint64_t now_us)
     return zl_clock_snapshot_time(&c->clock, now_us) + ls.rtt_us / 2u;
 }
 
+int zl_client_send_message(zl_client *c, const void *data, size_t len)
+{
+    ZL_ASSERT(c);
+    if (c->state != ZL_CLIENT_CONNECTED)
+        return ZL_ERR_AGAIN;
+    return zl_reliable_send(&c->reliable, data, len);
+}
+
+int zl_client_receive_message(zl_client *c, void *buf, size_t cap)
+{
+    ZL_ASSERT(c);
+    return zl_reliable_receive(&c->reliable, buf, cap);
+}
+
 const zl_snapshot_frame *zl_client_latest(const zl_client *c)
 {
     return zl_snapshot_receiver_newest(&c->rx);
@@ -483,4 +514,5 @@ void zl_client_get_stats(zl_client *c, uint64_t now_us, zl_client_stats *out)
     out->draws = c->draws;
     out->extrapolated = c->extrapolated;
     out->bad_messages = c->bad_messages;
+    out->messages = c->reliable.stats;
 }

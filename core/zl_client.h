@@ -57,6 +57,7 @@ typedef struct zl_client_stats {
     uint32_t draws;            /* entity draws (one per entity per frame) */
     uint32_t extrapolated;     /* of those, draws past the entity's newest sample */
     uint32_t bad_messages;
+    zl_reliable_stats messages; /* the reliable channel both ways */
 } zl_client_stats;
 
 /* A client. Caller-owned (static storage); every field is private. */
@@ -69,6 +70,7 @@ typedef struct zl_client {
     uint8_t has_player;        /* a first snapshot arrived */
     uint8_t has_token;         /* connecting with a token: packets get sealed */
     zl_conn conn;              /* the server's address, our nonce, the link */
+    zl_reliable reliable;      /* messages both ways */
     zl_msg_token token;        /* what the handshake carries of the token */
     uint8_t client_key[ZL_TOKEN_KEY_SIZE], server_key[ZL_TOKEN_KEY_SIZE];
     uint32_t window;
@@ -163,6 +165,16 @@ const void *zl_client_entity(const zl_client *c, int entity);
  * the round trip, microseconds on the server's tick timeline. For display
  * (a match timer); nothing is drawn or claimed at it. 0 before a snapshot. */
 uint64_t zl_client_server_time(zl_client *c, uint64_t now_us);
+
+/* Reliable, ordered messages to and from the server (zl_reliable.h). Send
+ * queues len bytes (copied): ZL_OK, ZL_ERR_AGAIN when not connected,
+ * ZL_ERR_INVALID for len 0 or above ZL_RELIABLE_MESSAGE_MAX, ZL_ERR_FULL
+ * when ZL_RELIABLE_MESSAGES wait for acks. Receive hands over the next
+ * message in order: its length, ZL_ERR_AGAIN when none is waiting,
+ * ZL_ERR_OVERFLOW when cap is too small (it stays). zl_client_update sends
+ * them and resends until acknowledged. */
+int zl_client_send_message(zl_client *c, const void *data, size_t len);
+int zl_client_receive_message(zl_client *c, void *buf, size_t cap);
 
 /* The newest snapshot frame decoded, or NULL. */
 const zl_snapshot_frame *zl_client_latest(const zl_client *c);

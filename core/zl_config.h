@@ -273,6 +273,21 @@
 #define ZL_TOKEN_CACHE 64
 #endif
 
+/* ---- Reliable messages (core/zl_reliable.h) ---- */
+
+/* Messages one connection end keeps waiting for acknowledgement, and keeps
+ * ahead of the next one it hands over (a power of two, 2..1024): a send
+ * that finds the queue full is refused with ZL_ERR_FULL. Each costs about
+ * twice ZL_RELIABLE_MESSAGE_MAX bytes per connection end. */
+#ifndef ZL_RELIABLE_MESSAGES
+#define ZL_RELIABLE_MESSAGES 8
+#endif
+/* Longest message, bytes (1..1024): a chat line, a score table row, a kill
+ * feed entry. Longer ones are refused with ZL_ERR_INVALID. */
+#ifndef ZL_RELIABLE_MESSAGE_MAX
+#define ZL_RELIABLE_MESSAGE_MAX 200
+#endif
+
 /* ---- Loop network (platform/zl_loopnet.h) ---- */
 
 /* Endpoints one in-memory network can bind, and datagrams it holds in
@@ -331,6 +346,8 @@
     X(ZL_TOKEN_USER_DATA)           \
     X(ZL_TOKEN_ADDRESSES)           \
     X(ZL_TOKEN_CACHE)               \
+    X(ZL_RELIABLE_MESSAGES)         \
+    X(ZL_RELIABLE_MESSAGE_MAX)      \
     X(ZL_LOOPNET_ENDPOINTS)         \
     X(ZL_LOOPNET_PACKETS)
 

@@ -133,6 +133,27 @@ int zl_conn_send_unlinked(const zl_sender *out, const zl_addr *to, uint8_t type,
     return len;
 }
 
+int zl_conn_send_messages(zl_conn *c, zl_reliable *r, uint64_t now_us)
+{
+    uint8_t packet[ZL_MAX_PACKET];
+    zl_link_stats ls;
+    zl_bitwriter w;
+    uint32_t resend_us;
+    int n;
+    ZL_ASSERT(c && r);
+    zl_link_get_stats(&c->link, now_us, &ls);
+    resend_us = ls.rtt_us ? ls.rtt_us + ls.rtt_us / 4u : 100000u;
+    if (resend_us < 20000u)
+        resend_us = 20000u;
+    if (!zl_reliable_due(r, now_us, resend_us))
+        return 0;
+    zl_bitwriter_init(&w, packet + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD);
+    n = zl_reliable_write(r, &w, zl_link_next_sequence(&c->link), now_us, resend_us);
+    if (n <= 0)
+        return n;
+    return zl_conn_send(c, ZL_MSG_RELIABLE, packet, zl_bitwriter_finish(&w), now_us);
+}
+
 void zl_conn_disconnect(zl_conn *c, uint8_t reason, uint64_t now_us)
 {
     uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_DISCONNECT_SIZE + ZL_PACKET_TAG_SIZE];

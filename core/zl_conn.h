@@ -8,6 +8,7 @@
 #include "zl_crypto.h"
 #include "zl_handshake.h"
 #include "zl_link.h"
+#include "zl_reliable.h"
 
 ZL_BEGIN_DECLS
 
@@ -104,6 +105,13 @@ int zl_conn_seal_unlinked(void *packet, size_t payload_bytes, uint8_t type);
  * connection exists. */
 int zl_conn_send_unlinked(const zl_sender *out, const zl_addr *to, uint8_t type, uint8_t *packet,
                           int payload_bytes);
+
+/* Sends a RELIABLE packet with r's due messages (zl_reliable_write) when
+ * any is due at now_us: those never sent, and those not acknowledged a
+ * round trip and a quarter after they went (at least 20 ms; 100 ms before
+ * the link knows its round trip). Returns the datagram length, 0 when
+ * nothing was due, or a negative ZL_ERR_*. */
+int zl_conn_send_messages(zl_conn *c, zl_reliable *r, uint64_t now_us);
 
 /* Says goodbye: DISCONNECT with `reason` (ZL_DISCONNECT_*), sent
  * ZL_DISCONNECT_REPEAT times on the link. */

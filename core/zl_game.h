@@ -81,6 +81,32 @@ typedef struct zl_trace {
     int32_t part;   /* hitbox part; -1 for the world */
 } zl_trace;
 
+/* The shared half of a game's trace: the segment start -> end against
+ * `boxes` (count may be 0). With found 0, *out gets the nearest box met;
+ * with found 1 (out->hit holds a hit already, the world's), a box replaces
+ * it only when strictly nearer, so a tie keeps the earlier hit. A box hit
+ * sets out->hit, entity and part. Returns 1 when *out holds a hit, else 0
+ * (out untouched), or ZL_ERR_INVALID when the segment or a box leaves the
+ * range zl_ray_box supports. */
+static inline int zl_trace_boxes(const zl_vec3 *start, const zl_vec3 *end, const zl_hitbox *boxes,
+                                 int count, int found, zl_trace *out)
+{
+    int i;
+    for (i = 0; i < count; i++) {
+        zl_hit h;
+        int rc = zl_ray_box(start, end, &boxes[i].box, &h);
+        if (rc < 0)
+            return rc;
+        if (rc == 1 && (!found || zl_hit_nearer(&h, &out->hit))) {
+            out->hit = h;
+            out->entity = boxes[i].entity;
+            out->part = boxes[i].part;
+            found = 1;
+        }
+    }
+    return found;
+}
+
 /* What a shot hits, as the core decides it for the game. */
 typedef struct zl_shot_tracer {
     void *ctx;
@@ -97,10 +123,22 @@ typedef struct zl_shot_tracer {
  * player_schema->size bytes, indexed by player slot. Every function must
  * be deterministic, integer-only and free of hidden mutable state except
  * what ctx documents, so server and clients compute bit-identical results.
- * All callbacks are required. */
+ * All callbacks are required, except entity_state in a game without
+ * entities.
+ *
+ * Games of other shapes. The core needs only a few facts about space:
+ * where a thing is (the origin fields below, to smooth corrections, spot
+ * teleports and bound rewound players) and what a shot meets (hitboxes and
+ * trace). A 2D game names an origin of two fields (origin_axes 2) and
+ * lives in the plane z = 0: its hitboxes span some z range around 0 and
+ * its shots and traces keep z = 0. A game of players only (a duel, a
+ * racer) sets entity_schema to NULL and max_entities to 0. */
 typedef struct zl_game {
     void *ctx; /* the game's own state (static world, server entities) */
     const zl_schema *player_schema;
+    /* Server entities' layout (projectiles, pickups), or NULL when the game
+     * has players only: then max_entities must be 0, entity_state may be
+     * NULL and the entity_* field indices are not read. */
     const zl_schema *entity_schema;
 
     /* Runs one user command: to = f(from, cmd), a pure function, so it can
@@ -147,17 +185,40 @@ typedef struct zl_game {
     /* Server only: the server entities (projectiles), numbered 0 ..
      * max_entities - 1; snapshots carry entity i as number
      * ZL_MAX_CLIENTS + i. Copies entity i's state into out and returns 1,
-     * or returns 0 when that number is free. */
+     * or returns 0 when that number is free. Never called when
+     * max_entities is 0. */
     int (*entity_state)(void *ctx, int index, void *out);
     int max_entities;
 
-    /* Indices in player_schema and entity_schema of the origin's x field
-     * (y and z follow it) and of a counter the game bumps when it moves
-     * the thing instantly (respawn); -1 when there is none. Smoothing,
-     * interpolation and rewind snap on them instead of sliding. */
+    /* The origin: origin_axes (2 or 3) consecutive FX fields of a schema,
+     * x, y and for 3 z; a 2D game's z is taken as 0. Players and entities
+     * share the count. The fields below are indices in player_schema and
+     * entity_schema of the origin's x (-1: the state has no origin) and of
+     * a counter the game bumps when it moves the thing instantly (respawn;
+     * -1: none). Smoothing, interpolation and rewind snap on them instead
+     * of sliding; without an origin there is no smoothing or teleport
+     * test, and rewind poses every player for every shot. An origin field
+     * that does not name origin_axes FX fields is API misuse (ZL_ASSERT at
+     * zl_server_init, zl_client_init). */
+    int origin_axes;
     int player_origin_field, player_teleport_field;
     int entity_origin_field, entity_teleport_field;
 } zl_game;
+
+/* 1 when `first` (an index in schema's field table) starts an origin of
+ * `axes` fields as zl_game describes it, or is -1 (no origin); else 0. */
+static inline int zl_origin_ok(const zl_schema *schema, int first, int axes)
+{
+    int i;
+    if (first < 0)
+        return first == -1;
+    if ((axes != 2 && axes != 3) || first > (int)schema->count - axes)
+        return 0;
+    for (i = first; i < first + axes; i++)
+        if (schema->fields[i].kind != ZL_FIELD_KIND_FX || schema->fields[i].size != sizeof(zl_fx))
+            return 0;
+    return 1;
+}
 
 ZL_END_DECLS
 

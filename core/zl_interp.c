@@ -32,6 +32,7 @@ void zl_interp_config_init(zl_interp_config *c, const zl_schema *schema)
     c->schema = schema;
     c->plan = NULL;
     c->origin_field = -1;
+    c->origin_axes = 3;
     c->teleport_field = -1;
     c->teleport_distance = ZL_INTERP_TELEPORT_DISTANCE;
 }
@@ -62,13 +63,13 @@ static uint64_t abs_diff(zl_fx a, zl_fx b)
 
 /* Euclidean, so a diagonal jump counts like a straight one. Each axis is
  * checked first: that bounds every squared term by distance^2 < 2^62, so
- * the sum of three fits in uint64. */
+ * the sum of at most three fits in uint64. */
 static int moved_too_far(const zl_interp_config *c, const uint8_t *a, const uint8_t *b)
 {
     const zl_field *f = &c->schema->fields[c->origin_field];
     uint64_t limit = (uint64_t)c->teleport_distance, sum = 0;
     int i;
-    for (i = 0; i < 3; i++) {
+    for (i = 0; i < c->origin_axes; i++) {
         uint64_t d = abs_diff(load_fx(&f[i], a), load_fx(&f[i], b));
         if (d > limit)
             return 1;
@@ -95,11 +96,7 @@ int zl_interp_push(zl_interp_history *h, const zl_interp_config *c, uint32_t tic
     int restarted = 0;
     ZL_ASSERT(h && c && c->schema && state);
     ZL_ASSERT(c->schema->size <= ZL_STATE_MAX);
-    ZL_ASSERT(c->origin_field < 0 ||
-              (c->origin_field + 2 < (int)c->schema->count &&
-               c->schema->fields[c->origin_field].kind == ZL_FIELD_KIND_FX &&
-               c->schema->fields[c->origin_field + 1].kind == ZL_FIELD_KIND_FX &&
-               c->schema->fields[c->origin_field + 2].kind == ZL_FIELD_KIND_FX));
+    ZL_ASSERT(zl_origin_ok(c->schema, c->origin_field, c->origin_axes));
     ZL_ASSERT(c->teleport_field < (int)c->schema->count);
     ZL_ASSERT(h->count == 0 || h->config.schema == c->schema);
     ZL_ASSERT(!c->plan || c->plan->schema == c->schema);

@@ -3,7 +3,7 @@
 #ifndef ZL_INTERP_H
 #define ZL_INTERP_H
 
-#include "zl_usercmd.h"
+#include "zl_game.h"
 
 ZL_BEGIN_DECLS
 
@@ -41,10 +41,12 @@ typedef struct zl_interp_config {
     /* The schema prepared (zl_schema_plan_init), or NULL: draws then walk
      * the field table. Same results either way. Must outlive the history. */
     const zl_schema_plan *plan;
-    /* Index in schema->fields of x of three consecutive FX fields x, y, z
-     * (any memory layout), whose Euclidean displacement between two samples
-     * beyond teleport_distance means a teleport; -1 for none. */
+    /* Index in schema->fields of x of the origin: origin_axes (2 or 3,
+     * default 3) consecutive FX fields x, y[, z] (any memory layout), whose
+     * Euclidean displacement between two samples beyond teleport_distance
+     * means a teleport; -1 for none. */
     int origin_field;
+    int origin_axes;
     /* Index of a field whose value changes only when the server wants no
      * interpolation (a respawn counter); any change is a teleport; -1 for
      * none. */
@@ -54,7 +56,8 @@ typedef struct zl_interp_config {
     zl_fx teleport_distance;
 } zl_interp_config;
 
-/* Sets schema, no plan, no origin or teleport field, the default distance. */
+/* Sets schema, no plan, no origin or teleport field (origin_axes 3), the
+ * default distance. */
 void zl_interp_config_init(zl_interp_config *c, const zl_schema *schema);
 
 /* One received sample. Private: read it through zl_interp_sample. */

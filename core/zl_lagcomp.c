@@ -13,6 +13,7 @@ void zl_lagcomp_settings_default(zl_lagcomp_settings *s)
     s->trust_window_us = 200000u;
     s->teleport_distance = ZL_FX_INT(64);
     s->origin_field = 0;
+    s->origin_axes = 3;
 }
 
 void zl_lagcomp_init(zl_lagcomp *lc, const zl_game *game, uint32_t tick_us,
@@ -31,14 +32,9 @@ void zl_lagcomp_init(zl_lagcomp *lc, const zl_game *game, uint32_t tick_us,
     else
         zl_lagcomp_settings_default(&lc->settings);
     lc->tick_us = tick_us;
-    if (lc->settings.origin_field >= 0) {
-        ZL_ASSERT(lc->settings.origin_field + 2 < (int)schema->count);
-        for (i = 0; i < 3; i++) {
-            const zl_field *f = &schema->fields[lc->settings.origin_field + i];
-            ZL_ASSERT(f->kind == ZL_FIELD_KIND_FX);
-            lc->origin_offset[i] = f->offset;
-        }
-    }
+    ZL_ASSERT(zl_origin_ok(schema, lc->settings.origin_field, lc->settings.origin_axes));
+    for (i = 0; lc->settings.origin_field >= 0 && i < lc->settings.origin_axes; i++)
+        lc->origin_offset[i] = schema->fields[lc->settings.origin_field + i].offset;
 }
 
 /* ---- the history ---- */
@@ -97,10 +93,12 @@ static zl_box union_of(const zl_hitbox *boxes, int n)
     return u;
 }
 
+/* A 2D origin's z is 0, so moves and sweeps along z are nil. */
 static void origin_of(const zl_lagcomp *lc, const zl_lagcomp_state *s, int64_t o[3])
 {
     int i;
-    for (i = 0; i < 3; i++) {
+    o[2] = 0;
+    for (i = 0; i < lc->settings.origin_axes; i++) {
         zl_fx v;
         memcpy(&v, s->bytes + lc->origin_offset[i], sizeof v);
         o[i] = v;

@@ -27,7 +27,8 @@ ZL_STATIC_ASSERT(ZL_MAX_CLIENTS >= 1 && ZL_MAX_CLIENTS <= 32767, zl_lagcomp_clie
 
 /* Server settings (Source: sv_maxunlag, the tick_count trust window, the
  * teleport distance). Fill with zl_lagcomp_settings_default, then set
- * origin_field for the game's player schema. */
+ * origin_field and origin_axes for the game's player schema (zl_server
+ * takes both from its zl_game). */
 typedef struct zl_lagcomp_settings {
     /* Farthest rewind, microseconds (1000000). The history also caps it at
      * ZL_LAGCOMP_TICKS - 1 ticks. */
@@ -39,13 +40,16 @@ typedef struct zl_lagcomp_settings {
      * this between the two samples of a target is not rewound (it is traced
      * in the present). 0 or less disables the test. */
     zl_fx teleport_distance;
-    /* Index in the player schema of x of three consecutive FX fields x, y,
-     * z: the origin (0). -1: the schema has none; then no teleport test,
-     * and a target between two samples poses every player (no broadphase). */
+    /* Index in the player schema of x of the origin: origin_axes (2 or 3)
+     * consecutive FX fields x, y[, z] (0, 3). A 2D origin moves in the
+     * plane z = 0. -1: the schema has none; then no teleport test, and a
+     * target between two samples poses every player (no broadphase). */
     int origin_field;
+    int origin_axes;
 } zl_lagcomp_settings;
 
-/* maxunlag 1 s, trust window 200 ms, teleport 64 units, origin field 0. */
+/* maxunlag 1 s, trust window 200 ms, teleport 64 units, origin field 0
+ * with 3 axes. */
 void zl_lagcomp_settings_default(zl_lagcomp_settings *s);
 
 /* zl_lagcomp_time.flags */
@@ -131,7 +135,7 @@ typedef struct zl_lagcomp {
     uint32_t first;     /* first tick recorded */
     uint32_t latest;    /* newest tick recorded: the present */
     uint8_t any;        /* 1 once a tick is recorded */
-    uint16_t origin_offset[3]; /* byte offsets of x, y, z (origin_field >= 0) */
+    uint16_t origin_offset[3]; /* byte offsets of x, y[, z] (origin_field >= 0) */
     zl_lagcomp_stats stats;
     zl_lagcomp_state scratch;  /* one posed player */
     zl_hitbox boxes[ZL_MAX_CLIENTS * ZL_LAGCOMP_HITBOXES]; /* one trace's boxes */
@@ -142,7 +146,7 @@ typedef struct zl_lagcomp {
  * lc) supplies the player schema (at most ZL_STATE_MAX bytes), hitboxes and
  * trace. tick_us: the server tick in microseconds (> 0). s is copied (NULL:
  * defaults). A NULL pointer, a zero tick or an origin_field that does not
- * name three FX fields is API misuse (ZL_ASSERT). */
+ * name origin_axes FX fields is API misuse (ZL_ASSERT). */
 void zl_lagcomp_init(zl_lagcomp *lc, const zl_game *game, uint32_t tick_us,
                      const zl_lagcomp_settings *s);
 

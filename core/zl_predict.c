@@ -30,16 +30,17 @@ static size_t state_size(const zl_predict *p)
     return p->game->player_schema->size;
 }
 
-/* The origin lives in three consecutive FX fields; reading them through
- * their offsets (memcpy, the struct's own layout) keeps the core unaware of
- * the game's struct. */
+/* The origin lives in two or three consecutive FX fields; reading them
+ * through their offsets (memcpy, the struct's own layout) keeps the core
+ * unaware of the game's struct. A plane's z stays 0, so its offsets do. */
 static zl_vec3 get_origin(const zl_predict *p, const uint8_t *state)
 {
     const zl_field *f = &p->game->player_schema->fields[p->settings.origin_field];
-    zl_vec3 v;
+    zl_vec3 v = zl_vec3_make(0, 0, 0);
     memcpy(&v.x, state + f[0].offset, sizeof v.x);
     memcpy(&v.y, state + f[1].offset, sizeof v.y);
-    memcpy(&v.z, state + f[2].offset, sizeof v.z);
+    if (p->settings.origin_axes == 3)
+        memcpy(&v.z, state + f[2].offset, sizeof v.z);
     return v;
 }
 
@@ -48,7 +49,8 @@ static void set_origin(const zl_predict *p, uint8_t *state, zl_vec3 v)
     const zl_field *f = &p->game->player_schema->fields[p->settings.origin_field];
     memcpy(state + f[0].offset, &v.x, sizeof v.x);
     memcpy(state + f[1].offset, &v.y, sizeof v.y);
-    memcpy(state + f[2].offset, &v.z, sizeof v.z);
+    if (p->settings.origin_axes == 3)
+        memcpy(state + f[2].offset, &v.z, sizeof v.z);
 }
 
 /* A one-field view of the schema lets zl_schema_first_diff compare the
@@ -71,21 +73,9 @@ void zl_predict_settings_default(zl_predict_settings *s)
     s->smooth_us = 100000u;
     s->snap_distance = ZL_FX_INT(64);
     s->origin_field = -1;
+    s->origin_axes = 3;
     s->teleport_field = -1;
     s->plan = NULL;
-}
-
-static int origin_fields_ok(const zl_schema *schema, int first)
-{
-    int i;
-    if (first < 0)
-        return first == -1;
-    if (first > (int)schema->count - 3)
-        return 0;
-    for (i = first; i < first + 3; i++)
-        if (schema->fields[i].kind != ZL_FIELD_KIND_FX || schema->fields[i].size != sizeof(zl_fx))
-            return 0;
-    return 1;
 }
 
 void zl_predict_init(zl_predict *p, const zl_game *game, const zl_predict_settings *s,
@@ -93,7 +83,7 @@ void zl_predict_init(zl_predict *p, const zl_game *game, const zl_predict_settin
 {
     ZL_ASSERT(p && game && s && state && game->player_schema && game->run_command);
     ZL_ASSERT(game->player_schema->size <= ZL_STATE_MAX);
-    ZL_ASSERT(origin_fields_ok(game->player_schema, s->origin_field));
+    ZL_ASSERT(zl_origin_ok(game->player_schema, s->origin_field, s->origin_axes));
     ZL_ASSERT(s->teleport_field >= -1 && s->teleport_field < (int)game->player_schema->count);
     ZL_ASSERT(s->snap_distance >= 0);
     ZL_ASSERT(!s->plan || s->plan->schema == game->player_schema);

@@ -23,7 +23,7 @@ ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_PREDICT_COMMANDS) && ZL_PREDICT_COMMANDS >= 2,
                  zl_predict_commands_pow2);
 
 /* How corrections are shown. Fill with zl_predict_settings_default, then set
- * the two field indices for the game's player schema. */
+ * the field indices (and origin_axes) for the game's player schema. */
 typedef struct zl_predict_settings {
     /* Microseconds over which a correction's offset fades linearly to zero
      * (Source's cl_smoothtime). 0: no smoothing, corrections show at once. */
@@ -31,9 +31,11 @@ typedef struct zl_predict_settings {
     /* A correction longer than this (Q16.16 units) snaps instead of sliding
      * (a teleport, a respawn). Must be >= 0. */
     zl_fx snap_distance;
-    /* Index in the player schema of the x of three consecutive FX fields
-     * x, y, z: the position drawn with the offset. -1: no smoothing. */
+    /* Index in the player schema of x of the origin: origin_axes (2 or 3)
+     * consecutive FX fields x, y[, z], the position drawn with the offset
+     * (a 2D offset's z is 0). -1: no smoothing. */
     int origin_field;
+    int origin_axes;
     /* Index of a field whose change between the old and the corrected
      * prediction means "snap" (a respawn counter). -1: none. */
     int teleport_field;
@@ -44,7 +46,7 @@ typedef struct zl_predict_settings {
 } zl_predict_settings;
 
 /* smooth_us 100000 (100 ms), snap_distance 64 units, origin_field and
- * teleport_field -1, no plan. */
+ * teleport_field -1, origin_axes 3, no plan. */
 void zl_predict_settings_default(zl_predict_settings *s);
 
 /* What prediction did since init; every count only grows. */

@@ -31,6 +31,7 @@ enum {
     ZL_MSG_SETTINGS = 9,   /* client -> server, connected: new settings */
     ZL_MSG_TOKEN_REQUEST = 10,  /* REQUEST with a connect token (zl_token.h) */
     ZL_MSG_TOKEN_RESPONSE = 11, /* RESPONSE with the same token again */
+    ZL_MSG_RELIABLE = 12,  /* either way, connected: messages (zl_reliable) */
     ZL_MSG_TYPE_COUNT
 };
 ZL_STATIC_ASSERT(ZL_MSG_TYPE_COUNT <= ZL_PACKET_TYPE_COUNT, zl_msg_types_fit);

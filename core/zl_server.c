@@ -16,6 +16,8 @@ void zl_server_config_default(zl_server_config *c)
     c->max_per_address = 8;
     c->packet_rate = (uint16_t)(2u * c->tick_rate);
     c->packet_burst = (uint16_t)(c->tick_rate / 2u);
+    c->message_rate = 16;
+    c->message_burst = 16;
     c->lag_compensation = 1;
     zl_server_limits_default(&c->limits);
     c->limits.updaterate_max = c->tick_rate;
@@ -93,7 +95,8 @@ int zl_server_init_(zl_server *s, const zl_server_config *c, const zl_game *game
     ZL_ASSERT(c->max_clients >= 1 && c->max_clients <= ZL_MAX_CLIENTS);
     ZL_ASSERT(c->packet_rate >= 1 && c->packet_burst >= 1 && c->max_per_address >= 1);
     ZL_ASSERT(game->player_schema->size <= ZL_STATE_MAX &&
-              game->entity_schema->size <= ZL_STATE_MAX);
+              (game->entity_schema ? game->entity_schema->size <= ZL_STATE_MAX
+                                   : game->max_entities == 0));
     ZL_ASSERT(ZL_MAX_CLIENTS + game->max_entities <= ZL_MAX_ENTITIES);
     memset(s, 0, sizeof *s);
     s->config = *c;
@@ -115,6 +118,7 @@ int zl_server_init_(zl_server *s, const zl_server_config *c, const zl_game *game
     {
         zl_lagcomp_settings ls = c->lagcomp;
         ls.origin_field = game->player_origin_field;
+        ls.origin_axes = game->origin_axes;
         zl_lagcomp_init(&s->lagcomp, game, s->tick_us, &ls);
     }
     zl_snapshot_world_init(&s->world);
@@ -311,6 +315,8 @@ static void connect_client(zl_server *s, int slot, const zl_addr *from, const ha
     c->rate_us = now_us;
     zl_ratelimit_bucket_init(&c->packets, s->config.packet_burst, now_us);
     zl_ratelimit_bucket_init(&c->move_tries, 4, now_us);
+    zl_ratelimit_bucket_init(&c->message_packets, s->config.message_burst, now_us);
+    zl_reliable_init(&c->reliable);
     /* The client's first command is sequence 1 (zl_client.h). */
     zl_cmdbuf_init(&c->commands, &s->config.cmdbuf, 1);
     zl_snapshot_client_reset(&c->snapshot);
@@ -426,6 +432,7 @@ static void on_linked(zl_server *s, int slot, const zl_conn_datagram *d, size_t 
         c->forged_acks++;
     for (i = 0; i < acks.count; i++)
         zl_snapshot_acked(&c->snapshot, acks.sequence[i]);
+    zl_reliable_acked(&c->reliable, &acks);
     if (!zl_ratelimit_bucket_take(&c->packets, s->config.packet_rate, s->config.packet_burst,
                                   now_us)) {
         c->flooded++;
@@ -437,6 +444,18 @@ static void on_linked(zl_server *s, int slot, const zl_conn_datagram *d, size_t 
         break;
     case ZL_MSG_KEEPALIVE:
         break;
+    case ZL_MSG_RELIABLE: {
+        zl_bitreader r;
+        if (!zl_ratelimit_bucket_take(&c->message_packets, s->config.message_rate,
+                                      s->config.message_burst, now_us)) {
+            c->messages_flooded++;
+            break;
+        }
+        zl_bitreader_init(&r, payload, payload_len);
+        if (zl_reliable_read(&c->reliable, &r) != ZL_OK)
+            c->bad_messages++;
+        break;
+    }
     case ZL_MSG_SETTINGS: {
         zl_msg_settings m;
         if (zl_msg_read(ZL_MSG_SETTINGS, payload, payload_len, &m) != ZL_OK ||
@@ -765,6 +784,17 @@ static void send_snapshots(zl_server *s, uint64_t now_us)
     }
 }
 
+/* A RELIABLE packet to every client with messages due. */
+static void send_messages(zl_server *s, uint64_t now_us)
+{
+    int i;
+    for (i = 0; i < s->config.max_clients; i++) {
+        zl_server_slot *c = &s->slot[i];
+        if (c->connected)
+            zl_conn_send_messages(&c->conn, &c->reliable, now_us);
+    }
+}
+
 static void run_tick(zl_server *s, uint64_t now_us)
 {
     int i;
@@ -780,6 +810,7 @@ static void run_tick(zl_server *s, uint64_t now_us)
     zl_lagcomp_record(&s->lagcomp, s->tick, s->players, s->present, s->config.max_clients);
     record_world(s);
     send_snapshots(s, now_us);
+    send_messages(s, now_us);
 }
 
 int zl_server_update(zl_server *s, uint64_t now_us)
@@ -836,6 +867,31 @@ int zl_server_connected(const zl_server *s, int slot)
     return slot >= 0 && slot < ZL_MAX_CLIENTS && s->slot[slot].connected;
 }
 
+int zl_server_send_message(zl_server *s, int slot, const void *data, size_t len)
+{
+    ZL_ASSERT(s);
+    if (!zl_server_connected(s, slot))
+        return ZL_ERR_INVALID;
+    return zl_reliable_send(&s->slot[slot].reliable, data, len);
+}
+
+int zl_server_broadcast_message(zl_server *s, const void *data, size_t len)
+{
+    int i, n = 0;
+    ZL_ASSERT(s);
+    for (i = 0; i < s->config.max_clients; i++)
+        n += s->slot[i].connected && zl_reliable_send(&s->slot[i].reliable, data, len) == ZL_OK;
+    return n;
+}
+
+int zl_server_receive_message(zl_server *s, int slot, void *buf, size_t cap)
+{
+    ZL_ASSERT(s);
+    if (!zl_server_connected(s, slot))
+        return ZL_ERR_INVALID;
+    return zl_reliable_receive(&s->slot[slot].reliable, buf, cap);
+}
+
 uint64_t zl_server_client_id(const zl_server *s, int slot)
 {
     return zl_server_connected(s, slot) ? s->slot[slot].client_id : 0u;
@@ -876,6 +932,8 @@ int zl_server_get_client_stats(zl_server *s, int slot, uint64_t now_us,
     out->flooded = c->flooded;
     out->forged_acks = c->forged_acks;
     out->moves = c->moves;
+    out->messages = c->reliable.stats;
+    out->messages_flooded = c->messages_flooded;
     out->rewinds = c->rewinds;
     out->rewinds_untrusted = c->rewinds_untrusted;
     out->rewinds_clamped = c->rewinds_clamped;

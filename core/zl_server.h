@@ -8,6 +8,7 @@
 #include "zl_lagcomp.h"
 #include "zl_platform.h"
 #include "zl_ratelimit.h"
+#include "zl_reliable.h"
 #include "zl_snapshot.h"
 #include "zl_version.h"
 
@@ -39,11 +40,15 @@ typedef struct zl_server_config {
      * the defaults, twice the tick rate and half a second of it, leave room
      * for network duplicates and bunching. Both >= 1. */
     uint16_t packet_rate, packet_burst;
+    /* RELIABLE packets per second, and in one burst, a client may send
+     * (each holds up to 32 messages); more are dropped unread and counted,
+     * and its channel resends them later. Both >= 1 (16, 16). */
+    uint16_t message_rate, message_burst;
     uint8_t lag_compensation;/* 1: shots are traced as the shooter saw the
                                 world (rewind); 0: against the present */
     zl_server_limits limits; /* clamps on every client's settings */
     zl_ratelimit_config ratelimit; /* challenges per address and in all */
-    zl_lagcomp_settings lagcomp; /* origin_field comes from the game */
+    zl_lagcomp_settings lagcomp; /* the origin comes from the game */
     zl_cmdbuf_settings cmdbuf; /* every client's input jitter buffer */
     /* Who may connect and how packets are protected: ZL_SECURITY_TOKENS
      * (the default) admits only holders of a connect token minted with
@@ -138,6 +143,9 @@ typedef struct zl_server_client_stats {
     uint32_t flooded;          /* datagrams over packet_rate: dropped unread */
     uint32_t forged_acks;      /* datagrams acknowledging a sequence we never
                                   sent (those acks are ignored) */
+    zl_reliable_stats messages; /* its reliable channel both ways */
+    uint32_t messages_flooded; /* RELIABLE packets over message_rate: dropped
+                                  unread (the client resends them) */
     uint32_t moves;            /* times its address changed (NAT rebinding):
                                   a sealed packet from a new address that
                                   authenticated under its key and was newer
@@ -170,7 +178,9 @@ typedef struct zl_server_slot {
     zl_ratelimit_bucket packets; /* the connection's datagram allowance */
     uint32_t executed;
     uint32_t snapshots, choked, last_snapshot_bytes, hits, bad_messages;
-    uint32_t flooded, forged_acks, moves;
+    uint32_t flooded, forged_acks, moves, messages_flooded;
+    zl_reliable reliable;    /* messages both ways */
+    zl_ratelimit_bucket message_packets; /* its RELIABLE packet allowance */
     zl_ratelimit_bucket move_tries; /* sealed packets from other addresses it
                                        may try to authenticate */
     uint32_t rewinds, rewinds_untrusted, rewinds_clamped, rewinds_refused;
@@ -257,6 +267,18 @@ const zl_server_shot *zl_server_shots(const zl_server *s, uint32_t *count, uint3
  * backend put in it), or 0 and NULL for a free slot or a plain server. */
 uint64_t zl_server_client_id(const zl_server *s, int slot);
 const uint8_t *zl_server_user_data(const zl_server *s, int slot);
+
+/* Reliable, ordered messages (zl_reliable.h). Sends queue len bytes
+ * (copied) for one client: ZL_OK, ZL_ERR_INVALID (a free slot, len 0 or
+ * above ZL_RELIABLE_MESSAGE_MAX), ZL_ERR_FULL (ZL_RELIABLE_MESSAGES wait for
+ * its acks: try later). Broadcast queues for every connected client and
+ * returns how many took it. Receive hands over slot's next message from
+ * its client in order: its length, ZL_ERR_AGAIN when none is waiting,
+ * ZL_ERR_OVERFLOW when cap is too small (it stays), ZL_ERR_INVALID for a
+ * free slot. Messages go out with the tick, resent until acknowledged. */
+int zl_server_send_message(zl_server *s, int slot, const void *data, size_t len);
+int zl_server_broadcast_message(zl_server *s, const void *data, size_t len);
+int zl_server_receive_message(zl_server *s, int slot, void *buf, size_t cap);
 
 /* The live state of a connected slot's player, or NULL for a free slot. */
 const void *zl_server_player(const zl_server *s, int slot);

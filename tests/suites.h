@@ -28,8 +28,10 @@
     X(cmdstream)         \
     X(clock)             \
     X(match)             \
+    X(plane)             \
     X(latency)           \
     X(token)             \
+    X(reliable)          \
     X(soak)              \
     X(cheats)            \
     X(admission)         \

@@ -40,8 +40,9 @@ static int connected_count(int from, int to)
     return n;
 }
 
-/* The defaults with `clients` slots, plain: the simulation's clients
- * connect without tokens. */
+/* The defaults with `clients` slots, plain (who gets a slot does not
+ * depend on sealing; the tests that configure nothing play with tokens
+ * and sealed packets, the simulation's default). */
 static void plain_config(zl_server_config *sc, int clients)
 {
     zl_server_config_default(sc);

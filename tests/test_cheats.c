@@ -78,17 +78,31 @@ static int spam_bot(zl_sim *sim, int i, zl_usercmd *cmd)
 enum { REWRITE_OLD, REWRITE_FUTURE, REWRITE_PITCH, FORGE_ACKS, BAD_MSEC, BAD_MOVE };
 static int rewrite_mode;
 
-/* The cheater's packet opened with its own connection id: the payload
- * offset and header, or -1 (not one of its connected packets). */
-static int open_own(zl_sim *sim, int i, const uint8_t *data, size_t len, zl_packet_header *h)
+/* The cheater holds its own token's keys, so it opens and reseals its own
+ * sealed packets. A packet the cheater is about to send, opened: its header,
+ * its full sequence, the payload in clear in plain (ZL_MAX_PACKET bytes);
+ * returns the payload's length, or -1 (not one of its connected packets). */
+static int open_own(zl_sim *sim, int i, const uint8_t *data, size_t len, zl_packet_header *h,
+                    uint64_t *sequence, uint8_t *plain)
 {
-    return zl_packet_open(data, len, zl_connection_id(sim->c[i].client.conn.nonce), h, NULL);
+    const zl_conn *c = &sim->c[i].client.conn;
+    if (len > ZL_MAX_PACKET)
+        return -1;
+    memcpy(plain, data, len);
+    if (zl_packet_open_aead(plain, len, c->link_id, c->send_sequence, c->send_key, &c->aead, h,
+                            sequence, NULL) < 0)
+        return -1;
+    return (int)(len - ZL_PACKET_HEADER_SIZE - ZL_PACKET_TAG_SIZE);
 }
 
+/* Seals payload bytes at packet + ZL_PACKET_HEADER_SIZE as the cheater's
+ * packet of full sequence `sequence` and sends it to the server. */
 static void seal_and_deliver(zl_sim *sim, int i, uint8_t *packet, int payload,
-                             const zl_packet_header *h)
+                             const zl_packet_header *h, uint64_t sequence)
 {
-    int len = zl_packet_seal(packet, (size_t)payload, h, zl_connection_id(sim->c[i].client.conn.nonce));
+    const zl_conn *c = &sim->c[i].client.conn;
+    int len = zl_packet_seal_aead(packet, (size_t)payload, h, c->link_id, sequence, c->send_key,
+                                  &c->aead);
     ZL_CHECK(len > 0);
     if (len > 0)
         zl_sim_deliver(sim, i, packet, (size_t)len);
@@ -113,18 +127,19 @@ static void rewrite_command(zl_usercmd *c)
  * seals it again with the same header. */
 static void rewrite_commands(zl_sim *sim, int i, uint8_t *data, size_t len)
 {
-    uint8_t out[ZL_MAX_PACKET];
+    uint8_t out[ZL_MAX_PACKET], plain[ZL_MAX_PACKET];
     zl_usercmd cmds[ZL_CMDSTREAM_MAX_PER_PACKET];
     zl_packet_header h;
     zl_bitreader r;
     zl_bitwriter w;
     zl_commands_header head;
-    int at = open_own(sim, i, data, len, &h), n, k;
-    if (at < 0 || h.type != ZL_MSG_COMMANDS) {
+    uint64_t sequence;
+    int payload = open_own(sim, i, data, len, &h, &sequence, plain), n, k;
+    if (payload < 0 || h.type != ZL_MSG_COMMANDS) {
         zl_sim_deliver(sim, i, data, len);
         return;
     }
-    zl_bitreader_init(&r, data + at, len - (size_t)at);
+    zl_bitreader_init(&r, plain + ZL_PACKET_HEADER_SIZE, (size_t)payload);
     ZL_CHECK_EQ(zl_commands_header_read(&r, &head), ZL_OK);
     n = zl_cmdstream_read(&r, zl_predict_newest(&sim->c[i].client.predict), cmds,
                           ZL_CMDSTREAM_MAX_PER_PACKET);
@@ -134,7 +149,7 @@ static void rewrite_commands(zl_sim *sim, int i, uint8_t *data, size_t len)
     zl_bitwriter_init(&w, out + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD);
     zl_commands_header_write(&w, &head);
     ZL_CHECK(zl_cmdstream_write(&w, cmds, n < 0 ? 0 : n) >= 0);
-    seal_and_deliver(sim, i, out, zl_bitwriter_finish(&w), &h);
+    seal_and_deliver(sim, i, out, zl_bitwriter_finish(&w), &h, sequence);
 }
 
 /* A run of one command whose `field` holds the raw wire code `code`, every
@@ -164,15 +179,16 @@ static int hostile_run(uint8_t *payload, uint32_t sequence, const char *field, u
 
 static void cheat_outbound(zl_sim *sim, int i, uint8_t *data, size_t len)
 {
-    uint8_t out[ZL_MAX_PACKET];
+    uint8_t out[ZL_MAX_PACKET], plain[ZL_MAX_PACKET];
     zl_packet_header h;
-    int at;
+    uint64_t sequence;
+    int payload;
     if (rewrite_mode <= REWRITE_PITCH) {
         rewrite_commands(sim, i, data, len);
         return;
     }
-    at = open_own(sim, i, data, len, &h);
-    if (at < 0) {
+    payload = open_own(sim, i, data, len, &h, &sequence, plain);
+    if (payload < 0) {
         zl_sim_deliver(sim, i, data, len);
         return;
     }
@@ -180,14 +196,14 @@ static void cheat_outbound(zl_sim *sim, int i, uint8_t *data, size_t len)
         /* Claims every one of 32 snapshots far ahead of any sent. */
         h.ack = (uint16_t)(h.ack + 5000u);
         h.ack_bits = 0xFFFFFFFFu;
-        memcpy(out + ZL_PACKET_HEADER_SIZE, data + at, len - (size_t)at);
-        seal_and_deliver(sim, i, out, (int)(len - (size_t)at), &h);
+        memcpy(out + ZL_PACKET_HEADER_SIZE, plain + ZL_PACKET_HEADER_SIZE, (size_t)payload);
+        seal_and_deliver(sim, i, out, payload, &h, sequence);
     } else if (h.type == ZL_MSG_COMMANDS) {
         /* msec 256 (code 255 of 1..250) or forward +128 (of -127..127). */
         uint32_t seq = zl_predict_newest(&sim->c[i].client.predict);
         int n = rewrite_mode == BAD_MSEC ? hostile_run(out + ZL_PACKET_HEADER_SIZE, seq, "msec", 255)
                                          : hostile_run(out + ZL_PACKET_HEADER_SIZE, seq, "forward", 255);
-        seal_and_deliver(sim, i, out, n, &h);
+        seal_and_deliver(sim, i, out, n, &h, sequence);
     } else {
         zl_sim_deliver(sim, i, data, len);
     }
@@ -510,23 +526,24 @@ static void test_spoofed_connect_flood(void)
     ZL_CHECK_EQ(zl_server_client_count(&S->server), 0);
 }
 
-/* The flooder's newest genuine packet, sent again and again as fresh
- * datagrams (new sequence numbers), so the server must open each one. */
+/* The flooder's newest genuine packet in clear, sent again and again as
+ * fresh datagrams (new sequence numbers, sealed each time), so the server
+ * must open each one. */
 static uint8_t flood_packet[ZL_MAX_PACKET];
-static size_t flood_len;
+static int flood_len; /* payload bytes, -1: none yet */
 static zl_packet_header flood_header;
+static uint64_t flood_sequence;
 
 static void remember_outbound(zl_sim *sim, int i, uint8_t *data, size_t len)
 {
     zl_packet_header h;
-    int at = open_own(sim, i, data, len, &h);
-    if (at >= 0 && h.type == ZL_MSG_COMMANDS) {
-        uint16_t seq = flood_header.sequence;
-        memcpy(flood_packet, data, len);
-        flood_len = len;
+    uint64_t sequence;
+    int payload = open_own(sim, i, data, len, &h, &sequence, flood_packet);
+    if (payload >= 0 && h.type == ZL_MSG_COMMANDS) {
+        flood_len = payload;
         flood_header = h;
-        if (zl_seq_newer(seq, h.sequence))
-            flood_header.sequence = seq;
+        if (sequence > flood_sequence)
+            flood_sequence = sequence;
     }
     zl_sim_deliver(sim, i, data, len);
 }
@@ -555,17 +572,21 @@ static void run_flood(int flood, flood_run *out)
     for (i = 0; i < FLOOD_CLIENTS; i++)
         zl_sim_join(S, i, honest_bot);
     S->c[CHEATER].outbound = remember_outbound;
-    flood_len = 0;
+    flood_len = -1;
+    flood_sequence = 0;
     memset(&flood_header, 0, sizeof flood_header);
     zl_sim_run(S, 1000000u);
     honest_bad_at_start = S->c[HONEST].client.bad_messages;
     zl_sim_time_server(S);
     end = zl_test_time_us + RUN_US;
     while (zl_test_time_us < end) {
-        for (k = 0; k < FLOOD_PER_STEP && flood && flood_len > 0; k++) {
-            flood_header.sequence++;
-            seal_and_deliver(S, CHEATER, flood_packet,
-                             (int)(flood_len - ZL_PACKET_HEADER_SIZE), &flood_header);
+        for (k = 0; k < FLOOD_PER_STEP && flood && flood_len >= 0; k++) {
+            uint8_t copy[ZL_MAX_PACKET];
+            flood_sequence++;
+            flood_header.sequence = (uint16_t)flood_sequence;
+            memcpy(copy + ZL_PACKET_HEADER_SIZE, flood_packet + ZL_PACKET_HEADER_SIZE,
+                   (size_t)flood_len);
+            seal_and_deliver(S, CHEATER, copy, flood_len, &flood_header, flood_sequence);
         }
         zl_sim_step(S);
     }

@@ -8,7 +8,7 @@
 zl_match zl_match_world;
 #define m zl_match_world
 
-/* The server's run_command: the FPS's, counting commands run again. The
+/* The server's run_command: the game's, counting commands run again. The
  * server names the slot in the event sink's source before each command. */
 static void counted_run_command(void *ctx, const void *from, const zl_usercmd *cmd, void *to,
                                 int first_prediction, zl_events *events)
@@ -22,7 +22,7 @@ static void counted_run_command(void *ctx, const void *from, const zl_usercmd *c
         else
             *last = cmd->sequence;
     }
-    fps_run_command((const fps_player *)from, cmd, (fps_player *)to, first_prediction, events);
+    m.client_rules.run_command(m.client_rules.ctx, from, cmd, to, first_prediction, events);
 }
 
 static void keep_verdicts(void)
@@ -31,7 +31,8 @@ static void keep_verdicts(void)
     uint32_t k, kept;
     const zl_server_shot *shot = zl_server_shots(&m.server, &kept, NULL);
     for (k = 0; k < ev->count; k++)
-        m.server_hits += (uint32_t)(ev->items[k].type == FPS_EV_HIT && ev->items[k].target >= 0);
+        m.server_hits +=
+            (uint32_t)(ev->items[k].type == m.bots->hit_event && ev->items[k].target >= 0);
     for (k = 0; k < kept; k++) {
         const zl_lagcomp_hit *h = &shot[k].hit;
         /* The present box is empty when the target has died since. */
@@ -72,6 +73,12 @@ static void pump_server(void)
         keep_verdicts();
 }
 
+/* Client i's FPS player, NULL before it has one or in another game. */
+static const fps_player *fps_me(int i)
+{
+    return m.bots->rules ? NULL : (const fps_player *)zl_client_predicted(&m.client[i]);
+}
+
 /* Takes what arrived for client i, counting mispredictions that neither
  * death nor damage explain (those only the server decides). */
 static void pump_client(int i)
@@ -81,11 +88,11 @@ static void pump_client(int i)
     int n;
     zl_conditioner_pump(&m.cond[i]);
     while ((n = m.client_hal[i].receive(m.client_hal[i].ctx, &from, buf, sizeof buf)) >= 0) {
-        const fps_player *me = (const fps_player *)zl_client_predicted(&m.client[i]);
+        const fps_player *me = fps_me(i);
         uint8_t health = me ? me->health : 0, dead = me ? (me->flags & FPS_PF_DEAD) : 0;
         uint32_t before = me ? zl_predict_get_stats(&m.client[i].predict)->mispredicted : 0;
         zl_client_receive(&m.client[i], &from, buf, (size_t)n, zl_test_time_us);
-        me = (const fps_player *)zl_client_predicted(&m.client[i]);
+        me = fps_me(i);
         if (me && before != zl_predict_get_stats(&m.client[i].predict)->mispredicted && !dead &&
             !(me->flags & FPS_PF_DEAD) && me->health == health)
             m.mispredicted_moving++;
@@ -150,15 +157,13 @@ static void bot_command(int i, zl_usercmd *c)
 }
 
 /* The player slot the shot meets among the others as client i draws them
- * (-1: none); *extrapolated says whether any was drawn past its newest
- * sample. */
-static int32_t client_sight(int i, const zl_event *shot, uint8_t *extrapolated)
+ * (-1: none). */
+static int32_t client_sight(int i, const zl_event *shot)
 {
     zl_hitbox boxes[2 * ZL_MATCH_BOTS];
     zl_trace tr;
     zl_vec3 end;
     int j, n = 0;
-    *extrapolated = m.client[i].pick.mode == ZL_PICK_EXTRAPOLATED;
     for (j = 0; j < ZL_MATCH_BOTS; j++) {
         int slot = zl_client_slot(&m.client[j]);
         const fps_player *p = (const fps_player *)zl_client_entity(&m.client[i], slot);
@@ -169,6 +174,8 @@ static int32_t client_sight(int i, const zl_event *shot, uint8_t *extrapolated)
     return fps_trace(&shot->origin, &end, boxes, n, &tr) > 0 ? tr.entity : -1;
 }
 
+static const zl_match_game fps_bots = {NULL, bot_command, client_sight, FPS_EV_FIRE, FPS_EV_HIT};
+
 static void client_frame(int i)
 {
     zl_event store[FPS_MAX_EVENTS_PER_COMMAND];
@@ -176,18 +183,20 @@ static void client_frame(int i)
     zl_usercmd c;
     uint32_t k;
     zl_client_frame(&m.client[i], zl_test_time_us);
-    bot_command(i, &c);
+    m.bots->command(i, &c);
     zl_events_init(&events, store, FPS_MAX_EVENTS_PER_COMMAND);
     if (zl_client_command(&m.client[i], &c, &events) != ZL_OK)
         return;
     for (k = 0; k < events.count; k++) {
         zl_match_shot s;
-        if (events.items[k].type != FPS_EV_FIRE)
+        if (events.items[k].type != m.bots->fire_event)
             continue;
         m.fire_events++;
         s.shooter = zl_client_slot(&m.client[i]);
         s.sequence = zl_predict_newest(&m.client[i].predict);
-        s.target = client_sight(i, &events.items[k], &s.extrapolated);
+        s.target = m.bots->sight(i, &events.items[k]);
+        /* Whether any player was drawn past its newest sample. */
+        s.extrapolated = m.client[i].pick.mode == ZL_PICK_EXTRAPOLATED;
         m.client_hits += (uint32_t)(s.target >= 0);
         if (m.shots < ZL_MATCH_SHOTS)
             m.shot[m.shots++] = s;
@@ -250,8 +259,13 @@ void zl_match_start(const zl_match_setup *setup)
     zl_loopnet_init(&m.net, &m.clock);
     zl_addr_parse(&m.server_addr, "10.0.0.1:27015");
     ZL_CHECK_EQ(zl_loopnet_open(&m.net, &m.server_ep, &m.server_addr, &m.server_hal), ZL_OK);
-    fps_game_init(&m.game);
-    m.client_rules = fps_game_interface(&m.game);
+    m.bots = setup->game ? setup->game : &fps_bots;
+    if (m.bots->rules) {
+        m.client_rules = *m.bots->rules;
+    } else {
+        fps_game_init(&m.game);
+        m.client_rules = fps_game_interface(&m.game);
+    }
     m.rules = m.client_rules;
     m.rules.run_command = counted_run_command;
     zl_server_config_default(&sc);

@@ -32,6 +32,21 @@ typedef struct zl_match_shot {
     uint8_t extrapolated; /* some player was drawn past its newest sample */
 } zl_match_shot;
 
+/* What the bots play: the FPS (the default) or another game. */
+typedef struct zl_match_game {
+    const zl_game *rules; /* server and clients alike; NULL: the FPS's */
+    /* Bot i's input for frame zl_match_world.frame; msec is
+     * ZL_MATCH_FRAME_US. Depends only on the bot, the frame and what its
+     * client draws. */
+    void (*command)(int bot, zl_usercmd *c);
+    /* The player slot a shot event that bot i's client predicted meets
+     * among the others as that client draws them, or -1. */
+    int32_t (*sight)(int bot, const zl_event *shot);
+    uint16_t fire_event; /* event type of a hitscan shot (at most
+                            FPS_MAX_EVENTS_PER_COMMAND events a command) */
+    uint16_t hit_event;  /* event type the server sends for a hit */
+} zl_match_game;
+
 /* A shot as the server traced it (zl_server_shots). */
 typedef struct zl_match_verdict {
     int32_t shooter, target;
@@ -47,8 +62,9 @@ typedef struct zl_match {
     zl_platform server_hal, client_raw[ZL_MATCH_BOTS], client_hal[ZL_MATCH_BOTS];
     zl_conditioner cond[ZL_MATCH_BOTS];
     fps_game game;
-    zl_game rules;        /* the server's: the FPS's, counting commands run */
-    zl_game client_rules; /* the clients': plain FPS */
+    const zl_match_game *bots; /* what the bots play */
+    zl_game rules;        /* the server's: the game's, counting commands run */
+    zl_game client_rules; /* the clients': the game's as it is */
     zl_server server;
     zl_client client[ZL_MATCH_BOTS];
     zl_addr server_addr;
@@ -63,7 +79,8 @@ typedef struct zl_match {
     uint32_t traces;      /* shots the server traced and kept (zl_server_shots) */
     uint32_t traced_hits; /* of those, traces that met a player */
     uint32_t bad_records; /* kept traces whose boxes or shooter make no sense */
-    /* Prediction: mispredictions while neither dead nor hurt (movement). */
+    /* Prediction: mispredictions while neither dead nor hurt (movement;
+     * the FPS only). */
     uint32_t mispredicted_moving;
     /* Commands the server ran, and those it ran again (never expected). */
     uint32_t executed, repeats;
@@ -88,6 +105,8 @@ typedef struct zl_match_setup {
                              every packet encrypted (the default) */
     int replays;          /* an attacker on the path delivers every datagram
                              of bot 0 this many times more, from its address */
+    const zl_match_game *game; /* NULL: the FPS; else kept, must outlive
+                                  the match */
 } zl_match_setup;
 
 /* Starts a match at the test clock's 1 s mark: a server and ZL_MATCH_BOTS

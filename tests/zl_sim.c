@@ -23,6 +23,14 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
+/* n bytes drawn from a seed: keys and nonces for the simulation's tokens. */
+static void fill_bytes(uint8_t *out, size_t n, uint64_t seed)
+{
+    size_t k;
+    for (k = 0; k < n; k++)
+        out[k] = (uint8_t)mix(seed + k);
+}
+
 /* Client i's socket in its nth session: 10.1.hi.lo, port 40000 + n; with
  * a shared address, 10.2.0.1 port 40000 + 256 i + n (n below 256). */
 static zl_addr client_address(const zl_sim *sim, int i, uint16_t session)
@@ -184,6 +192,7 @@ void zl_sim_init(zl_sim *sim, int clients, const zl_server_config *sc,
     ledger_sim = sim;
     sim->clients = clients;
     sim->seed = seed;
+    sim->start_us = zl_test_time_us;
     zl_test_fake_platform(&sim->clock);
     fps_game_init(&sim->game);
     sim->client_rules = fps_game_interface(&sim->game);
@@ -201,8 +210,12 @@ void zl_sim_init(zl_sim *sim, int clients, const zl_server_config *sc,
         cfg = *sc;
     } else {
         zl_server_config_default(&cfg);
-        cfg.security = ZL_SECURITY_PLAIN; /* hostile clients here rewrite plain packets */
         cfg.max_clients = (uint16_t)clients;
+        /* Connect tokens and sealed packets, as a real match plays. */
+        fill_bytes(cfg.private_key, sizeof cfg.private_key, seed);
+        cfg.public_address_count = 1;
+        cfg.public_addresses[0] = sim->server_addr;
+        cfg.unix_time_s = ZL_SIM_UNIX_S;
     }
     for (k = 0; k < sizeof secret; k++)
         secret[k] = (uint8_t)mix(seed + k);
@@ -278,7 +291,26 @@ void zl_sim_join(zl_sim *sim, int i, zl_sim_bot bot)
     zl_conditioner_configure(&c->cond, ZL_CONDITIONER_RECEIVE, &sim->impair);
     zl_client_config_default(&cc);
     ZL_CHECK_EQ(zl_client_init(&c->client, &cc, &sim->client_rules, &c->hal, mix(key) | 1u), ZL_OK);
-    zl_client_connect(&c->client, &sim->server_addr, zl_test_time_us);
+    if (sim->server.config.security == ZL_SECURITY_PLAIN) {
+        zl_client_connect(&c->client, &sim->server_addr, zl_test_time_us);
+    } else {
+        /* The backend's token for this session: fresh keys and nonce. */
+        zl_token_grant g;
+        zl_connect_token token;
+        uint8_t nonce[ZL_TOKEN_NONCE_SIZE];
+        uint64_t now_s = ZL_SIM_UNIX_S + (zl_test_time_us - sim->start_us) / 1000000u;
+        memset(&g, 0, sizeof g);
+        g.client_id = (uint64_t)i << 16 | c->sessions;
+        g.timeout_s = 5;
+        g.address_count = 1;
+        g.addresses[0] = sim->server_addr;
+        fill_bytes(g.client_key, sizeof g.client_key, key ^ 1u);
+        fill_bytes(g.server_key, sizeof g.server_key, key ^ 2u);
+        fill_bytes(nonce, sizeof nonce, key ^ 3u);
+        ZL_CHECK_EQ(zl_token_mint(&token, &g, now_s, now_s + 60u, nonce, sim->server.config.private_key),
+                    ZL_OK);
+        ZL_CHECK_EQ(zl_client_connect_token(&c->client, &token, zl_test_time_us), ZL_OK);
+    }
 }
 
 void zl_sim_leave(zl_sim *sim, int i)

@@ -33,6 +33,9 @@
 
 typedef struct zl_sim zl_sim;
 
+/* The Unix time the simulation's server starts at (tokens expire by it). */
+#define ZL_SIM_UNIX_S 1800000000u
+
 /* Fills the command client i samples this frame (msec, angles, buttons,
  * moves; the rest is the client's); returns 0 to sample none. */
 typedef int (*zl_sim_bot)(zl_sim *sim, int i, zl_usercmd *cmd);
@@ -94,6 +97,7 @@ struct zl_sim {
     zl_sim_server_queue server_inbox;
     zl_conditioner_settings impair; /* every client's link, both ways */
     uint64_t seed;
+    uint64_t start_us;      /* the test clock at zl_sim_init */
     int clients;            /* client objects in use, <= ZL_SIM_CLIENTS */
     uint8_t shared_address; /* 1: clients joining from now on share one IP
                                address, told apart by port (a NAT) */

@@ -29,6 +29,10 @@
 
 /* ---- The client ---- */
 
+/* Two reliable messages of at most 32 bytes in flight each way. */
+#define ZL_RELIABLE_MESSAGES 2
+#define ZL_RELIABLE_MESSAGE_MAX 32
+
 /* 32 unacknowledged commands: 0.5 s at 64 commands/s. */
 #define ZL_PREDICT_COMMANDS 32
 /* 4 samples per entity: 200 ms at 20 snapshots/s, the 100 ms

@@ -110,27 +110,14 @@ int fps_trace(const zl_vec3 *start, const zl_vec3 *end, const zl_hitbox *boxes, 
               zl_trace *out)
 {
     static const zl_box ray_hull = {{0, 0, 0}, {0, 0, 0}}; /* a point */
-    int found, i;
-    found = fps_world_sweep(start, end, &ray_hull, &out->hit);
+    int found = fps_world_sweep(start, end, &ray_hull, &out->hit);
     if (found < 0)
         return found;
     out->entity = ZL_TRACE_WORLD;
     out->part = -1;
     /* Strictly nearer wins, so a tie between a wall and a body (the shot
      * meets both at the same point) goes to the wall: cover protects. */
-    for (i = 0; i < count; i++) {
-        zl_hit h;
-        int rc = zl_ray_box(start, end, &boxes[i].box, &h);
-        if (rc < 0)
-            return rc;
-        if (rc == 1 && (!found || zl_hit_nearer(&h, &out->hit))) {
-            out->hit = h;
-            out->entity = boxes[i].entity;
-            out->part = boxes[i].part;
-            found = 1;
-        }
-    }
-    return found;
+    return zl_trace_boxes(start, end, boxes, count, found, out);
 }
 
 void fps_game_init(fps_game *g)
@@ -199,6 +186,7 @@ zl_game fps_game_interface(fps_game *g)
     game.player_join = player_join_cb;
     game.entity_state = entity_state_cb;
     game.max_entities = FPS_MAX_ENTITIES;
+    game.origin_axes = 3;
     game.player_origin_field = zl_schema_find(&fps_player_schema, "origin.x");
     game.player_teleport_field = zl_schema_find(&fps_player_schema, "teleport");
     game.entity_origin_field = zl_schema_find(&fps_entity_schema, "origin.x");

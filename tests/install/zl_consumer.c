@@ -69,7 +69,7 @@ int main(void)
     }
     memset(&game, 0, sizeof game);
     game.player_schema = &consumer_schema;
-    game.entity_schema = &consumer_schema;
+    game.origin_axes = 3; /* origin.x, y, z lead the schema */
     game.hitboxes = no_hitboxes;
     game.trace = no_trace;
     memset(&net, 0, sizeof net);
