@@ -4,6 +4,9 @@
 #   make test PORT=<name>     run the suite on one port
 #   make check-core           prove core/ is allocation-free and sans-IO (nm)
 #   make bench | demo | fuzz  benchmarks, demo match, fuzzers
+#   make fuzz-long            every fuzzer to FUZZ_LONG_RUNS (10 million) executions
+#   make ... SANITIZE=1       everything (library, programs, tests, demo) with the
+#                             port's sanitizers (ASan+UBSan on posix), in build/<port>-sanitize
 #   make install PREFIX=...   library, headers, pkg-config and CMake packages (mk/install.mk)
 # A port is a folder ports/<name>/ with a port.mk (docs/PORTING.md).
 
@@ -37,6 +40,9 @@ PORT_DEMO_CFLAGS :=
 # 1 when benchmarks run under a user-mode emulator: their times are labelled
 # as such and not scored against targets.
 BENCH_EMULATED :=
+# Sanitizer flags SANITIZE=1 builds everything with; empty: the port has no
+# sanitizer runtime.
+PORT_SANITIZE :=
 # command:package pairs tools/install-deps.sh checks and installs.
 PORT_PACKAGES :=
 include ports/$(PORT)/port.mk
@@ -55,10 +61,19 @@ SIZE := $(CROSS)size
 USER_CONFIG_DIR ?=
 BUILD := build/$(PORT)$(if $(USER_CONFIG_DIR),/user-config)
 CONFIG_CFLAGS := $(if $(USER_CONFIG_DIR),-DZL_USER_CONFIG -I$(USER_CONFIG_DIR))
+SANITIZE ?=
+ifeq ($(SANITIZE),1)
+ifeq ($(PORT_SANITIZE),)
+$(error SANITIZE=1: PORT=$(PORT) has no sanitizer runtime (PORT_SANITIZE in its port.mk); use PORT=posix)
+endif
+# Its own objects: a sanitized object never mixes with a plain build.
+BUILD := $(BUILD)-sanitize
+endif
 WARN := -std=c99 -pedantic -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Werror
 OPT ?= -O2 -g
 INC := -Icore -Iplatform -I$(PORT_DIR) -Iports/common
-CFLAGS_ALL := $(WARN) $(OPT) $(PORT_CFLAGS) $(INC) $(CONFIG_CFLAGS) -MMD -MP
+CFLAGS_ALL := $(WARN) $(OPT) $(PORT_CFLAGS) $(if $(filter 1,$(SANITIZE)),$(PORT_SANITIZE)) \
+	$(INC) $(CONFIG_CFLAGS) -MMD -MP
 
 include sources.mk
 CORE_SRC := $(wildcard $(ZL_CORE_SOURCES))
@@ -84,8 +99,13 @@ BENCH_CFLAGS := -DZL_USER_CONFIG -Ibench $(if $(BENCH_EMULATED),-DZL_BENCH_EMULA
 BENCH_OBJ := $(patsubst %.c,$(BUILD)/bench-obj/%.o,$(LIB_SRC) $(GAME_SRC) $(BENCH_SRC))
 BENCH_BIN := $(BUILD)/zl_bench$(EXE)
 
-.PHONY: all lib test test-one test-all check-core bench fuzz clean
+.PHONY: all lib test test-one test-all check-core bench fuzz fuzz-long clean
 FUZZ_SECONDS ?= 60
+# fuzz-long: executions per harness, and a time limit per harness that only
+# a machine far slower than the 2-core build machine (under 15 minutes each
+# there) would reach.
+FUZZ_LONG_RUNS ?= 10000000
+FUZZ_LONG_SECONDS ?= 3600
 all: lib
 lib: $(BUILD)/libzerolag.a
 
@@ -156,6 +176,11 @@ bench: $(BENCH_BIN)
 # libFuzzer harnesses tests/fuzz/fuzz_*.c, each for FUZZ_SECONDS (host only).
 fuzz:
 	tools/fuzz.sh $(FUZZ_SECONDS)
+
+# Every harness to FUZZ_LONG_RUNS executions, one after the other; the
+# table gives each one's executions, rate and time.
+fuzz-long:
+	FUZZ_RUNS=$(FUZZ_LONG_RUNS) FUZZ_BUILD=build/fuzz-long tools/fuzz.sh $(FUZZ_LONG_SECONDS)
 
 # Larger targets keep their rules in mk/<name>.mk (demo, soak, footprint).
 include $(wildcard mk/*.mk)

@@ -242,8 +242,9 @@
 #ifndef ZL_COOKIE_WINDOW_US
 #define ZL_COOKIE_WINDOW_US 5000000u
 #endif
-/* Token buckets shared by all source addresses (a power of two). More buckets
- * mean fewer honest clients sharing a bucket with a flooding source. */
+/* Token buckets shared by all source addresses, and as many again shared by
+ * all source sockets (a power of two). More buckets mean fewer honest
+ * clients sharing a bucket with a flooding source. */
 #ifndef ZL_RATELIMIT_BUCKETS
 #define ZL_RATELIMIT_BUCKETS 256
 #endif

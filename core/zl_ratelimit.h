@@ -1,5 +1,6 @@
-/* zl_ratelimit.h - token buckets against floods: per source address and in
- * all for handshakes, and a lone bucket for anything the caller keys itself. */
+/* zl_ratelimit.h - token buckets against floods: per source socket, per
+ * source address and in all for handshakes, and a lone bucket for anything
+ * the caller keys itself. */
 #ifndef ZL_RATELIMIT_H
 #define ZL_RATELIMIT_H
 
@@ -9,8 +10,13 @@
 ZL_BEGIN_DECLS
 
 /* Token buckets: each holds at most burst tokens, gains rate tokens per
- * second, and a request spends one. Both rates and bursts must be >= 1. */
+ * second, and a request spends one from each of the three. All rates and
+ * bursts must be >= 1. A socket is one client (address and port); an
+ * address is every client behind it (a LAN party, a NAT, bots on one host),
+ * so its bucket is the larger. */
 typedef struct zl_ratelimit_config {
+    uint32_t socket_rate;  /* per source address and port, tokens per second */
+    uint32_t socket_burst; /* per source address and port, bucket capacity */
     uint32_t addr_rate;    /* per source address, tokens per second */
     uint32_t addr_burst;   /* per source address, bucket capacity */
     uint32_t global_rate;  /* all sources together, tokens per second */
@@ -20,8 +26,9 @@ typedef struct zl_ratelimit_config {
 /* Counters since zl_ratelimit_init; they wrap at 2^32. */
 typedef struct zl_ratelimit_stats {
     uint32_t allowed;
-    uint32_t refused_addr;   /* the source's bucket was empty */
-    uint32_t refused_global; /* the source had a token but the global bucket did not */
+    uint32_t refused_socket; /* the source socket's bucket was empty */
+    uint32_t refused_addr;   /* the socket had a token but its address's bucket did not */
+    uint32_t refused_global; /* the source had tokens but the global bucket did not */
 } zl_ratelimit_stats;
 
 /* Private: one bucket. Credit is in millionths of a token, so refilling at
@@ -31,11 +38,12 @@ typedef struct zl_ratelimit_bucket {
     uint64_t last_us;
 } zl_ratelimit_bucket;
 
-/* Private; place it anywhere (static on small targets: about 4 KB with 256
+/* Private; place it anywhere (static on small targets: about 8 KB with 256
  * buckets) and use the functions. */
 typedef struct zl_ratelimit {
     zl_ratelimit_config config;
     uint8_t key[ZL_SIPHASH_KEY_SIZE];
+    zl_ratelimit_bucket socket[ZL_RATELIMIT_BUCKETS];
     zl_ratelimit_bucket bucket[ZL_RATELIMIT_BUCKETS];
     zl_ratelimit_bucket global;
     zl_ratelimit_stats stats;
@@ -43,8 +51,11 @@ typedef struct zl_ratelimit {
 
 ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_RATELIMIT_BUCKETS), zl_ratelimit_buckets_pow2);
 
-/* 4 challenges per second per address with a burst of 4; 256 per second
- * and a burst of 256 in all. */
+/* Per socket 4 challenges per second with a burst of 4 (a client resends
+ * its REQUEST every 100 ms until answered: the socket's bucket, not the
+ * address's, pays for a lost CHALLENGE); per address 16 per second with a
+ * burst of 32, so 32 clients behind one address join at once and 64 within
+ * 2 s; 256 per second and a burst of 256 in all. */
 void zl_ratelimit_config_default(zl_ratelimit_config *c);
 
 /* Starts with every bucket full. key: 16 secret bytes from the HAL's
@@ -55,12 +66,21 @@ void zl_ratelimit_init(zl_ratelimit *r, const zl_ratelimit_config *c,
                        const uint8_t key[ZL_SIPHASH_KEY_SIZE]);
 
 /* 1 when a request from source a at now_us may be answered (spending one
- * token from its bucket and one from the global bucket), else 0 (spending
- * nothing, counted in the stats). Sources are keyed by IPv4 address or
- * IPv6 /64 prefix, not port: a host gains nothing by changing port or its
- * low 64 address bits. now_us should not go backwards; if it does, no time
- * is taken to have passed. */
+ * token from its socket's bucket, its address's and the global one), else
+ * 0 (spending nothing, counted in the stats). Addresses are keyed by IPv4
+ * address or IPv6 /64 prefix: a host gains nothing beyond the address's
+ * bucket by changing port or its low 64 address bits. now_us should not go
+ * backwards; if it does, no time is taken to have passed. */
 int zl_ratelimit_allow(zl_ratelimit *r, const zl_addr *a, uint64_t now_us);
+
+/* The bytes that name the source address a (not its port), which all its
+ * sockets share: family, then an IPv4 address (also when it arrives as an
+ * IPv4-mapped IPv6 address from a dual-stack socket) or an IPv6 /64, the
+ * block one subscriber gets. Writes at most ZL_RATELIMIT_SOURCE_MAX bytes
+ * to out and returns their count; two addresses are one source when their
+ * bytes are equal. */
+#define ZL_RATELIMIT_SOURCE_MAX 9
+size_t zl_ratelimit_source(const zl_addr *a, uint8_t out[ZL_RATELIMIT_SOURCE_MAX]);
 
 /* Copies the counters. */
 void zl_ratelimit_get_stats(const zl_ratelimit *r, zl_ratelimit_stats *out);

@@ -12,6 +12,8 @@ void zl_server_config_default(zl_server_config *c)
     c->tick_rate = 64;
     c->max_clients = ZL_MAX_CLIENTS;
     c->timeout_us = 5000000u;
+    c->grace_us = 1500000u;
+    c->max_per_address = 8;
     c->packet_rate = (uint16_t)(2u * c->tick_rate);
     c->packet_burst = (uint16_t)(c->tick_rate / 2u);
     c->message_rate = 16;
@@ -91,7 +93,7 @@ int zl_server_init_(zl_server *s, const zl_server_config *c, const zl_game *game
     ZL_ASSERT(s && c && game && net && net->send && secret);
     ZL_ASSERT(c->tick_rate >= 20 && c->tick_rate <= 128);
     ZL_ASSERT(c->max_clients >= 1 && c->max_clients <= ZL_MAX_CLIENTS);
-    ZL_ASSERT(c->packet_rate >= 1 && c->packet_burst >= 1);
+    ZL_ASSERT(c->packet_rate >= 1 && c->packet_burst >= 1 && c->max_per_address >= 1);
     ZL_ASSERT(game->player_schema->size <= ZL_STATE_MAX &&
               (game->entity_schema ? game->entity_schema->size <= ZL_STATE_MAX
                                    : game->max_entities == 0));
@@ -307,6 +309,7 @@ static void connect_client(zl_server *s, int slot, const zl_addr *from, const ha
     }
     c->settings = hs->settings;
     zl_client_settings_clamp(&c->settings, &s->config.limits);
+    c->joined_us = now_us;
     c->last_heard_us = now_us;
     c->next_snapshot_us = now_us;
     c->rate_us = now_us;
@@ -323,10 +326,24 @@ static void connect_client(zl_server *s, int slot, const zl_addr *from, const ha
     notify(s, ZL_NOTICE_JOIN, 0, slot);
 }
 
+/* Slots held by the source address of a, whatever their ports. */
+static uint32_t slots_held(const zl_server *s, const zl_addr *a)
+{
+    uint8_t key[ZL_RATELIMIT_SOURCE_MAX], other[ZL_RATELIMIT_SOURCE_MAX];
+    size_t n = zl_ratelimit_source(a, key);
+    uint32_t held = 0;
+    int i;
+    for (i = 0; i < s->config.max_clients; i++)
+        held += (uint32_t)(s->slot[i].connected &&
+                           zl_ratelimit_source(&s->slot[i].conn.peer, other) == n &&
+                           memcmp(key, other, n) == 0);
+    return held;
+}
+
 static void on_response(zl_server *s, const zl_addr *from, const handshake *hs, uint64_t now_us)
 {
     zl_token_grant grant;
-    int slot;
+    int slot, crowded;
     if (!zl_cookie_check(s->cookie_secret, from, now_us, hs->window, hs->nonce, hs->cookie)) {
         s->dropped[ZL_SERVER_DROP_COOKIE]++;
         return;
@@ -345,8 +362,9 @@ static void on_response(zl_server *s, const zl_addr *from, const handshake *hs, 
     if (!admitted(s, from, hs, now_us, &grant))
         return;
     slot = free_slot_index(s);
-    if (slot < 0) {
-        s->dropped[ZL_SERVER_DROP_FULL]++;
+    crowded = slot >= 0 && slots_held(s, from) >= s->config.max_per_address;
+    if (slot < 0 || crowded) {
+        s->dropped[crowded ? ZL_SERVER_DROP_CROWDED : ZL_SERVER_DROP_FULL]++;
         send_deny(s, from, hs->nonce, ZL_DENY_FULL);
     } else {
         if (hs->token)
@@ -372,6 +390,7 @@ static void on_commands(zl_server *s, zl_server_slot *c, const uint8_t *payload,
         c->bad_messages++;
         return;
     }
+    c->commanded |= n > 0;
     c->full_requested |= head.need_full;
     c->view_delay_us = view_delay_cap(s, c, head.view_delay_us);
     zl_cmdbuf_push(&c->commands, cmds, n, now_us);
@@ -485,6 +504,35 @@ static void on_unlinked(zl_server *s, int slot, const zl_addr *from, const zl_pa
         s->dropped[ZL_SERVER_DROP_MESSAGE]++;
 }
 
+/* The connection id a sealed packet carries in clear: its first 4 bytes. */
+static uint32_t clear_id(const uint8_t *packet)
+{
+    return (uint32_t)packet[0] | (uint32_t)packet[1] << 8 | (uint32_t)packet[2] << 16 |
+           (uint32_t)packet[3] << 24;
+}
+
+/* 1 when a datagram from an address without a slot is sealed for the
+ * connection that last held a slot from that address: its goodbye
+ * repeated, or a packet in flight when it ended. A freed slot keeps its
+ * connection until the slot is taken again. A sealed one is recognised by
+ * its clear id alone: it is only counted, never read. */
+static int ended_connection(const zl_server *s, const zl_addr *from, const uint8_t *packet,
+                            size_t len)
+{
+    zl_packet_header h;
+    int i;
+    for (i = 0; i < s->config.max_clients; i++) {
+        const zl_conn *c = &s->slot[i].conn;
+        if (s->slot[i].connected || !zl_addr_equal(&c->peer, from))
+            continue;
+        if (c->sealed ? len >= ZL_PACKET_HEADER_SIZE + ZL_PACKET_TAG_SIZE &&
+                            clear_id(packet) == c->link_id
+                      : zl_packet_open(packet, len, c->link_id, &h, NULL) >= 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* A sealed packet from an address no connection has: its clear connection
  * id names a connection, and if it authenticates under that connection's
  * key its client has a new address (a NAT rebinding), where the connection
@@ -498,8 +546,7 @@ static int moved(zl_server *s, const zl_addr *from, uint8_t *packet, size_t len,
     int i;
     if (s->config.security != ZL_SECURITY_TOKENS || len < ZL_PACKET_HEADER_SIZE + ZL_PACKET_TAG_SIZE)
         return 0;
-    id = (uint32_t)packet[0] | (uint32_t)packet[1] << 8 | (uint32_t)packet[2] << 16 |
-         (uint32_t)packet[3] << 24;
+    id = clear_id(packet);
     for (i = 0; i < s->config.max_clients; i++) {
         zl_server_slot *c = &s->slot[i];
         uint64_t newest = c->conn.receive_newest;
@@ -531,7 +578,11 @@ void zl_server_receive(zl_server *s, const zl_addr *from, void *data, size_t len
         if (zl_packet_open(packet, len, ZL_PROTOCOL_ID, &d.h, NULL) >= 0)
             on_unlinked(s, slot, from, &d.h, packet + ZL_PACKET_HEADER_SIZE,
                         len - ZL_PACKET_HEADER_SIZE, now_us);
-        else if (!moved(s, from, packet, len, now_us))
+        else if (moved(s, from, packet, len, now_us))
+            ;
+        else if (ended_connection(s, from, packet, len))
+            s->dropped[ZL_SERVER_DROP_LATE]++;
+        else
             s->dropped[ZL_SERVER_DROP_PACKET]++;
         return;
     }
@@ -777,8 +828,15 @@ int zl_server_update(zl_server *s, uint64_t now_us)
     ZL_ASSERT(s);
     for (i = 0; i < s->config.max_clients; i++) {
         zl_server_slot *c = &s->slot[i];
-        if (c->connected && now_us - c->last_heard_us > c->timeout_us)
+        if (!c->connected)
+            continue;
+        if (now_us - c->last_heard_us > c->timeout_us) {
             zl_server_disconnect(s, i, ZL_DISCONNECT_TIMEOUT, now_us);
+        } else if (!c->commanded && s->config.grace_us &&
+                   now_us - c->joined_us > s->config.grace_us) {
+            s->dropped[ZL_SERVER_DROP_SILENT]++;
+            zl_server_disconnect(s, i, ZL_DISCONNECT_TIMEOUT, now_us);
+        }
     }
     while (now_us >= s->next_tick_us) {
         run_tick(s, now_us);
@@ -903,6 +961,12 @@ int zl_server_client_count(const zl_server *s)
     for (i = 0; i < s->config.max_clients; i++)
         n += s->slot[i].connected;
     return n;
+}
+
+void zl_server_count_oversize(zl_server *s)
+{
+    ZL_ASSERT(s);
+    s->dropped[ZL_SERVER_DROP_OVERSIZE]++;
 }
 
 void zl_server_get_drops(const zl_server *s, uint32_t out[ZL_SERVER_DROP_COUNT])

@@ -21,6 +21,19 @@ typedef struct zl_server_config {
     uint16_t tick_rate;      /* ticks per second, 20..128 (64) */
     uint16_t max_clients;    /* slots in use, 1..ZL_MAX_CLIENTS */
     uint32_t timeout_us;     /* a client silent this long is dropped (5 s) */
+    /* A connection that has sent no valid command this long after it was
+     * accepted is dropped (1.5 s; 0: never) and counted
+     * (ZL_SERVER_DROP_SILENT): a finished handshake alone cannot hold a
+     * slot for the whole timeout. An honest client sends its first command
+     * one frame after ACCEPT. */
+    uint32_t grace_us;
+    /* Slots one source address (an IPv4 address or an IPv6 /64, as the
+     * rate limiter names it) may hold at once, >= 1 (8); a
+     * RESPONSE beyond it is denied as if the server were full and counted
+     * (ZL_SERVER_DROP_CROWDED). 8 seats a household or a small LAN party
+     * behind one NAT while a single host cannot take a 64-slot server; a
+     * server for one LAN, or the demo's bots on one host, raises it. */
+    uint16_t max_per_address;
     /* Datagrams per second, and in one burst, that a connection may send;
      * more are dropped unread and counted (zl_server_client_stats.flooded).
      * An honest client sends cmdrate of them (at most the tick rate), so
@@ -54,7 +67,8 @@ typedef struct zl_server_config {
 
 enum { ZL_SECURITY_TOKENS = 0, ZL_SECURITY_PLAIN = 1 };
 
-/* tick_rate 64, max_clients ZL_MAX_CLIENTS, timeout 5 s, compensation on,
+/* tick_rate 64, max_clients ZL_MAX_CLIENTS, timeout 5 s, grace 1.5 s,
+ * max_per_address 8, compensation on,
  * packet_rate 128 and packet_burst 32, and the defaults of each part (the
  * update and command rate maxima are set to the tick rate). Security is
  * ZL_SECURITY_TOKENS with no key and no address: the caller sets
@@ -73,7 +87,8 @@ typedef struct zl_server_notice {
 } zl_server_notice;
 
 /* Datagrams the server dropped before any connection took them, by reason
- * (a connection's own drops are in its link's stats). */
+ * (a connection's own drops are in its link's stats), and connections it
+ * refused or ended for holding a slot unused. */
 enum {
     ZL_SERVER_DROP_PACKET = 0,  /* failed zl_packet_open (size, CRC, format) */
     ZL_SERVER_DROP_MESSAGE,     /* a malformed message, or a type this
@@ -93,6 +108,14 @@ enum {
     ZL_SERVER_DROP_TOKEN_EXPIRED, /* a token past its expiry */
     ZL_SERVER_DROP_TOKEN_FOREIGN, /* a token for other servers' addresses */
     ZL_SERVER_DROP_TOKEN_REUSED,  /* a token already used from another address */
+    ZL_SERVER_DROP_OVERSIZE,    /* larger than ZL_MAX_PACKET: the caller
+                                   read no bytes (zl_server_count_oversize) */
+    ZL_SERVER_DROP_LATE,        /* sealed for a connection that has ended
+                                   (its goodbye's repeats, packets in flight) */
+    ZL_SERVER_DROP_CROWDED,     /* a valid RESPONSE from an address holding
+                                   max_per_address slots: denied as FULL */
+    ZL_SERVER_DROP_SILENT,      /* a connection that sent no command within
+                                   grace_us: ended (its notice says TIMEOUT) */
     ZL_SERVER_DROP_COUNT
 };
 
@@ -140,12 +163,14 @@ typedef struct zl_server_client_stats {
 typedef struct zl_server_slot {
     uint8_t connected;
     uint8_t full_requested;
+    uint8_t commanded;       /* 1 once a valid command arrived */
     zl_conn conn;            /* the client's address, nonce, link, keys */
     uint64_t client_id;      /* from its token (0 in plain mode) */
     uint32_t timeout_us;     /* silence that ends it */
     uint8_t user_data[ZL_TOKEN_USER_DATA]; /* from its token */
     zl_client_settings settings;
     uint32_t view_delay_us;  /* the interpolation delay the client reports */
+    uint64_t joined_us;
     uint64_t last_heard_us;
     uint64_t next_snapshot_us;
     int64_t rate_credit;     /* bytes the rate still allows */
@@ -216,9 +241,15 @@ int zl_server_init_(zl_server *s, const zl_server_config *c, const zl_game *game
 void zl_server_receive(zl_server *s, const zl_addr *from, void *data, size_t len,
                        uint64_t now_us);
 
+/* Counts one datagram the caller dropped unread because it was larger
+ * than ZL_MAX_PACKET (the HAL's receive said ZL_ERR_TRUNCATED), so every
+ * datagram that reached the server shows in its drops. */
+void zl_server_count_oversize(zl_server *s);
+
 /* Runs every tick due by now_us (each: commands, the game's tick, history,
- * snapshots), drops clients that timed out. Returns the ticks run. Call it
- * at least once per tick; a late call catches up tick by tick. */
+ * snapshots), drops clients that timed out or sent no command within the
+ * grace. Returns the ticks run. Call it at least once per tick; a late
+ * call catches up tick by tick. */
 int zl_server_update(zl_server *s, uint64_t now_us);
 
 /* Takes the oldest unread join/leave notice into *out: 1, or 0 when none. */

@@ -50,6 +50,11 @@ $(DEMO_IMAGE): $(DEMO_IMAGE_OBJ) $(DEMO_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(PORT_LDFLAGS) $^ $(PORT_LIBS) -o $@
 
+# The junk flood that measures a server under attack (tools/flood-demo.sh);
+# a host tool for POSIX systems.
+$(BUILD)/zl_flood: tools/zl_flood.c
+	$(CC) $(WARN) $(OPT) $< -o $@
+
 # Two jobs at most: the build machine is shared.
 demo:
 	@$(MAKE) --no-print-directory -j2 $(DEMO_PROGRAMS) $(DEMO_DIR)/zl_demo

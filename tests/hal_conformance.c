@@ -225,6 +225,36 @@ static void test_receive_empty_is_again(void)
     zl_port_close(&port_a);
 }
 
+#ifdef ZL_PORT_RECEIVE_BUFFER
+/* A port that asks for a receive buffer reports what the OS granted; a
+ * burst of 1,000 full-size datagrams sent at once (over 1 MB with the
+ * kernel's bookkeeping, several times the usual default) all arrive. */
+static void test_receive_buffer(void)
+{
+    static uint8_t data[ZL_MAX_PACKET], buf[ZL_MAX_PACKET];
+    endpoint a, b;
+    zl_addr from;
+    int granted, i, sent = 0, got = 0;
+    if (open_pair(&a, &b, ZL_ADDR_IPV4) != ZL_OK)
+        return;
+    granted = zl_port_receive_buffer(&port_b);
+    zl_test_note("receive buffer: asked %lu bytes, granted %d", (unsigned long)ZL_PORT_RECEIVE_BUFFER,
+                 granted);
+    ZL_CHECK(granted > 0);
+    memset(data, 0xA5, sizeof data);
+    for (i = 0; i < 1000; i++)
+        sent += a.hal.send(a.hal.ctx, &b.addr, data, sizeof data) == ZL_OK;
+    while (b.hal.receive(b.hal.ctx, &from, buf, sizeof buf) == (int)sizeof buf)
+        got++;
+    zl_test_note("1000 datagrams of %d bytes at once: %d sent, %d received", ZL_MAX_PACKET, sent,
+                 got);
+    if (granted >= (int)ZL_PORT_RECEIVE_BUFFER)
+        ZL_CHECK_EQ(got, sent);
+    close_pair();
+    ZL_CHECK_EQ(zl_port_receive_buffer(&port_b), ZL_ERR_INVALID);
+}
+#endif
+
 static void test_truncated_datagram(void)
 {
     enum { CAP = 10, GUARD = 16 };
@@ -420,6 +450,9 @@ void zl_suite_hal(void)
     ZL_RUN(test_round_trip_ipv6);
     ZL_RUN(test_receive_empty_is_again);
     ZL_RUN(test_truncated_datagram);
+#ifdef ZL_PORT_RECEIVE_BUFFER
+    ZL_RUN(test_receive_buffer);
+#endif
     ZL_RUN(test_send_rejects_bad_arguments);
     ZL_RUN(test_queued_datagrams_keep_order_and_size);
     ZL_RUN(test_from_tells_senders_apart);

@@ -34,6 +34,7 @@
     X(reliable)          \
     X(soak)              \
     X(cheats)            \
+    X(admission)         \
     X(slip)              \
     X(crypto)            \
     X(demo)              \

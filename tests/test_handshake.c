@@ -810,10 +810,13 @@ static void test_cookie_forgery(void)
 
 /* ---- rate limiter ---- */
 
+/* A limiter whose per-socket buckets never run dry: the address's and the
+ * global ones are under test. */
 static void limiter(zl_ratelimit *r, uint32_t addr_rate, uint32_t addr_burst, uint32_t global_rate,
                     uint32_t global_burst)
 {
     zl_ratelimit_config c;
+    c.socket_rate = 1000000u, c.socket_burst = 1000000u;
     c.addr_rate = addr_rate, c.addr_burst = addr_burst;
     c.global_rate = global_rate, c.global_burst = global_burst;
     zl_ratelimit_init(r, &c, secret_b);
@@ -823,8 +826,10 @@ static void test_ratelimit_defaults(void)
 {
     zl_ratelimit_config c;
     zl_ratelimit_config_default(&c);
-    ZL_CHECK_EQ(c.addr_rate, 4);
-    ZL_CHECK_EQ(c.addr_burst, 4);
+    ZL_CHECK_EQ(c.socket_rate, 4);
+    ZL_CHECK_EQ(c.socket_burst, 4);
+    ZL_CHECK_EQ(c.addr_rate, 16);
+    ZL_CHECK_EQ(c.addr_burst, 32);
     ZL_CHECK_EQ(c.global_rate, 256);
     ZL_CHECK_EQ(c.global_burst, 256);
 }
@@ -869,6 +874,66 @@ static void test_ratelimit_per_address(void)
     ZL_CHECK_EQ(zl_ratelimit_allow(&r, &a, 50000000), 0);
     ZL_CHECK_EQ(zl_ratelimit_allow(&r, &a, 100249999), 0);
     ZL_CHECK_EQ(zl_ratelimit_allow(&r, &a, 100250000), 1);
+}
+
+/* One request from 192.0.2.7 port `port` at t. */
+static int ask_shared(zl_ratelimit *r, uint32_t port, uint64_t t)
+{
+    zl_addr a = zl_addr_ipv4(192, 0, 2, 7, (uint16_t)port);
+    return zl_ratelimit_allow(r, &a, t);
+}
+
+/* The defaults: 40 clients behind one address ask at once and 32 are
+ * answered, the rest within half a second of resends; one socket flooding
+ * alone is held to its own 4 per second and leaves the others their
+ * tokens; a flood changing ports is held to the address's 16 per second. */
+static void test_ratelimit_shared_address(void)
+{
+    static zl_ratelimit r;
+    zl_ratelimit_config c;
+    zl_ratelimit_stats st;
+    uint8_t answered[40];
+    uint32_t allowed = 0, first = 0, done = 0, port;
+    uint64_t t, when = 0;
+    zl_ratelimit_config_default(&c);
+    zl_ratelimit_init(&r, &c, secret_b);
+    memset(answered, 0, sizeof answered);
+    for (t = 0; t <= 1000000 && done < 40; t += 100000) {
+        for (port = 0; port < 40; port++)
+            if (!answered[port] && ask_shared(&r, 5000 + port, t)) {
+                answered[port] = 1;
+                done++;
+                when = t;
+            }
+        if (t == 0)
+            first = done;
+    }
+    ZL_CHECK_EQ(first, c.addr_burst);
+    ZL_CHECK_EQ(done, 40);
+    ZL_CHECK(when <= 500000);
+    zl_test_note("40 clients behind one address: %u answered at once, all 40 by %u ms", first,
+                 (uint32_t)(when / 1000u));
+
+    /* One socket floods at 1000/s for 2 s after a second of quiet. */
+    zl_ratelimit_init(&r, &c, secret_b);
+    for (t = 1000000; t < 3000000; t += 1000)
+        allowed += (uint32_t)ask_shared(&r, 6000, t);
+    ZL_CHECK(allowed <= c.socket_burst + 2u * c.socket_rate);
+    zl_ratelimit_get_stats(&r, &st);
+    ZL_CHECK_EQ(st.refused_socket, 2000 - allowed);
+    first = 0;
+    for (port = 0; port < 16; port++)
+        first += (uint32_t)ask_shared(&r, 7000 + port, 3000000);
+    ZL_CHECK_EQ(first, 16);
+
+    /* The same flood from a new port each time: the address's bucket. */
+    zl_ratelimit_init(&r, &c, secret_b);
+    allowed = 0;
+    for (t = 1000000, port = 0; t < 3000000; t += 1000, port++)
+        allowed += (uint32_t)ask_shared(&r, port, t);
+    ZL_CHECK(allowed <= c.addr_burst + 2u * c.addr_rate);
+    zl_test_note("a flood of 1000 requests/s from one address for 2 s, a new port each: %u "
+                 "answered", allowed);
 }
 
 static void test_ratelimit_global(void)
@@ -1123,7 +1188,7 @@ static void test_spoofed_flood(void)
     ZL_CHECK(srv.challenges <= budget);
     ZL_CHECK(srv.challenges + 8u >= budget); /* the limiter did not just refuse all */
     ZL_CHECK_EQ(srv.challenges, st.allowed);
-    ZL_CHECK_EQ(st.allowed + st.refused_addr + st.refused_global, n);
+    ZL_CHECK_EQ(st.allowed + st.refused_socket + st.refused_addr + st.refused_global, n);
     ZL_CHECK(srv.bytes_out <= srv.bytes_in);
     ZL_CHECK_EQ(srv.slots_given, 0);
     zl_test_note("%u spoofed requests over %u ms: %u challenges (budget %u), %u refused per "
@@ -1165,6 +1230,7 @@ void zl_suite_handshake(void)
     ZL_RUN(test_cookie_forgery);
     ZL_RUN(test_ratelimit_defaults);
     ZL_RUN(test_ratelimit_per_address);
+    ZL_RUN(test_ratelimit_shared_address);
     ZL_RUN(test_ratelimit_global);
     ZL_RUN(test_ratelimit_refusal_spends_nothing);
     ZL_RUN(test_handshake_exchange);

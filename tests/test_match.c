@@ -125,8 +125,9 @@ static void test_recorded_match_hash(void)
     ZL_CHECK_EQ(m.traced_hits, hits);
     ZL_CHECK_EQ(m.bad_records, 0u);
     /* Recorded on x86-64; every port must reach the same states bit for
-     * bit (integer-only rules, seeded network). */
-    ZL_CHECK_EQ(hash, 0x2750fea3u);
+     * bit (integer-only rules, seeded network). Re-pinned when the join
+     * limit stopped refusing the bots' retries (they share one address). */
+    ZL_CHECK_EQ(hash, 0xd6f9813cu);
 }
 
 /* The link's datagrams in and refused (duplicates, failed checks). */

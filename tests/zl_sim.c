@@ -31,9 +31,13 @@ static void fill_bytes(uint8_t *out, size_t n, uint64_t seed)
         out[k] = (uint8_t)mix(seed + k);
 }
 
-/* Client i's socket in its nth session: 10.1.hi.lo, port 40000 + n. */
-static zl_addr client_address(int i, uint16_t session)
+/* Client i's socket in its nth session: 10.1.hi.lo, port 40000 + n; with
+ * a shared address, 10.2.0.1 port 40000 + 256 i + n (n below 256). */
+static zl_addr client_address(const zl_sim *sim, int i, uint16_t session)
 {
+    if (sim->shared_address)
+        return zl_addr_ipv4(10, 2, 0, 1, (uint16_t)(CLIENT_PORT_BASE + 256u * (unsigned)i +
+                                                    (session & 0xFFu)));
     return zl_addr_ipv4(10, 1, (uint8_t)(i >> 8), (uint8_t)(i & 0xFF),
                         (uint16_t)(CLIENT_PORT_BASE + session));
 }
@@ -42,9 +46,9 @@ static zl_addr client_address(int i, uint16_t session)
 static int client_at(const zl_sim *sim, const zl_addr *a)
 {
     int i;
-    if (a->family != ZL_ADDR_IPV4 || a->ip[0] != 10 || a->ip[1] != 1)
+    if (a->family != ZL_ADDR_IPV4 || a->ip[0] != 10 || (a->ip[1] != 1 && a->ip[1] != 2))
         return -1;
-    i = a->ip[2] * 256 + a->ip[3];
+    i = a->ip[1] == 2 ? (int)((a->port - CLIENT_PORT_BASE) >> 8) : a->ip[2] * 256 + a->ip[3];
     if (i >= sim->clients || !sim->c[i].open || !zl_addr_equal(a, &sim->c[i].addr))
         return -1;
     return i;
@@ -275,7 +279,7 @@ void zl_sim_join(zl_sim *sim, int i, zl_sim_bot bot)
     }
     c->sessions++;
     key = mix(sim->seed ^ mix((uint64_t)i << 16 | c->sessions));
-    c->addr = client_address(i, c->sessions);
+    c->addr = client_address(sim, i, c->sessions);
     c->open = 1;
     c->live = 1;
     c->bot = bot;

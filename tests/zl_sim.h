@@ -100,6 +100,8 @@ struct zl_sim {
     uint64_t seed;
     uint64_t start_us;      /* the test clock at zl_sim_init */
     int clients;            /* client objects in use, <= ZL_SIM_CLIENTS */
+    uint8_t shared_address; /* 1: clients joining from now on share one IP
+                               address, told apart by port (a NAT) */
     uint32_t server_inbox_dropped, server_inbox_peak;
     uint32_t unbound;       /* datagrams to a closed socket */
     uint32_t received;      /* datagrams handed to zl_server_receive */

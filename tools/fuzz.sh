@@ -8,11 +8,14 @@
 # binary, build.log, run.log, the working corpus (seeds plus what the run
 # found; the checked-in corpus under tests/fuzz/corpus/<name>/ is never
 # written) and any crash artifacts.
-# Prints executions and coverage per harness; exits non-zero if a harness
+# Prints executions, rate, time and coverage per harness; exits non-zero if a harness
 # fails to build or finds a crash. A harness may ask for capacities of its
 # own in a comment "FUZZ_FLAGS: -DNAME=value ..." (up to the comment's end);
 # only -D options are taken from it. A harness that checks against another
 # library names it the same way, "FUZZ_LIBS: -lname"; only -l options are taken.
+# "FUZZ_MAX_LEN: n" caps its inputs at n bytes (libFuzzer's -max_len; the
+# default lets them grow to 4096): a harness whose cost grows with the input
+# stays fast enough for fuzz-long's 10 million executions.
 set -u
 
 secs=${1:-60}
@@ -63,6 +66,7 @@ for src in $sources; do
     echo "=== $name: building"
     flags=$(sed -n '/FUZZ_FLAGS:/,/\*\//p' "$src" | grep -o -- '-D[A-Za-z0-9_]*=[A-Za-z0-9_]*' | tr '\n' ' ')
     libs=$(sed -n '/FUZZ_LIBS:/,/\*\//p' "$src" | grep -o -- '-l[A-Za-z0-9_]*' | tr '\n' ' ')
+    max_len=$(sed -n 's/.*FUZZ_MAX_LEN: *\([0-9][0-9]*\).*/-max_len=\1/p' "$src" | head -n 1)
     # Every core and platform file and the reference FPS rules are linked:
     # a harness names what it calls, and new files need no change here.
     # Core's programmer-error asserts go to the default handler, which aborts.
@@ -70,16 +74,19 @@ for src in $sources; do
     if ! $CC $CFLAGS $flags "$src" core/*.c examples/fps/*.c platform/*.c $libs \
         -o "$dir/fuzz_$name" >"$dir/build.log" 2>&1; then
         cat "$dir/build.log"
-        rows="$rows$(printf '%-12s %12s %10s %7s %7s %6s  %s' "$name" - - - - "$seeds" "BUILD FAILED")
+        rows="$rows$(printf '%-12s %12s %10s %7s %7s %7s %6s  %s' "$name" - - - - - "$seeds" "BUILD FAILED")
 "
         status=1
         continue
     fi
 
     echo "=== $name: fuzzing for ${secs}s ($seeds seeds)"
-    "$dir/fuzz_$name" -max_total_time="$secs" -runs="$runs" -timeout=10 -print_final_stats=1 \
+    began=$(date +%s)
+    # shellcheck disable=SC2086
+    "$dir/fuzz_$name" -max_total_time="$secs" -runs="$runs" $max_len -timeout=10 -print_final_stats=1 \
         -artifact_prefix="$dir/crashes/" "$dir/corpus" >"$dir/run.log" 2>&1
     rc=$?
+    took=$(($(date +%s) - began))
 
     # Final stats come from -print_final_stats; cov and ft from the last
     # status line ("#N DONE cov: C ft: F ..." or the last one before a crash).
@@ -96,8 +103,8 @@ for src in $sources; do
         grep -E 'ERROR|SUMMARY|Test unit written' "$dir/run.log" | head -n 10
         status=1
     fi
-    rows="$rows$(printf '%-12s %12s %10s %7s %7s %6s  %s' "$name" "${execs:-?}" "${rate:-?}" \
-        "${cov:-?}" "${ft:-?}" "$(ls "$dir/corpus" | wc -l)" "$result")
+    rows="$rows$(printf '%-12s %12s %10s %7s %7s %7s %6s  %s' "$name" "${execs:-?}" "${rate:-?}" \
+        "${took}s" "${cov:-?}" "${ft:-?}" "$(ls "$dir/corpus" | wc -l)" "$result")
 "
 done
 
@@ -106,6 +113,6 @@ if [ $found -eq 0 ]; then
     exit 2
 fi
 echo
-printf '%-12s %12s %10s %7s %7s %6s  %s\n' harness executions exec/s cov ft corpus result
+printf '%-12s %12s %10s %7s %7s %7s %6s  %s\n' harness executions exec/s time cov ft corpus result
 printf '%s' "$rows"
 exit $status

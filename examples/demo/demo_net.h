@@ -20,8 +20,9 @@ typedef struct demo_net {
  * draws. Returns ZL_OK or zl_port_open's error. */
 int demo_net_open(demo_net *n, const zl_addr *bind_addr, const demo_options *o, uint64_t seed);
 
-/* The next datagram that is due: its length, with *from set, or -1 when
- * none is waiting. Oversized datagrams are skipped. */
+/* The next datagram that is due: its length, with *from set;
+ * ZL_ERR_TRUNCATED for one larger than cap or ZL_MAX_PACKET, which was
+ * dropped unread (the caller counts it); -1 when none is waiting. */
 int demo_net_next(demo_net *n, zl_addr *from, void *buf, size_t cap);
 
 /* Hands due outgoing datagrams to the socket; call every loop. */

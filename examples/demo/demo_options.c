@@ -31,6 +31,8 @@ static const option options[] = {
     {"bots", L, KIND_U32, AT(bots), 1, 32, "bot clients, each its own process"},
     {"tickrate", S | L, KIND_U32, AT(tickrate), 20, 128, "server ticks per second"},
     {"maxclients", S, KIND_U32, AT(maxclients), 1, ZL_MAX_CLIENTS, "player slots"},
+    {"peraddress", S, KIND_U32, AT(peraddress), 1, ZL_MAX_CLIENTS,
+     "player slots one IP address may hold"},
     {"updaterate", S, KIND_U32, AT(updaterate), 10, 128,
      "most snapshots per second a client may ask for"},
     {"updaterate", C | L, KIND_U32, AT(updaterate), 10, 128, "snapshots per second wanted"},
@@ -73,6 +75,7 @@ static void set_defaults(demo_options *o, unsigned program)
     o->port = 27015;
     o->tickrate = 64;
     o->maxclients = ZL_MAX_CLIENTS < 16 ? ZL_MAX_CLIENTS : 16;
+    o->peraddress = 8;
     o->updaterate = s.updaterate;
     o->cmdrate = s.cmdrate;
     o->rate = s.rate;

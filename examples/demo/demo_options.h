@@ -27,6 +27,7 @@ typedef struct demo_options {
     uint32_t port;
     uint32_t tickrate;
     uint32_t maxclients;
+    uint32_t peraddress;    /* server: slots one IP address may hold */
     /* Client: the settings asked for. Server: updaterate, cmdrate and rate
      * are the most a client may ask for (sv_maxupdaterate, sv_maxrate...). */
     uint32_t updaterate, cmdrate, rate, interp_ms, interp_ratio;

@@ -209,10 +209,33 @@ static void print_shots(FILE *f, const demo_tally *t)
             fprintf(f, "  %lu %s\n", (unsigned long)notes[i].count, notes[i].text);
 }
 
+/* The server's drop reasons, in ZL_SERVER_DROP_* order. */
+static const char *const drop_names[] = {
+    "packet", "message", "stranger", "rate",    "cookie",  "nonce", "full",    "version", "plain",
+    "forged", "expired", "foreign",  "reused", "oversize", "late",  "crowded", "silent"};
+ZL_STATIC_ASSERT(ZL_COUNTOF(drop_names) == ZL_SERVER_DROP_COUNT, demo_drop_names);
+
+void demo_drops_format(const uint32_t dropped[ZL_SERVER_DROP_COUNT], char *out, size_t cap)
+{
+    size_t at = 0;
+    int i;
+    if (cap == 0)
+        return;
+    out[0] = 0;
+    for (i = 0; i < ZL_SERVER_DROP_COUNT && at < cap; i++) {
+        int n = snprintf(out + at, cap - at, "%s%s %lu", i ? ", " : "", drop_names[i],
+                         (unsigned long)dropped[i]);
+        if (n < 0)
+            break;
+        at += (size_t)n;
+    }
+}
+
 void demo_report_final(FILE *f, const demo_match *m, const char *hits_svg,
                        const char *timeline_svg, const char *log_dir)
 {
     const demo_setup *s = &m->setup;
+    char drops[DEMO_DROPS_TEXT_MAX];
     totals t;
     demo_tally all;
     uint32_t i;
@@ -266,14 +289,8 @@ void demo_report_final(FILE *f, const demo_match *m, const char *hits_svg,
                 (unsigned long)(m->ticks.tick_rate ? 1000000u / m->ticks.tick_rate : 0u));
     else
         fprintf(f, "Server tick: no figures (the server did not report; see its log).\n");
-    fprintf(f, "Server drops before a connection: packet %lu, message %lu, stranger %lu, rate %lu, "
-               "cookie %lu, nonce %lu; clients timed out: %lu.\n",
-            (unsigned long)m->drops.dropped[ZL_SERVER_DROP_PACKET],
-            (unsigned long)m->drops.dropped[ZL_SERVER_DROP_MESSAGE],
-            (unsigned long)m->drops.dropped[ZL_SERVER_DROP_STRANGER],
-            (unsigned long)m->drops.dropped[ZL_SERVER_DROP_RATE],
-            (unsigned long)m->drops.dropped[ZL_SERVER_DROP_COOKIE],
-            (unsigned long)m->drops.dropped[ZL_SERVER_DROP_NONCE],
+    demo_drops_format(m->drops.dropped, drops, sizeof drops);
+    fprintf(f, "Server drops before a connection: %s; clients timed out: %lu.\n", drops,
             (unsigned long)m->drops.timeouts);
     if (m->lost)
         fprintf(f, "(%lu records did not fit the launcher's tables and were not counted.)\n",

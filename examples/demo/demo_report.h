@@ -12,6 +12,14 @@
  * lines drawn last time, for that. */
 void demo_report_graph(FILE *f, const demo_match *m, uint32_t now_ms, int in_place, int *lines);
 
+/* Room for demo_drops_format's text. */
+#define DEMO_DROPS_TEXT_MAX 256
+
+/* Writes the server's drop counters (ZL_SERVER_DROP_COUNT of them), each
+ * by its name ("packet 3, message 0, ..."), into out (cap bytes, always
+ * terminated): one wording for the server's status and the report. */
+void demo_drops_format(const uint32_t dropped[ZL_SERVER_DROP_COUNT], char *out, size_t cap);
+
 /* Prints the final report; the file names are mentioned as given (NULL:
  * that picture failed; log_dir NULL: there are no logs). */
 void demo_report_final(FILE *f, const demo_match *m, const char *hits_svg,

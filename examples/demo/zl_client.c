@@ -97,8 +97,9 @@ static void play(void)
         int n;
         if (opt.duration_s && now >= end)
             break;
-        while ((n = demo_net_next(&net, &from, buf, sizeof buf)) >= 0)
-            demo_player_receive(&player, &from, buf, (size_t)n, now);
+        while ((n = demo_net_next(&net, &from, buf, sizeof buf)) != -1)
+            if (n >= 0)
+                demo_player_receive(&player, &from, buf, (size_t)n, now);
         demo_player_update(&player, now);
         if (!connected && player.hello) {
             fprintf(text, "zl_client: connected, slot %d\n", zl_client_slot(&player.client));

@@ -171,6 +171,8 @@ static int start_server(void)
     arg(&a, "127.0.0.1");
     arg_number(&a, "--port", 0);
     arg_number(&a, "--maxclients", opt.bots);
+    /* Every bot runs on this host: one address for all of them. */
+    arg_number(&a, "--peraddress", opt.bots);
     arg_number(&a, "--tickrate", opt.tickrate);
     arg_number(&a, "--status", 5);
     if (opt.nolagcomp)

@@ -18,6 +18,9 @@ typedef struct zl_port {
 int zl_port_open(zl_port *port, const zl_addr *bind_addr, zl_platform *hal);
 int zl_port_local_addr(const zl_port *port, zl_addr *out);
 void zl_port_close(zl_port *port);
+/* ZL_ERR_UNSUPPORTED: the in-image network has no OS receive buffer (its
+ * datagrams wait in the loop network's own queue). */
+int zl_port_receive_buffer(const zl_port *port);
 /* A HAL with only the clock and random source; send/receive return
  * ZL_ERR_UNSUPPORTED. */
 void zl_port_clock_only(zl_platform *hal);

@@ -95,6 +95,12 @@ int zl_port_local_addr(const zl_port *port, zl_addr *out)
 
 void zl_port_close(zl_port *port) { zl_loopnet_close(&port->endpoint); }
 
+int zl_port_receive_buffer(const zl_port *port)
+{
+    (void)port;
+    return ZL_ERR_UNSUPPORTED;
+}
+
 void zl_port_write_output(const char *s, size_t n)
 {
     /* newlib's write() on rdimon is a semihosting SYS_WRITE: no buffering,

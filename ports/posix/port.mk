@@ -5,6 +5,8 @@ PORT_SRC := ports/posix/zl_port_posix.c
 ifneq ($(filter x86_64 aarch64 arm64,$(shell uname -m)),)
 CORE_ONLY_CFLAGS := -mgeneral-regs-only
 endif
-TEST_CFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# What `make SANITIZE=1` adds to every object and program; the tests have it always.
+PORT_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+TEST_CFLAGS := $(PORT_SANITIZE)
 PORT_LIBS := -lm
 PORT_BENCH_SRC := ports/posix/zl_timer_posix.c

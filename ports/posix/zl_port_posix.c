@@ -163,6 +163,22 @@ static int open_error(int err)
     return ZL_ERR_IO;
 }
 
+/* Asks for ZL_PORT_RECEIVE_BUFFER; where the plain request is capped
+ * below it, Linux lets a privileged process go past the cap. Neither
+ * failing keeps the socket from working, so neither is an error. */
+static void grow_receive_buffer(int fd)
+{
+    int want = (int)ZL_PORT_RECEIVE_BUFFER, got = 0;
+    socklen_t len = (socklen_t)sizeof got;
+    (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &want, (socklen_t)sizeof want);
+#ifdef SO_RCVBUFFORCE
+    if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &len) == 0 && got < want)
+        (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, (socklen_t)sizeof want);
+#else
+    (void)got, (void)len;
+#endif
+}
+
 int zl_port_open(zl_port *port, const zl_addr *bind_addr, zl_platform *hal)
 {
     sockaddr_any sa;
@@ -190,6 +206,7 @@ int zl_port_open(zl_port *port, const zl_addr *bind_addr, zl_platform *hal)
         (void)close(fd);
         return open_error(err);
     }
+    grow_receive_buffer(fd);
     port->fd = fd;
     port->family = bind_addr->family;
     port->is_open = 1;
@@ -211,6 +228,18 @@ int zl_port_local_addr(const zl_port *port, zl_addr *out)
     if (getsockname(port->fd, &sa.sa, &sa_len) != 0)
         return ZL_ERR_IO;
     return from_sockaddr(&sa, sa_len, out);
+}
+
+int zl_port_receive_buffer(const zl_port *port)
+{
+    int got = 0;
+    socklen_t len = (socklen_t)sizeof got;
+    ZL_ASSERT(port != NULL);
+    if (!port->is_open)
+        return ZL_ERR_INVALID;
+    if (getsockopt(port->fd, SOL_SOCKET, SO_RCVBUF, &got, &len) != 0 || got < 0)
+        return ZL_ERR_IO;
+    return got;
 }
 
 void zl_port_close(zl_port *port)

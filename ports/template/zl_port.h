@@ -34,6 +34,11 @@ int zl_port_local_addr(const zl_port *port, zl_addr *out);
  * zl_platform filled by open must not be used afterwards. */
 void zl_port_close(zl_port *port);
 
+/* The bytes of datagrams the platform can hold before dropping arrivals
+ * (an OS socket's receive buffer), ZL_ERR_INVALID when port is not open,
+ * ZL_ERR_UNSUPPORTED when the platform has no such figure. */
+int zl_port_receive_buffer(const zl_port *port);
+
 /* Fills *hal with the clock and random source only (ctx NULL), for code
  * that needs time but no network. Its send and receive return
  * ZL_ERR_UNSUPPORTED. */

@@ -134,6 +134,18 @@ void zl_port_close(zl_port *port)
     port->is_open = 0;
 }
 
+/* STUB: report the OS receive buffer if the platform has one (a port that
+ * sets one defines ZL_PORT_RECEIVE_BUFFER in its zl_port.h); the rest is
+ * done. Checked by: test_receive_buffer, when ZL_PORT_RECEIVE_BUFFER is
+ * defined. */
+int zl_port_receive_buffer(const zl_port *port)
+{
+    ZL_ASSERT(port != NULL);
+    if (!port->is_open)
+        return ZL_ERR_INVALID;
+    return ZL_ERR_UNSUPPORTED;
+}
+
 /* Complete as it is.
  * Checked by: test_clock_only_has_no_network. */
 void zl_port_clock_only(zl_platform *hal)

@@ -163,6 +163,7 @@ static int configure(SOCKET s, int family)
     BOOL report_resets = FALSE;
     u_long non_blocking = 1;
     DWORD unused;
+    int receive_buffer = (int)ZL_PORT_RECEIVE_BUFFER;
     /* Without this, another program setting SO_REUSEADDR could bind the
      * same port and steal datagrams. */
     if (setsockopt(s, SOL_SOCKET, SO_EXCLUSIVEADDRUSE, (const char *)&on, (int)sizeof on) != 0)
@@ -180,6 +181,11 @@ static int configure(SOCKET s, int family)
      * (receive also skips the error), so its failure is ignored. */
     (void)WSAIoctl(s, SIO_UDP_CONNRESET, &report_resets, (DWORD)sizeof report_resets, NULL, 0,
                    &unused, NULL, NULL);
+    /* A bigger buffer only means fewer drops under a burst; the socket
+     * works without it, so a refusal is ignored (zl_port_receive_buffer
+     * reports what was granted). */
+    (void)setsockopt(s, SOL_SOCKET, SO_RCVBUF, (const char *)&receive_buffer,
+                     (int)sizeof receive_buffer);
     return 0;
 }
 
@@ -232,6 +238,17 @@ int zl_port_local_addr(const zl_port *port, zl_addr *out)
     if (getsockname((SOCKET)port->sock, &sa.sa, &sa_len) != 0)
         return ZL_ERR_IO;
     return from_sockaddr(&sa, sa_len, out);
+}
+
+int zl_port_receive_buffer(const zl_port *port)
+{
+    int got = 0, len = (int)sizeof got;
+    ZL_ASSERT(port != NULL);
+    if (!port->is_open)
+        return ZL_ERR_INVALID;
+    if (getsockopt((SOCKET)port->sock, SOL_SOCKET, SO_RCVBUF, (char *)&got, &len) != 0 || got < 0)
+        return ZL_ERR_IO;
+    return got;
 }
 
 void zl_port_close(zl_port *port)

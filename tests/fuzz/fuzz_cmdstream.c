@@ -1,5 +1,11 @@
 /* fuzz_cmdstream.c - libFuzzer harness for the command run reader and the
  * server's input buffer: hostile runs in, ordering and real-time invariants checked. */
+/* FUZZ_FLAGS: -DZL_CMDSTREAM_MAX_PER_PACKET=8 -DZL_CMDBUF_CAPACITY=16
+ * FUZZ_MAX_LEN: 512
+ * (tools/fuzz.sh passes them. Runs of 8 and a buffer of 16 reach every
+ * limit, overflow included, with a quarter of the decoding per packet, and
+ * 512 bytes still hold several packets; together about 5 times the
+ * executions per second of the default capacities and 4 KB inputs.) */
 #include <string.h>
 
 #include "zl_fuzz.h"
@@ -22,8 +28,11 @@
 
 static zl_cmdbuf buf;
 
-/* What the reader promises, whatever the bytes. */
-static int check_read(const uint8_t *p, size_t len, uint32_t known, zl_usercmd *out)
+/* What the reader promises, whatever the bytes; round_trip: also write
+ * what was accepted and read it back (the costliest check, so the harness
+ * asks it once per input: every packet is a first one in some input). */
+static int check_read(const uint8_t *p, size_t len, uint32_t known, zl_usercmd *out,
+                      int round_trip)
 {
     zl_bitreader r;
     int n, i;
@@ -41,7 +50,7 @@ static int check_read(const uint8_t *p, size_t len, uint32_t known, zl_usercmd *
     if (n > 0)
         REQUIRE(out[0].sequence - known + 32768u <= 65535u);
     /* What was accepted writes again and reads back the same. */
-    {
+    if (round_trip && n > 0) {
         static uint8_t again[ZL_MAX_PACKET * 4];
         static zl_usercmd back[ZL_CMDSTREAM_MAX_PER_PACKET];
         zl_bitwriter w;
@@ -65,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     zl_usercmd run[ZL_CMDSTREAM_MAX_PER_PACKET], out[8];
     uint64_t now = 1000000, ticked_us = 0, ran_us = 0;
     uint32_t last_run = 0;
-    int any_run = 0, started = 0;
+    int any_run = 0, started = 0, tripped = 0;
     size_t at = 1;
     if (size < 1)
         return 0;
@@ -91,7 +100,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (len)
             memcpy(copy, data + at, len);
         at += len;
-        n = check_read(copy, len, zl_cmdbuf_newest(&buf), run);
+        n = check_read(copy, len, zl_cmdbuf_newest(&buf), run, !tripped);
+        tripped |= n > 0;
         free(copy);
         kept = zl_cmdbuf_push(&buf, run, n, now);
         REQUIRE(kept >= 0 && kept <= n);
