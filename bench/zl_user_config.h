@@ -6,5 +6,10 @@
 #define ZL_MAX_CLIENTS 256
 /* Every player and the reference FPS's 32 rockets (FPS_MAX_ENTITIES). */
 #define ZL_MAX_ENTITIES (ZL_MAX_CLIENTS + 32)
+/* The server series sends no messages and mints no tokens: their per-slot
+ * buffers stay small, so 256 slots fit the bench's memory block. */
+#define ZL_RELIABLE_MESSAGES 2
+#define ZL_RELIABLE_MESSAGE_MAX 16
+#define ZL_TOKEN_USER_DATA 16
 
 #endif
