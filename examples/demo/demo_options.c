@@ -1,5 +1,6 @@
 /* demo_options.c - parses "--name value", "--name=value" and flags against
  * one table, so --help, the ranges and the defaults cannot drift apart. */
+#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,13 @@ static const option options[] = {
     {"seed", C, KIND_U32, AT(seed), 0, 0xFFFFFFFFu, "bot behaviour seed, 0: random"},
     {"machine", S | C, KIND_FLAG, AT(machine), 0, 1,
      "records for the demo launcher on stdout, text on stderr"},
+    {"key", S, KIND_TEXT, AT(key), 0, sizeof(((demo_options *)0)->key),
+     "private key, 64 hex digits: admit only connect tokens minted with it "
+     "and seal every packet (empty: plain, anyone joins, packets in clear)"},
+    {"token", C, KIND_TEXT, AT(token), 0, sizeof(((demo_options *)0)->token),
+     "connect token in hex (zl_token); empty: connect plain"},
+    {"plain", L, KIND_FLAG, AT(plain), 0, 1,
+     "no connect tokens: packets in clear (the default mints a token per bot)"},
     {"bin", L, KIND_TEXT, AT(bin), 0, 0, "folder holding zl_server and zl_client"},
     {"out", L, KIND_TEXT, AT(out), 0, 0, "folder for the logs and pictures"},
 };
@@ -147,7 +155,7 @@ static int store(demo_options *o, const option *op, const char *text)
     void *at = (char *)o + op->offset;
     double v;
     if (op->kind == KIND_TEXT) {
-        if (strlen(text) >= DEMO_TEXT_MAX)
+        if (strlen(text) >= (op->max ? op->max : DEMO_TEXT_MAX))
             return -1;
         strcpy((char *)at, text);
         return 0;
@@ -221,4 +229,27 @@ zl_client_settings demo_options_settings(const demo_options *o)
     s.interp_us = o->interp_ms * 1000u;
     s.interp_ratio = (uint16_t)o->interp_ratio;
     return s;
+}
+
+void demo_hex_write(char *out, const uint8_t *in, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        sprintf(out + 2 * i, "%02x", in[i]);
+    out[2 * n] = '\0';
+}
+
+int demo_hex_read(const char *text, uint8_t *out, size_t n)
+{
+    size_t i;
+    if (strlen(text) != 2 * n)
+        return 0;
+    for (i = 0; i < n; i++) {
+        unsigned v;
+        if (!isxdigit((unsigned char)text[2 * i]) || !isxdigit((unsigned char)text[2 * i + 1]) ||
+            sscanf(text + 2 * i, "%2x", &v) != 1)
+            return 0;
+        out[i] = (uint8_t)v;
+    }
+    return 1;
 }

@@ -43,6 +43,11 @@ typedef struct demo_options {
                                and human text on stderr */
     uint32_t seed;          /* bot behaviour; 0: from the HAL's random bytes */
     uint32_t bots;          /* launcher: bot clients to start */
+    uint32_t plain;         /* launcher: no connect tokens, packets in clear */
+    char key[2 * ZL_TOKEN_KEY_SIZE + 1]; /* server: the private key tokens are
+                                           minted with, hex; empty: plain */
+    char token[2 * ZL_TOKEN_WIRE_SIZE + 1]; /* client: its connect token, hex
+                                               (zl_token); empty: plain */
     char bin[DEMO_TEXT_MAX]; /* launcher: where zl_server and zl_client are */
     char out[DEMO_TEXT_MAX]; /* launcher: where logs and pictures go */
 } demo_options;
@@ -52,6 +57,11 @@ typedef struct demo_options {
  * reads argv (argv[0] is the program) over them. Returns 0 to go on, 1
  * when --help was printed (exit with success), -1 after printing an error. */
 int demo_options_load(demo_options *o, unsigned program, int argc, char **argv);
+
+/* Hex text of n bytes into out (2 * n + 1 chars), and back: 0 unless text
+ * is exactly 2 * n hex digits. For keys and tokens on command lines. */
+void demo_hex_write(char *out, const uint8_t *in, size_t n);
+int demo_hex_read(const char *text, uint8_t *out, size_t n);
 
 /* The client settings o asks for, with interp in microseconds. */
 zl_client_settings demo_options_settings(const demo_options *o);

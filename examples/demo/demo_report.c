@@ -242,11 +242,12 @@ void demo_report_final(FILE *f, const demo_match *m, const char *hits_svg,
     memset(&t, 0, sizeof t);
     fprintf(f, "\n== zerolag demo: %lu bots, %lu s, %lu ticks/s, %lu snapshots/s, link "
                "conditioner %lu ms round trip, +/-%lu ms jitter and %s%% loss each way, lag "
-               "compensation %s ==\n\n",
+               "compensation %s, %s ==\n\n",
             (unsigned long)s->bots, (unsigned long)s->duration_s, (unsigned long)s->tickrate,
             (unsigned long)s->updaterate, (unsigned long)s->fakelag_ms,
             (unsigned long)s->fakejitter_ms, fixed(s->fakeloss_ppm / 10000.0, 0, 1),
-            s->lagcomp ? "on" : "off");
+            s->lagcomp ? "on" : "off",
+            s->sealed ? "connect tokens and sealed packets" : "plain packets");
     if (m->interrupted)
         fprintf(f, "Stopped by Ctrl-C after %s s: every program said goodbye.\n\n",
                 fixed((m->end_ms - m->start_ms) / 1000.0, 0, 1));

@@ -66,7 +66,20 @@ static int start(void)
         player.input = keyboard_input;
         player.input_ctx = &view;
     }
-    zl_client_connect(&player.client, &server_addr, net.hal.now_us(net.hal.ctx));
+    if (opt.token[0]) {
+        /* Read by the client until it is connected: kept in static storage. */
+        static zl_connect_token token;
+        static uint8_t wire[ZL_TOKEN_WIRE_SIZE];
+        if (!demo_hex_read(opt.token, wire, sizeof wire) ||
+            zl_token_read(wire, sizeof wire, &token) != ZL_OK) {
+            fprintf(stderr, "zl_client: --token is not a connect token\n");
+            return -1;
+        }
+        server_addr = token.addresses[0];
+        zl_client_connect_token(&player.client, &token, net.hal.now_us(net.hal.ctx));
+    } else {
+        zl_client_connect(&player.client, &server_addr, net.hal.now_us(net.hal.ctx));
+    }
     zl_addr_format(&server_addr, text_addr, sizeof text_addr);
     fprintf(text, "zl_client: connecting to %s\n", text_addr);
     fflush(text);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "demo_host.h"
@@ -159,14 +160,51 @@ static void arg_number(args *a, const char *name, uint32_t value)
     arg(a, "%lu", (unsigned long)value);
 }
 
+/* The match's backend: the key its server admits tokens of. */
+static uint8_t backend_key[ZL_TOKEN_KEY_SIZE];
+
+/* Bot i's connect token, as hex, for the server at port: what a game's
+ * backend hands a matched player (zl_token.h). 0, or -1 without random
+ * bytes. */
+static int mint_token(int i, uint32_t port, char *hex)
+{
+    static uint8_t wire[ZL_TOKEN_WIRE_SIZE];
+    zl_token_grant g;
+    zl_connect_token token;
+    uint8_t nonce[ZL_TOKEN_NONCE_SIZE];
+    uint64_t now = (uint64_t)time(NULL);
+    memset(&g, 0, sizeof g);
+    g.client_id = (uint64_t)i + 1u;
+    g.timeout_s = 5;
+    g.address_count = 1;
+    zl_addr_parse(&g.addresses[0], "127.0.0.1");
+    g.addresses[0].port = (uint16_t)port;
+    if (clock_hal.random(clock_hal.ctx, g.client_key, sizeof g.client_key) != ZL_OK ||
+        clock_hal.random(clock_hal.ctx, g.server_key, sizeof g.server_key) != ZL_OK ||
+        clock_hal.random(clock_hal.ctx, nonce, sizeof nonce) != ZL_OK)
+        return -1;
+    if (zl_token_mint(&token, &g, now, now + 60u, nonce, backend_key) != ZL_OK ||
+        zl_token_write(wire, sizeof wire, &token) != ZL_TOKEN_WIRE_SIZE)
+        return -1;
+    demo_hex_write(hex, wire, sizeof wire);
+    return 0;
+}
+
 static int start_server(void)
 {
     args a;
-    char log[DEMO_TEXT_MAX + 32];
+    char log[DEMO_TEXT_MAX + 32], key[2 * ZL_TOKEN_KEY_SIZE + 1];
     uint32_t begin = now_ms();
     a.argc = 0;
     a.used = 0;
     arg(&a, "%s/zl_server", opt.bin);
+    if (!opt.plain) {
+        if (clock_hal.random(clock_hal.ctx, backend_key, sizeof backend_key) != ZL_OK)
+            return -1;
+        demo_hex_write(key, backend_key, sizeof backend_key);
+        arg(&a, "--key");
+        arg(&a, "%s", key);
+    }
     arg(&a, "--address");
     arg(&a, "127.0.0.1");
     arg_number(&a, "--port", 0);
@@ -196,6 +234,13 @@ static int start_bot(int i)
     a.used = 0;
     arg(&a, "%s/zl_client", opt.bin);
     arg(&a, "--bot");
+    if (!opt.plain) {
+        static char token[2 * ZL_TOKEN_WIRE_SIZE + 1];
+        if (mint_token(i, match.port, token) != 0)
+            return -1;
+        arg(&a, "--token");
+        arg(&a, "%s", token);
+    }
     arg(&a, "--address");
     arg(&a, "127.0.0.1:%lu", (unsigned long)match.port);
     arg_number(&a, "--duration", opt.duration_s);
@@ -288,6 +333,7 @@ int main(int argc, char **argv)
     setup.fakejitter_ms = opt.fakejitter_ms;
     setup.fakeloss_ppm = opt.fakeloss_ppm;
     setup.lagcomp = !opt.nolagcomp;
+    setup.sealed = !opt.plain;
     demo_match_init(&match, &setup, now_ms());
     printf("zerolag demo: a server and %lu bots, each its own process, over UDP on 127.0.0.1;\n"
            "every bot's link goes through the link conditioner: %lu ms round trip, +/-%lu ms "

@@ -2,6 +2,7 @@
  * clients over UDP, prints joins, leaves and status, stops on Ctrl-C. */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "demo_game.h"
 #include "demo_host.h"
@@ -129,7 +130,18 @@ static int start(void)
     }
     demo_game_init(&game);
     zl_server_config_default(&cfg);
-    cfg.security = ZL_SECURITY_PLAIN; /* a LAN demo on this machine */
+    if (opt.key[0]) {
+        /* Only connect tokens minted with this key, for this address. */
+        if (!demo_hex_read(opt.key, cfg.private_key, sizeof cfg.private_key)) {
+            fprintf(stderr, "zl_server: --key takes 64 hex digits\n");
+            return -1;
+        }
+        cfg.public_address_count = 1;
+        cfg.public_addresses[0] = local;
+        cfg.unix_time_s = (uint64_t)time(NULL);
+    } else {
+        cfg.security = ZL_SECURITY_PLAIN; /* anyone joins; packets in clear */
+    }
     cfg.tick_rate = (uint16_t)opt.tickrate;
     cfg.max_clients = (uint16_t)opt.maxclients;
     cfg.max_per_address = (uint16_t)opt.peraddress;

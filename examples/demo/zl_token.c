@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "demo_options.h"
 #include "zl_port.h"
 #include "zl_token.h"
 
@@ -19,21 +20,6 @@ static void usage(void)
             "Prints the token (%d bytes) as hex: give it to one client, once.\n",
             ZL_TOKEN_ADDRESSES, ZL_TOKEN_WIRE_SIZE);
     exit(2);
-}
-
-/* 0 unless text is exactly 2 * n hex digits. */
-static int parse_hex(const char *text, uint8_t *out, size_t n)
-{
-    size_t i;
-    if (strlen(text) != 2 * n)
-        return 0;
-    for (i = 0; i < n; i++) {
-        unsigned v;
-        if (sscanf(text + 2 * i, "%2x", &v) != 1)
-            return 0;
-        out[i] = (uint8_t)v;
-    }
-    return 1;
 }
 
 static int parse_servers(char *list, zl_token_grant *g)
@@ -52,20 +38,20 @@ static int parse_servers(char *list, zl_token_grant *g)
 int main(int argc, char **argv)
 {
     static uint8_t wire[ZL_TOKEN_WIRE_SIZE];
+    static char text[2 * ZL_TOKEN_WIRE_SIZE + 1];
     uint8_t key[ZL_TOKEN_KEY_SIZE], nonce[ZL_TOKEN_NONCE_SIZE];
     zl_token_grant grant;
     zl_connect_token token;
     zl_platform hal;
     uint64_t now = (uint64_t)time(NULL);
     unsigned long seconds = 30;
-    size_t i;
     if (argc < 3 || argc > 6)
         usage();
     memset(&grant, 0, sizeof grant);
     grant.client_id = argc > 3 ? strtoull(argv[3], NULL, 10) : 1u;
     seconds = argc > 4 ? strtoul(argv[4], NULL, 10) : 30u;
     grant.timeout_s = argc > 5 ? (uint32_t)strtoul(argv[5], NULL, 10) : 5u;
-    if (!parse_hex(argv[1], key, sizeof key) || !parse_servers(argv[2], &grant) || seconds == 0)
+    if (!demo_hex_read(argv[1], key, sizeof key) || !parse_servers(argv[2], &grant) || seconds == 0)
         usage();
     /* Session keys and the nonce: the OS's random source, through the port. */
     zl_port_clock_only(&hal);
@@ -80,8 +66,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "zl_token: could not mint\n");
         return 1;
     }
-    for (i = 0; i < sizeof wire; i++)
-        printf("%02x", wire[i]);
-    printf("\n");
+    demo_hex_write(text, wire, sizeof wire);
+    printf("%s\n", text);
     return 0;
 }
