@@ -29,6 +29,9 @@ typedef struct bot {
     zl_addr addr;
     uint64_t nonce;
     uint32_t link_id;
+    /* A sealed run: the token's keys and each direction's full sequence. */
+    uint8_t client_key[ZL_TOKEN_KEY_SIZE], server_key[ZL_TOKEN_KEY_SIZE];
+    uint64_t send_sequence, receive_newest;
     uint32_t first_tick; /* server tick command 1 is made for */
     uint32_t newest;     /* newest command made */
     uint32_t executed;   /* newest command the server reports run */
@@ -44,6 +47,8 @@ typedef struct server_bench {
     fps_game game_state;
     zl_game game;
     int players;
+    int sealed;       /* connect tokens and sealed packets this run */
+    zl_aead aead;
     uint64_t now_us;
     uint32_t snapshots_last; /* snapshots the last tick sent */
     /* Tallies since the warm-up ended. */
@@ -144,8 +149,17 @@ static void bots_send(server_bench *b)
         zl_commands_header_write(&w, &head); /* no full snapshot wanted */
         zl_cmdstream_write(&w, run, n);
         bytes = zl_bitwriter_finish(&w);
-        bytes = zl_link_send(&t->link, ZL_MSG_COMMANDS, t->packet, (size_t)bytes, t->link_id,
-                             b->now_us);
+        if (b->sealed) {
+            zl_packet_header h;
+            zl_link_next_header(&t->link, ZL_MSG_COMMANDS, &h);
+            bytes = zl_packet_seal_aead(t->packet, (size_t)bytes, &h, t->link_id,
+                                        t->send_sequence++, t->client_key, &b->aead);
+            if (bytes > 0)
+                zl_link_record_sent(&t->link, &h, (size_t)bytes, b->now_us);
+        } else {
+            bytes = zl_link_send(&t->link, ZL_MSG_COMMANDS, t->packet, (size_t)bytes, t->link_id,
+                                 b->now_us);
+        }
         t->len = (uint16_t)(bytes > 0 ? bytes : 0);
     }
 }
@@ -162,7 +176,17 @@ static void bots_receive(server_bench *b)
         int at;
         if (!t->len)
             continue;
-        at = zl_link_receive(&t->link, t->packet, t->len, t->link_id, b->now_us, &h, NULL);
+        if (b->sealed) {
+            uint64_t sequence;
+            at = zl_packet_open_aead(t->packet, t->len, t->link_id, t->receive_newest,
+                                     t->server_key, &b->aead, &h, &sequence, NULL);
+            if (at >= 0 && sequence > t->receive_newest)
+                t->receive_newest = sequence;
+            if (at >= 0 && zl_link_accept(&t->link, &h, t->len, b->now_us, NULL) != ZL_OK)
+                at = -1;
+        } else {
+            at = zl_link_receive(&t->link, t->packet, t->len, t->link_id, b->now_us, &h, NULL);
+        }
         if (at >= 0 && h.type == ZL_MSG_SNAPSHOT) {
             zl_bitreader r;
             uint32_t executed;
@@ -269,13 +293,54 @@ static void hand_over(server_bench *b, const bot *t, uint8_t *packet, int payloa
 
 /* The handshake of bot k, message by message: REQUEST, CHALLENGE,
  * RESPONSE, ACCEPT. Returns 1 when the server gave it a slot. */
+/* The bench's backend: the key the server admits tokens of, the address
+ * tokens name, the Unix time it runs at. */
+static const uint8_t bench_key[ZL_TOKEN_KEY_SIZE] = {0x42, 0x65, 0x6e, 0x63, 0x68};
+#define BENCH_UNIX_S 1800000000u
+
+static zl_addr server_address(void) { return zl_addr_ipv4(10, 0, 0, 1, 27015); }
+
+/* Bot k's token: what its TOKEN_REQUEST and TOKEN_RESPONSE carry; its
+ * session keys go into t. */
+static void mint(bot *t, uint32_t k, zl_msg_token *out)
+{
+    static zl_connect_token token;
+    zl_token_grant g;
+    uint8_t nonce[ZL_TOKEN_NONCE_SIZE];
+    memset(&g, 0, sizeof g);
+    g.client_id = k + 1u;
+    g.timeout_s = 5;
+    g.address_count = 1;
+    g.addresses[0] = server_address();
+    memset(g.client_key, (int)(k * 3u + 1u), sizeof g.client_key);
+    memset(g.server_key, (int)(k * 5u + 2u), sizeof g.server_key);
+    memset(nonce, 0, sizeof nonce);
+    memcpy(nonce, &k, sizeof k);
+    zl_token_mint(&token, &g, BENCH_UNIX_S, BENCH_UNIX_S + 600u, nonce, bench_key);
+    out->expire_s = token.expire_s;
+    memcpy(out->nonce, token.nonce, sizeof out->nonce);
+    memcpy(out->sealed, token.sealed, sizeof out->sealed);
+    memcpy(t->client_key, token.client_key, sizeof t->client_key);
+    memcpy(t->server_key, token.server_key, sizeof t->server_key);
+}
+
 static int connect_bot(server_bench *b, uint32_t k)
 {
     bot *t = &b->bots[k];
-    uint8_t out[ZL_PACKET_HEADER_SIZE + ZL_REQUEST_SIZE];
+    uint8_t out[ZL_PACKET_HEADER_SIZE + ZL_TOKEN_REQUEST_SIZE];
     uint8_t *payload = out + ZL_PACKET_HEADER_SIZE;
-    zl_msg_request rq;
-    zl_msg_response rs;
+    /* Each token message is its plain one with the token after it. */
+    union {
+        zl_msg_request plain;
+        zl_msg_token_request token;
+    } rq;
+    union {
+        zl_msg_response plain;
+        zl_msg_token_response token;
+    } rs;
+    zl_msg_token token;
+    uint8_t request_type = b->sealed ? ZL_MSG_TOKEN_REQUEST : ZL_MSG_REQUEST;
+    uint8_t response_type = b->sealed ? ZL_MSG_TOKEN_RESPONSE : ZL_MSG_RESPONSE;
     zl_msg_challenge ch;
     zl_msg_accept ac;
     const uint8_t *in;
@@ -283,20 +348,28 @@ static int connect_bot(server_bench *b, uint32_t k)
     memset(t, 0, sizeof *t);
     t->addr = zl_addr_ipv4(10, 1, (uint8_t)(k >> 8), (uint8_t)k, (uint16_t)(BASE_PORT + k));
     t->nonce = 0x9E3779B97F4A7C15u * (k + 1u);
-    rq.protocol_id = ZL_PROTOCOL_ID;
-    rq.nonce = t->nonce;
-    zl_client_settings_default(&rq.settings);
-    rq.settings.updaterate = UPDATE_RATE;
-    rq.settings.cmdrate = TICK_RATE;
-    hand_over(b, t, out, zl_msg_write(ZL_MSG_REQUEST, payload, ZL_REQUEST_SIZE, &rq), ZL_MSG_REQUEST);
+    if (b->sealed)
+        mint(t, k, &token);
+    rq.token.protocol_id = ZL_PROTOCOL_ID;
+    rq.token.nonce = t->nonce;
+    zl_client_settings_default(&rq.token.settings);
+    rq.token.settings.updaterate = UPDATE_RATE;
+    rq.token.settings.cmdrate = TICK_RATE;
+    rq.token.token = token;
+    hand_over(b, t, out,
+              zl_msg_write(request_type, payload, sizeof out - ZL_PACKET_HEADER_SIZE, &rq),
+              request_type);
     in = reply(t, ZL_MSG_CHALLENGE, &len);
     if (!in || zl_msg_read(ZL_MSG_CHALLENGE, in, len, &ch) != ZL_OK)
         return 0;
-    rs.nonce = t->nonce;
-    rs.window = ch.window;
-    rs.cookie = ch.cookie;
-    rs.settings = rq.settings;
-    hand_over(b, t, out, zl_msg_write(ZL_MSG_RESPONSE, payload, ZL_REQUEST_SIZE, &rs), ZL_MSG_RESPONSE);
+    rs.token.nonce = t->nonce;
+    rs.token.window = ch.window;
+    rs.token.cookie = ch.cookie;
+    rs.token.settings = rq.token.settings;
+    rs.token.token = token;
+    hand_over(b, t, out,
+              zl_msg_write(response_type, payload, sizeof out - ZL_PACKET_HEADER_SIZE, &rs),
+              response_type);
     in = reply(t, ZL_MSG_ACCEPT, &len);
     if (!in || zl_msg_read(ZL_MSG_ACCEPT, in, len, &ac) != ZL_OK)
         return 0;
@@ -310,7 +383,7 @@ static int connect_bot(server_bench *b, uint32_t k)
  * instant (so every client's snapshot falls on the same ticks), then the
  * warm-up. Returns 0 when the server would not start or a bot could not
  * connect. */
-static int start(server_bench *b, int players, int relevance)
+static int start(server_bench *b, int players, int relevance, int sealed)
 {
     zl_server_config sc;
     zl_platform net;
@@ -322,7 +395,16 @@ static int start(server_bench *b, int players, int relevance)
     if (relevance)
         b->game.relevance = fps_relevance_cb;
     zl_server_config_default(&sc);
-    sc.security = ZL_SECURITY_PLAIN; /* the tick as it was; sealing is its own row */
+    b->sealed = sealed;
+    zl_aead_default(&b->aead);
+    if (sealed) {
+        memcpy(sc.private_key, bench_key, sizeof bench_key);
+        sc.public_address_count = 1;
+        sc.public_addresses[0] = server_address();
+        sc.unix_time_s = BENCH_UNIX_S;
+    } else {
+        sc.security = ZL_SECURITY_PLAIN; /* the series as before; sealing is its own row */
+    }
     sc.tick_rate = TICK_RATE;
     sc.max_clients = (uint16_t)players;
     sc.limits.updaterate_max = TICK_RATE;
@@ -413,19 +495,20 @@ static void row_name(char *out, size_t cap, uint32_t players, const char *label,
 
 /* One size: its snapshot tick, tick without and their mean, as rows named
  * "<players> players<label>, ..."; returns 0 when a bot could not connect. */
-static int run_size(server_bench *b, uint32_t players, int relevance, uint64_t *snap,
+static int run_size(server_bench *b, uint32_t players, int relevance, int sealed, uint64_t *snap,
                     uint64_t *plain, uint64_t *mean)
 {
     static const char *const kinds[3] = {"snapshot tick", "tick without snapshots",
                                          "tick, mean of the two"};
     char names[3][48];
     int k;
-    if (!start(b, (int)players, relevance)) {
+    if (!start(b, (int)players, relevance, sealed)) {
         zl_bench_note("server", "%u players: a bot could not connect", (unsigned)players);
         return 0;
     }
     for (k = 0; k < 3; k++)
-        row_name(names[k], sizeof names[k], players, relevance ? " rel." : "", kinds[k]);
+        row_name(names[k], sizeof names[k], players,
+                 relevance ? " rel." : sealed ? " sealed" : "", kinds[k]);
     *snap = zl_bench_measure_timed("server", names[0], body_snapshot_tick, NULL, b);
     *plain = zl_bench_measure_timed("server", names[1], body_plain_tick, NULL, b);
     /* Ticks alternate, so this is the cost per tick over time. */
@@ -460,6 +543,7 @@ void zl_bench_server(void)
     static const uint32_t rel_sizes[3] = {64, 128, 256};
     uint64_t mean[SIZES], snap[SIZES], plain[SIZES];
     uint64_t rel_mean[3], rel_snap[3], rel_plain[3], anchor_snap, anchor_plain, anchor_mean;
+    uint64_t sealed_snap, sealed_plain, sealed_mean;
     /* ZL_BENCH_PLAYERS=64 runs that size alone: a profiler (callgrind)
      * then sees one size's ticks without the others'. */
     const char *only = getenv("ZL_BENCH_PLAYERS");
@@ -476,11 +560,11 @@ void zl_bench_server(void)
                   "degrees up, never point blank: 2 to 4%% shoot per tick (counted below)");
     if (want) {
         if (want <= ZL_MAX_CLIENTS)
-            run_size(b, want, 0, &snap[0], &plain[0], &mean[0]);
+            run_size(b, want, 0, 0, &snap[0], &plain[0], &mean[0]);
         return; /* one size: no series to grow or score */
     }
     for (i = 0; i < SIZES && sizes[i] <= ZL_MAX_CLIENTS; i++) {
-        if (!run_size(b, sizes[i], 0, &snap[i], &plain[i], &mean[i]))
+        if (!run_size(b, sizes[i], 0, 0, &snap[i], &plain[i], &mean[i]))
             break;
         n++;
     }
@@ -497,7 +581,7 @@ void zl_bench_server(void)
                   "arena, rings of cells until %d players, every rocket):", FPS_GRID, FPS_GRID,
                   FPS_RELEVANT_PLAYERS);
     for (i = 0; i < 3 && rel_sizes[i] <= ZL_MAX_CLIENTS; i++) {
-        if (!run_size(b, rel_sizes[i], 1, &rel_snap[i], &rel_plain[i], &rel_mean[i]))
+        if (!run_size(b, rel_sizes[i], 1, 0, &rel_snap[i], &rel_plain[i], &rel_mean[i]))
             break;
         r++;
     }
@@ -506,7 +590,14 @@ void zl_bench_server(void)
 
     /* The Unity netcode benchmark's size (24 clients), for the README's
      * anchor row. */
-    run_size(b, 24, 0, &anchor_snap, &anchor_plain, &anchor_mean);
+    run_size(b, 24, 0, 0, &anchor_snap, &anchor_plain, &anchor_mean);
+
+    /* 64 players with connect tokens and every packet sealed, beside the
+     * plain series' 64. */
+    if (n > 3 && run_size(b, 64, 0, 1, &sealed_snap, &sealed_plain, &sealed_mean))
+        zl_bench_note("server", "sealing every packet (ChaCha20-Poly1305, 16 bytes a packet): "
+                      "64-player mean tick %d%% of the plain one",
+                      (int)(sealed_mean * 100u / (mean[3] ? mean[3] : 1u)));
 
     if (n > 3) {
         if (!exact) {
