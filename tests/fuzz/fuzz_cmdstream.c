@@ -95,10 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (len > size - at)
             len = size - at;
         now += (uint64_t)(flags & 63u) * 1000u;
-        copy = (uint8_t *)malloc(len ? len : 1);
-        REQUIRE(copy != NULL);
-        if (len)
-            memcpy(copy, data + at, len);
+        copy = zl_fuzz_copy(data + at, len);
         at += len;
         n = check_read(copy, len, zl_cmdbuf_newest(&buf), run, !tripped);
         tripped |= n > 0;

@@ -271,9 +271,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t n = data[1] < size - 2 ? data[1] : size - 2;
         int to_client = op & 1, ms;
         size_t len = build(to_client, (op >> 1) & 3, data + 2, n, packet);
-        uint8_t *copy = (uint8_t *)malloc(len ? len : 1);
-        REQUIRE(copy != NULL);
-        memcpy(copy, packet, len);
+        uint8_t *copy = zl_fuzz_copy(packet, len);
         if (to_client)
             zl_client_receive(&live.client, &server_addr, copy, len, live.now);
         else

@@ -95,10 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0)
         return 0;
     len = size - 1;
-    copy = (uint8_t *)malloc(len ? len : 1);
-    REQUIRE(copy != NULL);
-    if (len)
-        memcpy(copy, data + 1, len);
+    copy = zl_fuzz_copy(data + 1, len);
     if (data[0] % (TYPES + 1u) < TYPES)
         check_message(types[data[0] % (TYPES + 1u)], copy, len);
     else

@@ -116,10 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             sends++;
         }
 
-        copy = (uint8_t *)malloc(len ? len : 1);
-        REQUIRE(copy != NULL);
-        if (len)
-            memcpy(copy, data + at, len);
+        copy = zl_fuzz_copy(data + at, len);
         at += len;
         if ((flags & FLAG_RESEAL) && len >= 4) {
             uint8_t id[4];

@@ -26,10 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int n;
         if (len > size - at)
             len = size - at;
-        block = (uint8_t *)malloc(len ? len : 1);
-        REQUIRE(block != NULL);
-        if (len)
-            memcpy(block, data + at, len);
+        block = zl_fuzz_copy(data + at, len);
         at += len;
         zl_bitreader_init(&r, block, len);
         n = zl_reliable_read(&ch, &r);

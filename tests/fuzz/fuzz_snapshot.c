@@ -98,10 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (len > size - at)
             len = size - at;
         tick += advance;
-        copy = (uint8_t *)malloc(len ? len : 1);
-        REQUIRE(copy != NULL);
-        if (len)
-            memcpy(copy, data + at, len);
+        copy = zl_fuzz_copy(data + at, len);
         at += len;
         zl_bitreader_init(&r, copy, len);
         res = zl_snapshot_read(&the_rx, &fz_layout, tick, 0, &r, &f);

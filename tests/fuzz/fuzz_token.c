@@ -51,15 +51,12 @@ static void check_open(const uint8_t *p, size_t len)
  * guessed), the result names a reason, and the buffer is left as it was. */
 static void check_packet(const uint8_t *p, size_t len)
 {
-    uint8_t *copy = (uint8_t *)malloc(len ? len : 1);
+    uint8_t *copy = zl_fuzz_copy(p, len);
     zl_packet_header h;
     zl_packet_drop why = ZL_PACKET_DROP_NONE;
     zl_aead aead;
     uint64_t seq = 0;
     int r;
-    REQUIRE(copy != NULL);
-    if (len)
-        memcpy(copy, p, len);
     zl_aead_default(&aead);
     r = zl_packet_open_aead(copy, len, len >= 4 ? (uint32_t)p[0] | (uint32_t)p[1] << 8 |
                                                      (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
@@ -80,10 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0)
         return 0;
     len = size - 1;
-    copy = (uint8_t *)malloc(len ? len : 1);
-    REQUIRE(copy != NULL);
-    if (len)
-        memcpy(copy, data + 1, len);
+    copy = zl_fuzz_copy(data + 1, len);
     checks[data[0] % (sizeof checks / sizeof checks[0])](copy, len);
     free(copy);
     return 0;
