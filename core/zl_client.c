@@ -76,6 +76,7 @@ int zl_client_init_(zl_client *c, const zl_client_config *config, const zl_game 
     zl_interp_reset(&c->timeline);
     zl_clock_init(&c->clock, &c->config.timeline);
     zl_snapshot_receiver_init(&c->rx);
+    zl_event_queue_init(&c->events);
     for (i = 0; i < ZL_MAX_ENTITIES; i++)
         zl_interp_reset(&c->history[i]);
     return ZL_OK;
@@ -241,8 +242,8 @@ static void on_snapshot(zl_client *c, const uint8_t *payload, size_t len, uint64
 {
     const zl_snapshot_frame *f;
     uint32_t executed;
-    if (zl_snapshot_message_read(&c->rx, &c->layout, c->slot, payload, len, &executed, &f) !=
-        ZL_OK) {
+    if (zl_snapshot_message_read(&c->rx, &c->layout, c->slot, &c->events, c->game.event_schema,
+                                 payload, len, &executed, &f) != ZL_OK) {
         c->undecodable++;
         return;
     }
@@ -443,6 +444,15 @@ uint64_t zl_client_server_time(zl_client *c, uint64_t now_us)
     return zl_clock_snapshot_time(&c->clock, now_us) + ls.rtt_us / 2u;
 }
 
+int zl_client_events(zl_client *c, zl_event *out, int max)
+{
+    ZL_ASSERT(c && (out || max == 0));
+    if (!c->tick_us)
+        return 0; /* not connected yet: nothing received */
+    return zl_event_queue_take(&c->events, (uint32_t)(c->render_us / c->tick_us), c->slot, out,
+                               max);
+}
+
 int zl_client_send_message(zl_client *c, const void *data, size_t len)
 {
     ZL_ASSERT(c);
@@ -521,4 +531,5 @@ void zl_client_get_stats(zl_client *c, uint64_t now_us, zl_client_stats *out)
     out->extrapolated = c->extrapolated;
     out->bad_messages = c->bad_messages;
     out->messages = c->reliable.stats;
+    out->events = c->events.stats;
 }

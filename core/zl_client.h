@@ -58,6 +58,7 @@ typedef struct zl_client_stats {
     uint32_t extrapolated;     /* of those, draws past the entity's newest sample */
     uint32_t bad_messages;
     zl_reliable_stats messages; /* the reliable channel both ways */
+    zl_event_queue_stats events; /* events received in snapshots */
 } zl_client_stats;
 
 /* A client. Caller-owned (static storage); every field is private. */
@@ -92,6 +93,7 @@ typedef struct zl_client {
     zl_clock clock;
     zl_predict predict;
     zl_snapshot_receiver rx;
+    zl_event_queue events;       /* received, waiting for the render time */
     uint8_t drawn[ZL_MAX_ENTITIES];
     uint32_t view[ZL_MAX_ENTITIES][ZL_STATE_MAX / 4];
     zl_interp_history history[ZL_MAX_ENTITIES];
@@ -165,6 +167,14 @@ const void *zl_client_entity(const zl_client *c, int entity);
  * the round trip, microseconds on the server's tick timeline. For display
  * (a match timer); nothing is drawn or claimed at it. 0 before a snapshot. */
 uint64_t zl_client_server_time(zl_client *c, uint64_t now_us);
+
+/* The events (other players' shots, footsteps, hits; zl_eventlog.h) due
+ * this frame, oldest first, into out (at most max): those whose tick the
+ * render time of the last zl_client_frame has reached, and those of the
+ * player's own entity at once. Call it after zl_client_frame; returns how
+ * many. Each event arrives once; the player's own predicted events never
+ * do (they were played on their first prediction). */
+int zl_client_events(zl_client *c, zl_event *out, int max);
 
 /* Reliable, ordered messages to and from the server (zl_reliable.h). Send
  * queues len bytes (copied): ZL_OK, ZL_ERR_AGAIN when not connected,

@@ -123,6 +123,22 @@
 #ifndef ZL_SERVER_EVENTS
 #define ZL_SERVER_EVENTS 1024
 #endif
+/* Events shared with clients (zl_eventlog.h) the server keeps until every
+ * client they concern acknowledged them or they age out (a power of two,
+ * 2..16384): about ZL_EVENT_BODY_BYTES + 16 bytes each. Events the log
+ * drops before a client acknowledged them are counted (overrun). */
+#ifndef ZL_EVENT_LOG
+#define ZL_EVENT_LOG 1024
+#endif
+/* Largest coded event body, bytes (1..255); a game whose event schema
+ * codes longer bodies has them refused and counted (too_large). */
+#ifndef ZL_EVENT_BODY_BYTES
+#define ZL_EVENT_BODY_BYTES 24
+#endif
+/* Most events one snapshot carries (1..255); the rest ride in the next. */
+#ifndef ZL_EVENTS_PER_SNAPSHOT
+#define ZL_EVENTS_PER_SNAPSHOT 32
+#endif
 /* Join and leave notices kept until the application reads them (a power of
  * two); older unread ones are overwritten and counted. */
 #ifndef ZL_SERVER_NOTICES
@@ -165,6 +181,14 @@
 #endif
 #ifndef ZL_SNAPSHOT_CODE_BYTES
 #define ZL_SNAPSHOT_CODE_BYTES 16384
+#endif
+
+/* ---- Events in snapshots, the client's side (core/zl_eventlog.h) ---- */
+
+/* Events a client holds until its render time reaches them (1..1024), about
+ * 44 bytes each; one arriving at a full queue is dropped and counted. */
+#ifndef ZL_CLIENT_EVENTS
+#define ZL_CLIENT_EVENTS 64
 #endif
 
 /* ---- Commands up (core/zl_cmdstream.h) ---- */
@@ -318,6 +342,10 @@
     X(ZL_LAGCOMP_TICKS)             \
     X(ZL_LAGCOMP_HITBOXES)          \
     X(ZL_SERVER_EVENTS)             \
+    X(ZL_EVENT_LOG)                 \
+    X(ZL_EVENT_BODY_BYTES)          \
+    X(ZL_EVENTS_PER_SNAPSHOT)       \
+    X(ZL_CLIENT_EVENTS)             \
     X(ZL_SERVER_NOTICES)            \
     X(ZL_SERVER_SHOTS)              \
     X(ZL_SNAPSHOT_WORLD_TICKS)      \

@@ -18,6 +18,8 @@ typedef struct zl_event {
     int32_t target;  /* entity it concerns, or -1 */
     zl_vec3 origin;  /* where, in world units */
     zl_vec3 dir;     /* a unit direction, or zero */
+    uint32_t tick;   /* server tick it happened on: stamped by the sink (the
+                        server's stamps its tick; a client's prediction 0) */
 } zl_event;
 
 /* A fixed-capacity sink over caller-owned storage. Events beyond capacity
@@ -30,6 +32,7 @@ typedef struct zl_events {
     uint32_t dropped;  /* events refused since the last clear */
     int32_t source;    /* stamped into each pushed event: set it to the
                           entity whose code is about to run */
+    uint32_t tick;     /* stamped into each pushed event */
 } zl_events;
 
 static inline void zl_events_init(zl_events *e, zl_event *storage, uint32_t capacity)
@@ -40,16 +43,17 @@ static inline void zl_events_init(zl_events *e, zl_event *storage, uint32_t capa
     e->count = 0;
     e->dropped = 0;
     e->source = -1;
+    e->tick = 0;
 }
 
-/* Empties the sink and resets the dropped counter; keeps `source`. */
+/* Empties the sink and resets the dropped counter; keeps `source` and `tick`. */
 static inline void zl_events_clear(zl_events *e)
 {
     e->count = 0;
     e->dropped = 0;
 }
 
-/* Appends a copy of *ev with source = e->source. ZL_OK, or ZL_ERR_FULL
+/* Appends a copy of *ev with source = e->source and tick = e->tick. ZL_OK, or ZL_ERR_FULL
  * (counted in dropped). A NULL sink takes nothing and returns ZL_OK: the
  * caller asked for no events. */
 static inline int zl_events_push(zl_events *e, const zl_event *ev)
@@ -62,6 +66,7 @@ static inline int zl_events_push(zl_events *e, const zl_event *ev)
     }
     e->items[e->count] = *ev;
     e->items[e->count].source = e->source;
+    e->items[e->count].tick = e->tick;
     e->count++;
     return ZL_OK;
 }
@@ -123,8 +128,8 @@ typedef struct zl_shot_tracer {
  * player_schema->size bytes, indexed by player slot. Every function must
  * be deterministic, integer-only and free of hidden mutable state except
  * what ctx documents, so server and clients compute bit-identical results.
- * All callbacks are required, except relevance, and entity_state in a
- * game without entities.
+ * All callbacks are required, except relevance and share_event, and
+ * entity_state in a game without entities.
  *
  * Games of other shapes. The core needs only a few facts about space:
  * where a thing is (the origin fields below, to smooth corrections, spot
@@ -219,6 +224,15 @@ typedef struct zl_game {
      * per-tick work in ctx (a grid built on the first call of a tick). */
     int (*relevance)(void *ctx, uint32_t tick, const void *players, const uint8_t *present,
                      int count, int slot, uint16_t *ids, uint32_t *priority, int max);
+
+    /* Optional: events in snapshots (zl_eventlog.h). event_schema describes
+     * zl_event as the game codes it on the wire (type, param, target,
+     * origin, dir with the ranges and precision it needs; leave source and
+     * tick out: the core carries them); NULL: clients receive no events.
+     * Server only, optional: share_event says whether clients should see
+     * an event of the server's sink (NULL: every one). */
+    const zl_schema *event_schema;
+    int (*share_event)(void *ctx, const zl_event *ev);
 } zl_game;
 
 /* 1 when `first` (an index in schema's field table) starts an origin of

@@ -97,6 +97,7 @@ int zl_reliable_write(zl_reliable *r, zl_bitwriter *w, uint16_t sequence, uint64
         m->sent_us = now_us ? now_us : 1u;
         r->stats.transmissions++;
     }
+    r->stats.bits_sent += need;
     p = &r->packets[sequence & MASK];
     p->sequence = sequence;
     p->used = 1;
@@ -150,9 +151,10 @@ static void keep(zl_reliable *r, uint16_t id, const uint8_t *data, uint16_t len)
 int zl_reliable_read(zl_reliable *r, zl_bitreader *br)
 {
     uint8_t data[ZL_RELIABLE_MESSAGE_MAX];
-    uint32_t count, i, k;
+    uint32_t count, i, k, left;
     uint16_t first;
     ZL_ASSERT(r && br);
+    left = zl_bitreader_bits_left(br);
     count = zl_bitreader_bits(br, COUNT_BITS);
     first = (uint16_t)zl_bitreader_bits(br, ID_BITS);
     if (count == 0 || count > PER_PACKET)
@@ -169,6 +171,7 @@ int zl_reliable_read(zl_reliable *r, zl_bitreader *br)
         if (br->error == ZL_OK)
             keep(r, id, data, (uint16_t)len);
     }
+    r->stats.bits_received += left - zl_bitreader_bits_left(br);
     if (br->error != ZL_OK)
         r->stats.malformed++;
     return br->error;

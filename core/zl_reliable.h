@@ -40,6 +40,8 @@ typedef struct zl_reliable_stats {
     uint32_t duplicates;    /* copies of messages already held or handed over */
     uint32_t out_of_window; /* numbers too far ahead to hold: dropped */
     uint32_t malformed;     /* blocks whose bytes did not decode */
+    uint32_t bits_sent;     /* of the blocks written, resends included */
+    uint32_t bits_received; /* of the blocks read, copies included */
 } zl_reliable_stats;
 
 /* Private: one message. */

@@ -115,6 +115,7 @@ int zl_server_init_(zl_server *s, const zl_server_config *c, const zl_game *game
     s->layout.entity_schema = game->entity_schema;
     s->layout.players = ZL_MAX_CLIENTS;
     zl_events_init(&s->events, s->event_store, ZL_SERVER_EVENTS);
+    zl_event_log_init(&s->event_log);
     {
         zl_lagcomp_settings ls = c->lagcomp;
         ls.origin_field = game->player_origin_field;
@@ -320,6 +321,7 @@ static void connect_client(zl_server *s, int slot, const zl_addr *from, const ha
     /* The client's first command is sequence 1 (zl_client.h). */
     zl_cmdbuf_init(&c->commands, &s->config.cmdbuf, 1);
     zl_snapshot_client_reset(&c->snapshot);
+    zl_event_sender_reset(&c->events, &s->event_log);
     memset(player_at(s, slot), 0, s->game.player_schema->size);
     s->game.player_join(s->game.ctx, player_at(s, slot), slot);
     s->present[slot] = 1;
@@ -430,8 +432,10 @@ static void on_linked(zl_server *s, int slot, const zl_conn_datagram *d, size_t 
     c->last_heard_us = now_us;
     if (acks_unsent(c, h))
         c->forged_acks++;
-    for (i = 0; i < acks.count; i++)
+    for (i = 0; i < acks.count; i++) {
         zl_snapshot_acked(&c->snapshot, acks.sequence[i]);
+        zl_event_sender_acked(&c->events, acks.sequence[i]);
+    }
     zl_reliable_acked(&c->reliable, &acks);
     if (!zl_ratelimit_bucket_take(&c->packets, s->config.packet_rate, s->config.packet_burst,
                                   now_us)) {
@@ -693,10 +697,12 @@ static void run_commands(zl_server *s, int slot)
     int n = zl_cmdbuf_pop(&c->commands, s->tick_us, cmds, (int)ZL_COUNTOF(cmds));
     int i;
     for (i = 0; i < n; i++) {
-        uint32_t first = s->events.count;
+        uint32_t first = s->events.count, k;
         s->events.source = slot;
         s->game.run_command(s->game.ctx, player_at(s, slot), &cmds[i], player_at(s, slot), 1,
                             &s->events);
+        for (k = first; k < s->events.count; k++)
+            s->event_predicted[k] = 1;
         c->executed = cmds[i].sequence;
         resolve_command_events(s, slot, &cmds[i], first);
     }
@@ -730,6 +736,8 @@ static void send_snapshot(zl_server *s, int slot, const uint16_t *ids, int count
                           const uint32_t *priority, uint64_t now_us)
 {
     zl_server_slot *c = &s->slot[slot];
+    uint8_t relevant[ZL_SNAPSHOT_BITMAP_BYTES];
+    zl_snapshot_events events;
     uint8_t packet[ZL_MAX_PACKET];
     zl_bitwriter w;
     int64_t budget;
@@ -750,10 +758,23 @@ static void send_snapshot(zl_server *s, int slot, const uint16_t *ids, int count
         zl_snapshot_client_reset(&c->snapshot);
         c->full_requested = 0;
     }
+    events.sender = &c->events;
+    events.log = &s->event_log;
+    events.audience.client = slot;
+    events.audience.relevant = NULL;
+    if (s->game.relevance) {
+        int i;
+        memset(relevant, 0, sizeof relevant);
+        for (i = 0; i < count; i++)
+            relevant[ids[i] >> 3] |= (uint8_t)(1u << (ids[i] & 7u));
+        events.audience.relevant = relevant;
+    }
     zl_bitwriter_init(&w, packet + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD);
     bits = zl_snapshot_message_write(&c->snapshot, &s->world, &s->layout, s->tick, c->executed,
-                                     ids, count, priority, (uint16_t)slot, (uint32_t)budget * 8u,
-                                     zl_link_next_sequence(&c->conn.link), &w);
+                                     ids, count, priority, (uint16_t)slot,
+                                     s->game.event_schema ? &events : NULL,
+                                     (uint32_t)budget * 8u, zl_link_next_sequence(&c->conn.link),
+                                     &w);
     if (bits < 0) {
         c->choked++;
         return;
@@ -804,11 +825,24 @@ static void send_messages(zl_server *s, uint64_t now_us)
     }
 }
 
+/* The tick's events the game shares, into the log clients are sent. */
+static void log_events(zl_server *s)
+{
+    uint32_t i;
+    for (i = 0; i < s->events.count; i++) {
+        const zl_event *ev = &s->events.items[i];
+        if (s->game.event_schema && (!s->game.share_event || s->game.share_event(s->game.ctx, ev)))
+            zl_event_log_append(&s->event_log, s->game.event_schema, ev, s->event_predicted[i]);
+        s->event_predicted[i] = 0;
+    }
+}
+
 static void run_tick(zl_server *s, uint64_t now_us)
 {
     int i;
     s->tick++;
     zl_events_clear(&s->events);
+    s->events.tick = s->tick;
     s->shot_count = 0;
     for (i = 0; i < s->config.max_clients; i++)
         if (s->slot[i].connected)
@@ -816,6 +850,7 @@ static void run_tick(zl_server *s, uint64_t now_us)
     s->events.source = -1;
     s->game.tick_entities(s->game.ctx, s->players, s->config.max_clients,
                           (s->tick_us + 500u) / 1000u, &s->events);
+    log_events(s);
     zl_lagcomp_record(&s->lagcomp, s->tick, s->players, s->present, s->config.max_clients);
     record_world(s);
     send_snapshots(s, now_us);
@@ -942,6 +977,7 @@ int zl_server_get_client_stats(zl_server *s, int slot, uint64_t now_us,
     out->forged_acks = c->forged_acks;
     out->moves = c->moves;
     out->messages = c->reliable.stats;
+    out->events = c->events.stats;
     out->messages_flooded = c->messages_flooded;
     out->rewinds = c->rewinds;
     out->rewinds_untrusted = c->rewinds_untrusted;

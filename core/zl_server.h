@@ -144,6 +144,7 @@ typedef struct zl_server_client_stats {
     uint32_t forged_acks;      /* datagrams acknowledging a sequence we never
                                   sent (those acks are ignored) */
     zl_reliable_stats messages; /* its reliable channel both ways */
+    zl_event_sender_stats events; /* events sent to it in snapshots */
     uint32_t messages_flooded; /* RELIABLE packets over message_rate: dropped
                                   unread (the client resends them) */
     uint32_t moves;            /* times its address changed (NAT rebinding):
@@ -186,6 +187,7 @@ typedef struct zl_server_slot {
     uint32_t rewinds, rewinds_untrusted, rewinds_clamped, rewinds_refused;
     zl_cmdbuf commands;
     zl_snapshot_client snapshot;
+    zl_event_sender events;  /* its place in the event log */
 } zl_server_slot;
 
 /* A server. Caller-owned and large (see the README's footprint table):
@@ -206,7 +208,9 @@ typedef struct zl_server {
     uint32_t notices_written, notices_read, notices_lost;
     zl_server_notice notice[ZL_SERVER_NOTICES];
     zl_event event_store[ZL_SERVER_EVENTS];
+    uint8_t event_predicted[ZL_SERVER_EVENTS]; /* 1: pushed by run_command */
     zl_events events;        /* the last tick's events */
+    zl_event_log event_log;  /* the events clients receive in snapshots */
     uint32_t shot_count;     /* the last tick's traces kept in shot */
     uint32_t shots_unkept;   /* traces beyond ZL_SERVER_SHOTS in a tick, in all */
     zl_server_shot shot[ZL_SERVER_SHOTS];

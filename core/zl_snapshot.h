@@ -3,6 +3,7 @@
 #ifndef ZL_SNAPSHOT_H
 #define ZL_SNAPSHOT_H
 
+#include "zl_eventlog.h"
 #include "zl_schema.h"
 
 ZL_BEGIN_DECLS
@@ -270,25 +271,41 @@ const zl_snapshot_frame *zl_snapshot_receiver_newest(const zl_snapshot_receiver 
 
 /* ---- The snapshot message (ZL_MSG_SNAPSHOT) ----
  * Its payload: the server tick (32 bits), the newest command the server has
- * run of this client (32 bits, what prediction reconciles against), then
- * the entity section above. Server and client write and read it only here. */
+ * run of this client (32 bits, what prediction reconciles against), the
+ * events section (zl_eventlog.h; one 0 bit when there are none), then the
+ * entity section above. Server and client write and read it only here. */
 #define ZL_SNAPSHOT_HEADER_BITS 64
 
-/* Writes a whole snapshot message into bw: the header, then the entity
- * section of zl_snapshot_write with the same arguments, the section's
- * budget being budget_bits less the header. Returns the bits of the
+/* The events a snapshot message carries to one client. */
+typedef struct zl_snapshot_events {
+    zl_event_sender *sender;
+    const zl_event_log *log;
+    zl_event_audience audience;
+} zl_snapshot_events;
+
+/* Writes a whole snapshot message into bw: the header, the events section
+ * of `events` (NULL: none) in at most half of what is left, then the
+ * entity section of zl_snapshot_write with the same arguments in the rest
+ * of budget_bits. The events' sender learns which packet carried them
+ * only when the message is written whole. Returns the bits of the entity
  * section, or ZL_ERR_OVERFLOW as zl_snapshot_write (bw then unusable). */
 int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
                               const zl_snapshot_layout *layout, uint32_t tick, uint32_t executed,
                               const uint16_t *relevant, int relevant_count,
                               const uint32_t *priority, uint16_t own_entity,
-                              uint32_t budget_bits, uint16_t packet_sequence, zl_bitwriter *bw);
+                              const zl_snapshot_events *events, uint32_t budget_bits,
+                              uint16_t packet_sequence, zl_bitwriter *bw);
 
 /* Reads a snapshot message of len payload bytes (read only, hostile bytes
- * fine): *executed gets the header's command, the rest as zl_snapshot_read
- * (same results; a header cut short is ZL_ERR_OVERFLOW, counted malformed). */
+ * fine): *executed gets the header's command; the events section goes to
+ * `events` through event_schema (both NULL for a client without events:
+ * then a section holding any is malformed), read whether or not the entity
+ * section can be decoded, since the packet is acknowledged either way; the
+ * rest as zl_snapshot_read (same results; a header or events section cut
+ * short or malformed is counted malformed and nothing is decoded). */
 int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout,
-                             uint16_t own_entity, const void *payload, size_t len,
+                             uint16_t own_entity, zl_event_queue *events,
+                             const zl_schema *event_schema, const void *payload, size_t len,
                              uint32_t *executed, const zl_snapshot_frame **out);
 
 ZL_END_DECLS

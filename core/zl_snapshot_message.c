@@ -1,24 +1,41 @@
 /* zl_snapshot_message.c - the snapshot message: its header (tick and the
- * newest command run) around the entity section, written and read in one place. */
+ * newest command run), the events section and the entity section, written
+ * and read in one place. */
 #include "zl_snapshot.h"
 
 int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
                               const zl_snapshot_layout *layout, uint32_t tick, uint32_t executed,
                               const uint16_t *relevant, int relevant_count,
                               const uint32_t *priority, uint16_t own_entity,
-                              uint32_t budget_bits, uint16_t packet_sequence, zl_bitwriter *bw)
+                              const zl_snapshot_events *events, uint32_t budget_bits,
+                              uint16_t packet_sequence, zl_bitwriter *bw)
 {
+    zl_event_section section = {0, 0, 1};
+    int bits;
     ZL_ASSERT(bw != NULL);
-    if (budget_bits <= ZL_SNAPSHOT_HEADER_BITS)
+    if (budget_bits <= ZL_SNAPSHOT_HEADER_BITS + 1u)
         return ZL_ERR_OVERFLOW;
+    budget_bits -= ZL_SNAPSHOT_HEADER_BITS;
     zl_bitwriter_bits(bw, tick, 32);
     zl_bitwriter_bits(bw, executed, 32);
-    return zl_snapshot_write(c, world, layout, tick, relevant, relevant_count, priority, own_entity,
-                             budget_bits - ZL_SNAPSHOT_HEADER_BITS, packet_sequence, bw);
+    if (events) {
+        bits = zl_event_section_write(events->sender, events->log, &events->audience, tick,
+                                      budget_bits / 2u, bw, &section);
+        if (bits < 0)
+            return bits;
+    } else {
+        zl_bitwriter_bool(bw, 0);
+    }
+    bits = zl_snapshot_write(c, world, layout, tick, relevant, relevant_count, priority,
+                             own_entity, budget_bits - section.bits, packet_sequence, bw);
+    if (bits >= 0 && events)
+        zl_event_sender_sent(events->sender, packet_sequence, &section);
+    return bits;
 }
 
 int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout,
-                             uint16_t own_entity, const void *payload, size_t len,
+                             uint16_t own_entity, zl_event_queue *events,
+                             const zl_schema *event_schema, const void *payload, size_t len,
                              uint32_t *executed, const zl_snapshot_frame **out)
 {
     zl_bitreader r;
@@ -28,6 +45,12 @@ int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout 
     zl_bitreader_init(&r, payload, len);
     tick = zl_bitreader_bits(&r, 32);
     *executed = zl_bitreader_bits(&r, 32);
+    if (r.error == ZL_OK) {
+        if (events)
+            zl_event_section_read(events, event_schema, tick, &r);
+        else if (zl_bitreader_bool(&r))
+            r.error = ZL_ERR_MALFORMED;
+    }
     if (r.error != ZL_OK) {
         rx->malformed++;
         return r.error;

@@ -54,6 +54,7 @@ static void test_schemas_and_time(void)
     uint32_t ms;
     ZL_CHECK_EQ(zl_schema_validate(&fps_player_schema), ZL_OK);
     ZL_CHECK_EQ(zl_schema_validate(&fps_entity_schema), ZL_OK);
+    ZL_CHECK_EQ(zl_schema_validate(&fps_event_schema), ZL_OK);
     /* msec * 65536 / 1000 rounded to nearest: checked against double. */
     for (ms = 1; ms <= ZL_USERCMD_MSEC_MAX; ms++)
         ZL_CHECK_EQ(fps_msec_to_seconds(ms), (zl_fx)floor(ms * 65.536 + 0.5));
@@ -805,7 +806,7 @@ static void test_entities_full(void)
 {
     fps_game g;
     fps_player players[1];
-    zl_event ev = {FPS_EV_LAUNCH, FPS_WEAPON_LAUNCHER, 0, -1, {0, 0, FX(64)}, {FX(1), 0, 0}};
+    zl_event ev = {FPS_EV_LAUNCH, FPS_WEAPON_LAUNCHER, 0, -1, {0, 0, FX(64)}, {FX(1), 0, 0}, 0};
     int i;
     fps_game_init(&g);
     players[0] = player_at(0, 0, 0);

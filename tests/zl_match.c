@@ -53,6 +53,74 @@ static void keep_verdicts(void)
     }
 }
 
+/* What a client receives of an event, hashed. */
+static uint32_t event_key(const zl_event *ev)
+{
+    uint32_t h = zl_schema_hash(m.client_rules.event_schema, ev, ZL_SCHEMA_WIRE,
+                                ZL_SCHEMA_HASH_INIT);
+    h = (h ^ ev->tick) * 16777619u;
+    return (h ^ (uint32_t)ev->source) * 16777619u;
+}
+
+/* The events the last tick added to the server's log. */
+static void keep_logged_events(void)
+{
+    const zl_event_log *log = &m.server.event_log;
+    for (; m.logged_next != log->next; m.logged_next++) {
+        const zl_event_entry *e = &log->entry[m.logged_next & (ZL_EVENT_LOG - 1u)];
+        zl_match_event *out;
+        zl_bitreader r;
+        zl_event ev;
+        if (m.logged_count == ZL_MATCH_EVENTS) {
+            m.events_unkept++;
+            continue;
+        }
+        memset(&ev, 0, sizeof ev);
+        zl_bitreader_init(&r, e->body, sizeof e->body);
+        ZL_CHECK_EQ(zl_schema_read_delta(m.client_rules.event_schema, &r, NULL, &ev,
+                                         ZL_SCHEMA_WIRE),
+                    ZL_OK);
+        ev.tick = e->tick;
+        ev.source = e->source;
+        out = &m.logged[m.logged_count++];
+        out->key = event_key(&ev);
+        out->tick = e->tick;
+        out->source = e->source;
+        out->predicted = e->predicted;
+        out->taken = 0;
+    }
+}
+
+/* Client i's events due this frame. */
+static void take_events(int i)
+{
+    zl_event ev[16];
+    const zl_client *c = &m.client[i];
+    int n, k;
+    while ((n = zl_client_events(&m.client[i], ev, (int)ZL_COUNTOF(ev))) > 0) {
+        for (k = 0; k < n; k++) {
+            uint64_t at = (uint64_t)ev[k].tick * c->tick_us;
+            zl_match_event *out;
+            if (ev[k].source != zl_client_slot(c)) {
+                m.heard_others++;
+                m.heard_early += (uint32_t)(at > c->render_us);
+                m.heard_within_frame += (uint32_t)(at <= c->render_us &&
+                                                   c->render_us - at <= ZL_MATCH_FRAME_US);
+            }
+            if (m.heard_count[i] == ZL_MATCH_EVENTS) {
+                m.events_unkept++;
+                continue;
+            }
+            out = &m.heard[i][m.heard_count[i]++];
+            out->key = event_key(&ev[k]);
+            out->tick = ev[k].tick;
+            out->source = ev[k].source;
+            out->predicted = 0;
+            out->taken = 0;
+        }
+    }
+}
+
 static void pump_server(void)
 {
     uint8_t buf[ZL_MAX_PACKET], copy[ZL_MAX_PACKET];
@@ -69,8 +137,11 @@ static void pump_server(void)
             m.replayed++;
         }
     }
-    if (zl_server_update(&m.server, zl_test_time_us) > 0)
+    if (zl_server_update(&m.server, zl_test_time_us) > 0) {
         keep_verdicts();
+        if (m.client_rules.event_schema)
+            keep_logged_events();
+    }
 }
 
 /* Client i's FPS player, NULL before it has one or in another game. */
@@ -183,6 +254,8 @@ static void client_frame(int i)
     zl_usercmd c;
     uint32_t k;
     zl_client_frame(&m.client[i], zl_test_time_us);
+    if (m.client_rules.event_schema)
+        take_events(i);
     m.bots->command(i, &c);
     zl_events_init(&events, store, FPS_MAX_EVENTS_PER_COMMAND);
     if (zl_client_command(&m.client[i], &c, &events) != ZL_OK)

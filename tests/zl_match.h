@@ -47,6 +47,18 @@ typedef struct zl_match_game {
     uint16_t hit_event;  /* event type the server sends for a hit */
 } zl_match_game;
 
+/* An event as the server logged it for clients, or as a client handed it
+ * over: `key` is a hash of everything the client receives (tick, source
+ * and every field the event schema carries), so the two sides match. */
+#define ZL_MATCH_EVENTS 8192 /* events kept per side; more are counted */
+typedef struct zl_match_event {
+    uint32_t key;
+    uint32_t tick;
+    int32_t source;
+    uint8_t predicted; /* the server's: pushed by run_command */
+    uint8_t taken;     /* matching: already paired with a received copy */
+} zl_match_event;
+
 /* A shot as the server traced it (zl_server_shots). */
 typedef struct zl_match_verdict {
     int32_t shooter, target;
@@ -87,6 +99,18 @@ typedef struct zl_match {
     uint32_t executed, repeats;
     uint32_t last_run[ZL_MATCH_BOTS]; /* newest sequence run, per slot */
     uint32_t shots, verdicts, unkept; /* unkept: beyond ZL_MATCH_SHOTS */
+    /* Events in snapshots: what the server logged (read from its log after
+     * each tick) and what each client handed over, with how far its
+     * render time was past the event's when it did (other players' events;
+     * its own are handed over on arrival). */
+    uint32_t logged_next;               /* next log id to read */
+    uint32_t logged_count, heard_count[ZL_MATCH_BOTS], events_unkept;
+    uint32_t heard_early;               /* others' events handed over before
+                                           the render time reached them */
+    uint32_t heard_within_frame;        /* ... within one frame after it */
+    uint32_t heard_others;              /* others' events handed over */
+    zl_match_event logged[ZL_MATCH_EVENTS];
+    zl_match_event heard[ZL_MATCH_BOTS][ZL_MATCH_EVENTS];
     zl_match_shot shot[ZL_MATCH_SHOTS];
     zl_match_verdict verdict[ZL_MATCH_SHOTS];
 } zl_match;

@@ -115,6 +115,8 @@ typedef struct fps_entity {
 
 extern const zl_schema fps_player_schema;
 extern const zl_schema fps_entity_schema;
+/* zl_event as clients receive it in snapshots (zl_game.event_schema). */
+extern const zl_schema fps_event_schema;
 
 /* What the server refused or clamped of one player's input, counted from
  * the events of the commands it ran (fps_resolve_event). An honest client

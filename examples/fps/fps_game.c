@@ -48,6 +48,23 @@ static const zl_field entity_fields[] = {
 };
 const zl_schema fps_entity_schema = ZL_SCHEMA(fps_entity, entity_fields);
 
+/* Events as clients receive them: positions on a 1/8-unit grid (effects
+ * and hit markers need no finer), directions to 1/1024, damage and weapon
+ * in 10 bits. Fields an event leaves zero (a footstep has no direction)
+ * cost one bit each. Source and tick are carried by the core. */
+static const zl_field event_fields[] = {
+    ZL_FIELD_INT(zl_event, type, 0, FPS_EV_REFUSED, ZL_INTERP_STEP),
+    ZL_FIELD_FX(zl_event, origin.x, -4096, 4095, 3, ZL_INTERP_STEP),
+    ZL_FIELD_FX(zl_event, origin.y, -4096, 4095, 3, ZL_INTERP_STEP),
+    ZL_FIELD_FX(zl_event, origin.z, -4096, 4095, 3, ZL_INTERP_STEP),
+    ZL_FIELD_INT(zl_event, param, 0, 1023, ZL_INTERP_STEP),
+    ZL_FIELD_FX(zl_event, dir.x, -1, 1, 10, ZL_INTERP_STEP),
+    ZL_FIELD_FX(zl_event, dir.y, -1, 1, 10, ZL_INTERP_STEP),
+    ZL_FIELD_FX(zl_event, dir.z, -1, 1, 10, ZL_INTERP_STEP),
+    ZL_FIELD_INT(zl_event, target, -1, FPS_MAX_PLAYERS - 1, ZL_INTERP_STEP),
+};
+const zl_schema fps_event_schema = ZL_SCHEMA(zl_event, event_fields);
+
 void fps_run_command(const fps_player *from, const zl_usercmd *cmd, fps_player *to,
                      int first_prediction, zl_events *events)
 {
@@ -172,6 +189,13 @@ static int entity_state_cb(void *ctx, int index, void *out)
     return 1;
 }
 
+/* Every event but a refusal, which is for the server's anti-cheat count. */
+static int share_event_cb(void *ctx, const zl_event *ev)
+{
+    (void)ctx;
+    return ev->type != FPS_EV_REFUSED;
+}
+
 zl_game fps_game_interface(fps_game *g)
 {
     zl_game game;
@@ -192,5 +216,7 @@ zl_game fps_game_interface(fps_game *g)
     game.entity_origin_field = zl_schema_find(&fps_entity_schema, "origin.x");
     game.entity_teleport_field = -1;
     game.relevance = NULL; /* everyone sees everything unless a server opts in */
+    game.event_schema = &fps_event_schema;
+    game.share_event = share_event_cb;
     return game;
 }

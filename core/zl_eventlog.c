@@ -1,0 +1,228 @@
+/* zl_eventlog.c - events in snapshots: the log, each client's window of it,
+ * the section's wire format and the client's queue. */
+#include "zl_eventlog.h"
+
+#include <string.h>
+
+/* Bits of an event's id on the wire when it does not follow the previous one. */
+#define ID_BITS 16u
+
+static zl_event_entry *entry_at(zl_event_log *log, uint32_t id)
+{
+    return &log->entry[id & (ZL_EVENT_LOG - 1u)];
+}
+
+static const zl_event_entry *entry_of(const zl_event_log *log, uint32_t id)
+{
+    return &log->entry[id & (ZL_EVENT_LOG - 1u)];
+}
+
+void zl_event_log_init(zl_event_log *log)
+{
+    ZL_ASSERT(log);
+    memset(log, 0, sizeof(*log));
+}
+
+int zl_event_log_append(zl_event_log *log, const zl_schema *schema, const zl_event *ev,
+                        int predicted)
+{
+    zl_event_entry *e;
+    zl_bitwriter w;
+    int bits;
+    ZL_ASSERT(log && schema && ev && schema->size == sizeof(zl_event));
+    e = entry_at(log, log->next);
+    zl_bitwriter_init(&w, e->body, sizeof(e->body));
+    bits = zl_schema_write_delta(schema, &w, NULL, ev, ZL_SCHEMA_WIRE);
+    if (bits < 0) {
+        log->too_large++;
+        return ZL_ERR_OVERFLOW;
+    }
+    e->tick = ev->tick;
+    e->source = ev->source;
+    e->target = ev->target;
+    e->predicted = (uint8_t)(predicted != 0);
+    e->bits = (uint8_t)bits;
+    log->next++;
+    return ZL_OK;
+}
+
+void zl_event_sender_reset(zl_event_sender *s, const zl_event_log *log)
+{
+    ZL_ASSERT(s && log);
+    memset(s, 0, sizeof(*s));
+    s->acked = log->next;
+}
+
+void zl_event_sender_sent(zl_event_sender *s, uint16_t sequence, const zl_event_section *sec)
+{
+    zl_event_sent *r;
+    ZL_ASSERT(s && sec);
+    r = &s->sent[sequence % ZL_SNAPSHOT_SENT];
+    r->sequence = sequence;
+    r->end = sec->end;
+    r->used = 1;
+    s->stats.sent += sec->count;
+    s->stats.bits += sec->bits;
+}
+
+void zl_event_sender_acked(zl_event_sender *s, uint16_t sequence)
+{
+    zl_event_sent *r;
+    ZL_ASSERT(s);
+    r = &s->sent[sequence % ZL_SNAPSHOT_SENT];
+    if (!r->used || r->sequence != sequence)
+        return;
+    r->used = 0;
+    if ((int32_t)(r->end - s->acked) > 0)
+        s->acked = r->end;
+}
+
+static int concerns(const zl_event_entry *e, const zl_event_audience *a)
+{
+    if (e->source == a->client)
+        return !e->predicted;
+    if (!a->relevant || e->source < 0 || e->target == a->client)
+        return 1;
+    return (a->relevant[e->source >> 3] >> (e->source & 7)) & 1;
+}
+
+/* Moves the client's window past events the log no longer holds and
+ * events too old to send at `tick`, counting them. */
+static void retire(zl_event_sender *s, const zl_event_log *log, const zl_event_audience *a,
+                   uint32_t tick)
+{
+    if (log->next - s->acked > ZL_EVENT_LOG) {
+        s->stats.overrun += log->next - s->acked - ZL_EVENT_LOG;
+        s->acked = log->next - ZL_EVENT_LOG;
+    }
+    while (s->acked != log->next) {
+        const zl_event_entry *e = entry_of(log, s->acked);
+        if (tick - e->tick <= ZL_EVENT_MAX_AGE)
+            break;
+        if (concerns(e, a))
+            s->stats.aged++;
+        s->acked++;
+    }
+}
+
+int zl_event_section_write(zl_event_sender *s, const zl_event_log *log,
+                           const zl_event_audience *audience, uint32_t tick,
+                           uint32_t budget_bits, zl_bitwriter *w, zl_event_section *out)
+{
+    const uint32_t source_bits = zl_bits_required(ZL_MAX_ENTITIES);
+    uint32_t id, used = 0, count = 0, prev = 0;
+    ZL_ASSERT(s && log && audience && w && out);
+    if (budget_bits < 1)
+        return ZL_ERR_OVERFLOW;
+    retire(s, log, audience, tick);
+    for (id = s->acked; id != log->next && count < ZL_EVENTS_PER_SNAPSHOT; id++) {
+        const zl_event_entry *e = entry_of(log, id);
+        int follows = count > 0 && id == prev + 1u;
+        uint32_t cost;
+        if (!concerns(e, audience))
+            continue;
+        cost = 1u + (count > 0) + (follows ? 0u : ID_BITS) + ZL_EVENT_AGE_BITS + source_bits +
+               e->bits;
+        if (used + cost + 1u > budget_bits)
+            break;
+        zl_bitwriter_bool(w, 1);
+        if (count > 0)
+            zl_bitwriter_bool(w, follows);
+        if (!follows)
+            zl_bitwriter_bits(w, id & 0xFFFFu, ID_BITS);
+        zl_bitwriter_bits(w, tick - e->tick, ZL_EVENT_AGE_BITS);
+        zl_bitwriter_ranged(w, e->source, -1, ZL_MAX_ENTITIES - 1);
+        zl_bitwriter_copy(w, e->body, e->bits);
+        used += cost;
+        prev = id;
+        count++;
+    }
+    zl_bitwriter_bool(w, 0);
+    used++;
+    if (w->error != ZL_OK)
+        return w->error;
+    out->end = id;
+    out->count = count;
+    out->bits = used;
+    return (int)used;
+}
+
+void zl_event_queue_init(zl_event_queue *q)
+{
+    ZL_ASSERT(q);
+    memset(q, 0, sizeof(*q));
+}
+
+/* The full id of an event from its low bits, nearest the next one expected. */
+static uint32_t full_id(const zl_event_queue *q, uint32_t low)
+{
+    uint32_t ahead = (low - q->next) & 0xFFFFu; /* mod 2^16, sign-extended below */
+    if (!q->have_next)
+        return low;
+    if (ahead & 0x8000u)
+        ahead |= 0xFFFF0000u;
+    return q->next + ahead;
+}
+
+int zl_event_section_read(zl_event_queue *q, const zl_schema *schema, uint32_t tick,
+                          zl_bitreader *r)
+{
+    const uint32_t left = zl_bitreader_bits_left(r);
+    uint32_t prev = 0;
+    int count = 0;
+    ZL_ASSERT(q && r);
+    while (zl_bitreader_bool(r)) {
+        zl_event ev;
+        uint32_t id;
+        if (!schema) {
+            r->error = ZL_ERR_MALFORMED;
+            break;
+        }
+        if (count > 0 && zl_bitreader_bool(r))
+            id = prev + 1u;
+        else
+            id = full_id(q, zl_bitreader_bits(r, ID_BITS));
+        memset(&ev, 0, sizeof(ev));
+        ev.tick = tick - zl_bitreader_bits(r, ZL_EVENT_AGE_BITS);
+        ev.source = zl_bitreader_ranged(r, -1, ZL_MAX_ENTITIES - 1);
+        if (zl_schema_read_delta(schema, r, NULL, &ev, ZL_SCHEMA_WIRE) != ZL_OK)
+            break;
+        prev = id;
+        count++;
+        if (q->have_next && (int32_t)(id - q->next) < 0) {
+            q->stats.duplicates++;
+            continue;
+        }
+        q->next = id + 1u;
+        q->have_next = 1;
+        if (q->count == ZL_CLIENT_EVENTS) {
+            q->stats.dropped++;
+            continue;
+        }
+        q->item[q->count++] = ev;
+        q->stats.received++;
+    }
+    q->stats.bits += left - zl_bitreader_bits_left(r);
+    if (r->error != ZL_OK) {
+        q->stats.malformed++;
+        return r->error;
+    }
+    return ZL_OK;
+}
+
+int zl_event_queue_take(zl_event_queue *q, uint32_t due_tick, int32_t own, zl_event *out,
+                        int max)
+{
+    uint32_t i, kept = 0;
+    int n = 0;
+    ZL_ASSERT(q && (out || max == 0));
+    for (i = 0; i < q->count; i++) {
+        const zl_event *ev = &q->item[i];
+        if (n < max && ((int32_t)(ev->tick - due_tick) <= 0 || ev->source == own))
+            out[n++] = *ev;
+        else
+            q->item[kept++] = *ev;
+    }
+    q->count = kept;
+    return n;
+}

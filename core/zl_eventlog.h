@@ -1,0 +1,173 @@
+/* zl_eventlog.h - events in snapshots: the server's log of the events
+ * clients should see (shots, footsteps, hits), each coded once, the part of
+ * it each snapshot carries until the client acknowledges it, and the
+ * client's queue that hands them over when its render time reaches them. */
+#ifndef ZL_EVENTLOG_H
+#define ZL_EVENTLOG_H
+
+#include "zl_game.h"
+#include "zl_schema.h"
+
+ZL_BEGIN_DECLS
+
+ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_EVENT_LOG) && ZL_EVENT_LOG >= 2 && ZL_EVENT_LOG <= 16384,
+                 zl_event_log_pow2);
+ZL_STATIC_ASSERT(ZL_EVENT_BODY_BYTES >= 1 && ZL_EVENT_BODY_BYTES <= 255, zl_event_body_bytes);
+ZL_STATIC_ASSERT(ZL_EVENTS_PER_SNAPSHOT >= 1 && ZL_EVENTS_PER_SNAPSHOT <= 255,
+                 zl_events_per_snapshot);
+ZL_STATIC_ASSERT(ZL_CLIENT_EVENTS >= 1 && ZL_CLIENT_EVENTS <= 1024, zl_client_events);
+
+/* The model (Quake 3's entity events and Source's temp entities, made
+ * reliable). Every event the game shares is appended to the server's log
+ * with an id (consecutive, 32 bits) and its tick, and its body is coded
+ * once through the game's event schema. Each snapshot to a client carries,
+ * oldest first, the log's events from the first one that client has not
+ * acknowledged, leaving out those that do not concern it; when the link
+ * reports a snapshot acknowledged, every event it covered is done. So a
+ * lost snapshot loses nothing: its events ride in the next ones. An event
+ * older than ZL_EVENT_MAX_AGE ticks is not sent again (counted as aged
+ * out). The client hands each event over once (ids are increasing, so
+ * copies are recognised) and only when its render time has reached the
+ * event's tick: another player's shot plays when that player is drawn at
+ * the moment he fired. Its own player's events play on arrival (its
+ * present is its prediction).
+ *
+ * Who an event concerns: not its source's own client when run_command
+ * pushed it (the owner played it on its first prediction: Source's
+ * suppression of the predicting player); everyone else when the server has
+ * no relevance hook; with one, a client whose relevant entities include the
+ * source, the client it targets, and everyone for events without a source.
+ * Relevance is read when a snapshot is written.
+ *
+ * Wire, the events section of a snapshot message: for each event a 1 bit,
+ * then its id (the first: its low 16 bits; the next ones: a 1 bit when it
+ * follows the previous id, else 0 and its low 16 bits), its age below the
+ * snapshot's tick (ZL_EVENT_AGE_BITS), its source (-1 .. ZL_MAX_ENTITIES -
+ * 1, ranged) and its body (zl_schema_write_delta against the zero event,
+ * ZL_SCHEMA_WIRE); a 0 bit ends the section. Without events it costs 1 bit.
+ * The schema describes zl_event; leave `source` and `tick` out of it. */
+#define ZL_EVENT_AGE_BITS 8
+#define ZL_EVENT_MAX_AGE ((1u << ZL_EVENT_AGE_BITS) - 1u)
+
+/* ---- Server ---- */
+
+/* Private: one logged event. */
+typedef struct zl_event_entry {
+    uint32_t tick;
+    int32_t source;
+    int32_t target;
+    uint8_t predicted; /* pushed by run_command: its owner played it */
+    uint8_t bits;      /* of the body */
+    uint8_t body[ZL_EVENT_BODY_BYTES];
+} zl_event_entry;
+
+/* The events clients should see, shared by every client. Caller-owned. */
+typedef struct zl_event_log {
+    uint32_t next;       /* id the next event gets */
+    uint32_t too_large;  /* events whose body did not fit ZL_EVENT_BODY_BYTES: not logged */
+    zl_event_entry entry[ZL_EVENT_LOG];
+} zl_event_log;
+
+void zl_event_log_init(zl_event_log *log);
+
+/* Codes ev (its tick and source as stamped) through schema and logs it;
+ * predicted: it was pushed by run_command. The oldest event gives way to
+ * it when the log is full. ZL_OK, or ZL_ERR_OVERFLOW (counted in too_large). */
+int zl_event_log_append(zl_event_log *log, const zl_schema *schema, const zl_event *ev,
+                        int predicted);
+
+/* Measurements of what one client was sent; counters only grow. */
+typedef struct zl_event_sender_stats {
+    uint32_t sent;    /* events put into snapshots, resends included */
+    uint32_t bits;    /* their sections' bits, ids, ages and end bits included */
+    uint32_t aged;    /* events that concerned it but aged out unacknowledged */
+    uint32_t overrun; /* events the log dropped before the client acknowledged
+                         them (whether they concerned it or not) */
+} zl_event_sender_stats;
+
+/* Private: the events one sent snapshot covered. */
+typedef struct zl_event_sent {
+    uint16_t sequence;
+    uint8_t used;
+    uint32_t end; /* every concerning event below this id was in it */
+} zl_event_sent;
+
+/* One client's place in the log. Caller-owned; private but `stats`. */
+typedef struct zl_event_sender {
+    uint32_t acked; /* every concerning event below this id is done */
+    zl_event_sent sent[ZL_SNAPSHOT_SENT];
+    zl_event_sender_stats stats;
+} zl_event_sender;
+
+/* A client that joins now: it is sent the events logged from now on. */
+void zl_event_sender_reset(zl_event_sender *s, const zl_event_log *log);
+
+/* The link reports packet `sequence` acknowledged: the events the snapshot
+ * it carried covered are done. Unknown sequences are ignored. */
+void zl_event_sender_acked(zl_event_sender *s, uint16_t sequence);
+
+/* Who reads the snapshot being written: its entity number (player slot)
+ * and the entities it receives this tick (a bitmap of ZL_MAX_ENTITIES
+ * bits), or NULL for every one. */
+typedef struct zl_event_audience {
+    int32_t client;
+    const uint8_t *relevant;
+} zl_event_audience;
+
+/* What one events section carried. */
+typedef struct zl_event_section {
+    uint32_t end;   /* every concerning event below this id is in it */
+    uint32_t count; /* events */
+    uint32_t bits;  /* the section, end bit included */
+} zl_event_section;
+
+/* Writes the events section of the snapshot of `tick` for a client: at
+ * most ZL_EVENTS_PER_SNAPSHOT events and budget_bits (the end bit
+ * included), described in *out. Returns the bits written, or
+ * ZL_ERR_OVERFLOW when not even the end bit fits. */
+int zl_event_section_write(zl_event_sender *s, const zl_event_log *log,
+                           const zl_event_audience *audience, uint32_t tick,
+                           uint32_t budget_bits, zl_bitwriter *w, zl_event_section *out);
+
+/* Remembers that packet `sequence` went out with section *sec. */
+void zl_event_sender_sent(zl_event_sender *s, uint16_t sequence, const zl_event_section *sec);
+
+/* ---- Client ---- */
+
+/* Measurements of what a client received; counters only grow. */
+typedef struct zl_event_queue_stats {
+    uint32_t received;   /* events queued */
+    uint32_t duplicates; /* copies of events already queued */
+    uint32_t dropped;    /* events refused: the queue was full */
+    uint32_t bits;       /* of the events sections read */
+    uint32_t malformed;  /* sections whose bytes did not decode */
+} zl_event_queue_stats;
+
+/* The events received and not yet handed over. Caller-owned; private but
+ * `stats`. */
+typedef struct zl_event_queue {
+    uint32_t next; /* the id after the newest event queued */
+    uint8_t have_next;
+    uint32_t count;
+    zl_event item[ZL_CLIENT_EVENTS];
+    zl_event_queue_stats stats;
+} zl_event_queue;
+
+void zl_event_queue_init(zl_event_queue *q);
+
+/* Reads the events section of the snapshot of `tick` from r (hostile bytes
+ * fine; schema NULL: the game shares no events) and queues the events not
+ * queued before. ZL_OK, or the reader's error (ZL_ERR_MALFORMED /
+ * ZL_ERR_OVERFLOW; counted, events before the error kept). */
+int zl_event_section_read(zl_event_queue *q, const zl_schema *schema, uint32_t tick,
+                          zl_bitreader *r);
+
+/* Hands over, oldest first, up to max queued events that are due: their
+ * tick at or before due_tick, or their source `own`. Returns how many were
+ * copied to out; the rest stay queued. */
+int zl_event_queue_take(zl_event_queue *q, uint32_t due_tick, int32_t own, zl_event *out,
+                        int max);
+
+ZL_END_DECLS
+
+#endif

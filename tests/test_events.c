@@ -1,0 +1,397 @@
+/* test_events.c - events in snapshots (zl_eventlog.h): each reaches every
+ * client it concerns once, at its tick, never echoed to the player who
+ * predicted it, through loss, copies and reordering. */
+#include <string.h>
+
+#include "zl_match.h"
+#include "zl_test.h"
+
+#define BOTS ZL_MATCH_BOTS
+#define m zl_match_world
+
+#ifdef ZL_TEST_SLOW
+#define MATCH_US 20000000u /* the emulated board: a shorter match */
+#else
+#define MATCH_US 60000000u
+#endif
+
+/* The first logged event at or after `tick` (logged is in tick order). */
+static uint32_t first_logged(uint32_t tick)
+{
+    uint32_t lo = 0, hi = m.logged_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2u;
+        if (m.logged[mid].tick < tick)
+            lo = mid + 1u;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Pairs each event bot i handed over with a logged one (bit i of taken).
+ * Returns the events that had no partner left: made up, or handed over twice. */
+static uint32_t pair_heard(int i, uint32_t *echoed)
+{
+    const int32_t slot = zl_client_slot(&m.client[i]);
+    uint32_t k, unpaired = 0;
+    for (k = 0; k < m.heard_count[i]; k++) {
+        const zl_match_event *h = &m.heard[i][k];
+        uint32_t j = first_logged(h->tick);
+        for (; j < m.logged_count && m.logged[j].tick == h->tick; j++) {
+            zl_match_event *l = &m.logged[j];
+            if (l->key == h->key && !(l->taken & (1u << i)))
+                break;
+        }
+        if (j == m.logged_count || m.logged[j].tick != h->tick) {
+            unpaired++;
+            continue;
+        }
+        m.logged[j].taken = (uint8_t)(m.logged[j].taken | (1u << i));
+        *echoed += (uint32_t)(m.logged[j].predicted && m.logged[j].source == slot);
+    }
+    return unpaired;
+}
+
+/* 4 bots duel (strafe, jump, fire at each other's heads) for a minute at
+ * 200 ms round trip with 10% loss each way: every logged event that
+ * concerns a client reaches it exactly once, or is counted as aged out. */
+static void test_events_exactly_once(void)
+{
+    zl_match_setup s;
+    uint32_t cutoff, total_missing = 0, total_expected = 0, total_heard = 0, total_aged = 0;
+    int i;
+    memset(&s, 0, sizeof s);
+    s.rtt_us = 200000u;
+    s.jitter_us = 10000u;
+    s.loss_ppm = 100000u;
+    s.lag_compensation = 1;
+    s.style = ZL_MATCH_DUEL;
+    s.firing = 1;
+    zl_match_start(&s);
+    zl_match_run(MATCH_US);
+    ZL_CHECK_EQ(zl_match_connected(), BOTS);
+    ZL_CHECK_EQ(m.events_unkept, 0);
+    ZL_CHECK(m.logged_count > MATCH_US / 50000u); /* 20 a second at least */
+    /* Events of the last second may still be on their way. */
+    cutoff = zl_server_tick(&m.server) - m.server.config.tick_rate;
+    for (i = 0; i < BOTS; i++) {
+        const int32_t slot = zl_client_slot(&m.client[i]);
+        zl_server_client_stats ss;
+        zl_client_stats cs;
+        uint32_t echoed = 0, expected = 0, missing = 0, k;
+        ZL_CHECK_EQ(pair_heard(i, &echoed), 0);
+        ZL_CHECK_EQ(echoed, 0);
+        for (k = 0; k < m.logged_count && m.logged[k].tick <= cutoff; k++) {
+            const zl_match_event *l = &m.logged[k];
+            if (l->predicted && l->source == slot)
+                continue;
+            /* Events of the seconds before the client's slot existed. */
+            if (l->tick < m.logged[0].tick + m.server.config.tick_rate)
+                continue;
+            expected++;
+            missing += !(l->taken & (1u << i));
+        }
+        ZL_CHECK(zl_server_get_client_stats(&m.server, slot, zl_test_time_us, &ss) == ZL_OK);
+        zl_client_get_stats(&m.client[i], zl_test_time_us, &cs);
+        ZL_CHECK(missing <= ss.events.aged + ss.events.overrun);
+        ZL_CHECK_EQ(cs.events.dropped, 0);
+        ZL_CHECK_EQ(cs.events.malformed, 0);
+        total_missing += missing;
+        total_expected += expected;
+        total_heard += m.heard_count[i];
+        total_aged += ss.events.aged + ss.events.overrun;
+    }
+    /* Never before the render time reached them, and nearly always in the
+     * first frame after (late only when the snapshot came later). */
+    ZL_CHECK_EQ(m.heard_early, 0);
+    ZL_CHECK(m.heard_within_frame * 100u >= m.heard_others * 95u);
+    zl_test_note("%u events logged in %u s; %u expected by the 4 clients, %u handed over, "
+            "%u missing (%u counted aged out); of others' events %u of %u played within "
+            "one frame of their tick, 0 early",
+            (unsigned)m.logged_count, (unsigned)(MATCH_US / 1000000u), (unsigned)total_expected,
+            (unsigned)total_heard, (unsigned)total_missing, (unsigned)total_aged,
+            (unsigned)m.heard_within_frame, (unsigned)m.heard_others);
+}
+
+/* ---- The log, a sender and a queue over a simulated channel ---- */
+
+#define CLIENT 1
+#define DELAY 4      /* ticks a packet may wait: reordering */
+#define IN_FLIGHT 16 /* packets a slot of the channel holds */
+
+typedef struct flight {
+    uint32_t tick;     /* of the snapshot */
+    uint16_t sequence; /* the packet's */
+    uint8_t bytes[ZL_MAX_PACKET];
+} flight;
+
+static zl_event_log log_;
+static zl_event_sender sender;
+static zl_event_queue queue;
+static flight channel[DELAY + 1][IN_FLIGHT];
+static uint32_t channel_count[DELAY + 1];
+
+/* A random event of `source` at `tick`. */
+static zl_event random_event(zl_test_rng *rng, int32_t source, uint32_t tick)
+{
+    zl_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = (uint16_t)zl_test_rng_range(rng, FPS_EV_FOOTSTEP, FPS_EV_RESPAWN);
+    ev.param = (uint16_t)zl_test_rng_range(rng, 0, 1023);
+    ev.source = source;
+    ev.target = zl_test_rng_range(rng, -1, FPS_MAX_PLAYERS - 1);
+    ev.origin.x = zl_test_rng_range(rng, -4096, 4095) * 65536;
+    ev.origin.y = zl_test_rng_range(rng, -300, 300) * 8192;
+    ev.tick = tick;
+    return ev;
+}
+
+/* The client takes the packets due at `tick`; 4 acknowledgements in 5 get
+ * back to the server. */
+static void deliver(zl_test_rng *rng, uint32_t tick)
+{
+    uint32_t slot = tick % (DELAY + 1), k;
+    for (k = 0; k < channel_count[slot]; k++) {
+        const flight *f = &channel[slot][k];
+        zl_bitreader r;
+        zl_bitreader_init(&r, f->bytes, sizeof f->bytes);
+        ZL_CHECK_EQ(zl_event_section_read(&queue, &fps_event_schema, f->tick, &r), ZL_OK);
+        if (zl_test_rng_range(rng, 0, 4) > 0)
+            zl_event_sender_acked(&sender, f->sequence);
+    }
+    channel_count[slot] = 0;
+}
+
+/* The snapshot of `tick`: lost 1 time in 5, else delivered 1 to DELAY
+ * ticks later, a second copy 1 time in 10. */
+static void send(zl_test_rng *rng, uint32_t tick, uint16_t sequence)
+{
+    zl_event_audience a = {CLIENT, NULL};
+    zl_event_section sec;
+    zl_bitwriter w;
+    flight f;
+    int copies = zl_test_rng_range(rng, 0, 9) == 0 ? 2 : 1;
+    memset(&f, 0, sizeof f);
+    f.tick = tick;
+    f.sequence = sequence;
+    zl_bitwriter_init(&w, f.bytes, sizeof f.bytes);
+    ZL_CHECK(zl_event_section_write(&sender, &log_, &a, tick, 8u * ZL_MAX_PACKET, &w, &sec) > 0);
+    ZL_CHECK(zl_bitwriter_finish(&w) > 0);
+    zl_event_sender_sent(&sender, sequence, &sec);
+    for (; copies > 0; copies--) {
+        uint32_t at = (tick + (uint32_t)zl_test_rng_range(rng, 1, DELAY)) % (DELAY + 1);
+        if (zl_test_rng_range(rng, 0, 4) > 0 && channel_count[at] < IN_FLIGHT)
+            channel[at][channel_count[at]++] = f;
+    }
+}
+
+/* Every event reaches the client once and in order through 20% loss, 10%
+ * copies, reordering and lost acknowledgements, and none of its own
+ * predicted ones comes back. */
+static void test_section_exactly_once(void)
+{
+    static uint32_t expected[8192];
+    uint32_t tick, n_expected = 0, n_heard = 0, wrong = 0;
+    zl_test_rng rng;
+    zl_test_rng_seed(&rng, 22);
+    zl_event_log_init(&log_);
+    zl_event_sender_reset(&sender, &log_);
+    zl_event_queue_init(&queue);
+    memset(channel_count, 0, sizeof channel_count);
+    for (tick = 1; tick <= 3000; tick++) {
+        zl_event out[ZL_CLIENT_EVENTS];
+        int n, i;
+        /* 0-3 events a tick, some the client's own predicted ones. */
+        for (i = zl_test_rng_range(&rng, 0, 3); i > 0; i--) {
+            int32_t source = zl_test_rng_range(&rng, -1, 3);
+            int predicted = source >= 0 && zl_test_rng_range(&rng, 0, 1);
+            zl_event ev = random_event(&rng, source, tick);
+            ZL_CHECK_EQ(zl_event_log_append(&log_, &fps_event_schema, &ev, predicted), ZL_OK);
+            if (!(predicted && source == CLIENT) && n_expected < ZL_COUNTOF(expected))
+                expected[n_expected++] = log_.next - 1u;
+        }
+        deliver(&rng, tick);
+        /* Handed over in log order: each matches the next expected event. */
+        n = zl_event_queue_take(&queue, tick, CLIENT, out, (int)ZL_COUNTOF(out));
+        for (i = 0; i < n; i++, n_heard++) {
+            const zl_event_entry *e = &log_.entry[expected[n_heard] & (ZL_EVENT_LOG - 1u)];
+            wrong += (uint32_t)(n_heard >= n_expected || e->tick != out[i].tick ||
+                                e->source != out[i].source || e->target != out[i].target);
+        }
+        send(&rng, tick, (uint16_t)tick);
+    }
+    ZL_CHECK_EQ(wrong, 0);
+    ZL_CHECK_EQ(sender.stats.aged, 0);
+    ZL_CHECK_EQ(sender.stats.overrun, 0);
+    ZL_CHECK_EQ(queue.stats.dropped, 0);
+    /* All but those of the last few ticks arrived. */
+    ZL_CHECK(n_heard <= n_expected && n_heard + 16u >= n_expected);
+    ZL_CHECK(queue.stats.duplicates > 0);
+    zl_test_note("%u events for the client, %u handed over in order once each; %u copies "
+                 "dropped; %u events sent in all (resends included)",
+                 (unsigned)n_expected, (unsigned)n_heard, (unsigned)queue.stats.duplicates,
+                 (unsigned)sender.stats.sent);
+}
+
+/* A client that hears nothing: events older than ZL_EVENT_MAX_AGE ticks
+ * are no longer sent and are counted; a full queue refuses and counts. */
+static void test_aged_and_full(void)
+{
+    zl_event_audience a = {CLIENT, NULL};
+    zl_event_section sec;
+    uint8_t buf[ZL_MAX_PACKET];
+    zl_bitwriter w;
+    zl_bitreader r;
+    zl_test_rng rng;
+    uint32_t tick, i;
+    zl_test_rng_seed(&rng, 7);
+    zl_event_log_init(&log_);
+    zl_event_sender_reset(&sender, &log_);
+    zl_event_queue_init(&queue);
+    for (tick = 1; tick <= 10; tick++) {
+        zl_event ev = random_event(&rng, 2, tick);
+        zl_event_log_append(&log_, &fps_event_schema, &ev, 0);
+    }
+    zl_bitwriter_init(&w, buf, sizeof buf);
+    /* At tick 5 + the bound, ticks 1..4 are too old; 5..10 are not, yet. */
+    ZL_CHECK(zl_event_section_write(&sender, &log_, &a, 5u + ZL_EVENT_MAX_AGE, 8u * sizeof buf,
+                                    &w, &sec) > 1);
+    ZL_CHECK_EQ(sec.count, 6);
+    ZL_CHECK_EQ(sender.stats.aged, 4);
+    /* The budget: the end bit always fits, events only whole. */
+    zl_bitwriter_init(&w, buf, sizeof buf);
+    ZL_CHECK_EQ(zl_event_section_write(&sender, &log_, &a, 12u, 20u, &w, &sec), 1);
+    ZL_CHECK_EQ(sec.count, 0);
+    ZL_CHECK_EQ(zl_event_section_write(&sender, &log_, &a, 12u, 0u, &w, &sec), ZL_ERR_OVERFLOW);
+    /* More events than the queue holds, none taken: the rest are counted. */
+    zl_event_log_init(&log_);
+    zl_event_sender_reset(&sender, &log_);
+    for (i = 0; i < ZL_CLIENT_EVENTS + 5u; i++) {
+        zl_event ev = random_event(&rng, 2, 1);
+        zl_event_log_append(&log_, &fps_event_schema, &ev, 0);
+    }
+    for (i = 0; i < (ZL_CLIENT_EVENTS + 5u + ZL_EVENTS_PER_SNAPSHOT - 1u) / ZL_EVENTS_PER_SNAPSHOT;
+         i++) {
+        memset(buf, 0, sizeof buf);
+        zl_bitwriter_init(&w, buf, sizeof buf);
+        zl_event_section_write(&sender, &log_, &a, 2u, 8u * sizeof buf, &w, &sec);
+        zl_event_sender_sent(&sender, (uint16_t)i, &sec);
+        zl_event_sender_acked(&sender, (uint16_t)i);
+        zl_bitreader_init(&r, buf, sizeof buf);
+        ZL_CHECK_EQ(zl_event_section_read(&queue, &fps_event_schema, 2u, &r), ZL_OK);
+    }
+    ZL_CHECK_EQ(queue.stats.received, ZL_CLIENT_EVENTS);
+    ZL_CHECK_EQ(queue.stats.dropped, 5);
+}
+
+/* With relevance, a client receives the events of the entities it sees,
+ * those aimed at it and those without a source; never its own predicted. */
+static void test_audience(void)
+{
+    static const struct {
+        int32_t source, target;
+        int predicted, heard;
+    } cases[] = {
+        {3, -1, 0, 1},     /* a relevant player's */
+        {4, -1, 0, 0},     /* another's: not relevant */
+        {4, CLIENT, 0, 1}, /* ... aimed at the client */
+        {-1, -1, 0, 1},    /* the world's */
+        {CLIENT, -1, 1, 0}, /* its own predicted */
+        {CLIENT, 4, 0, 1},  /* its own, found by the server (a hit) */
+    };
+    uint8_t relevant[ZL_SNAPSHOT_BITMAP_BYTES], buf[ZL_MAX_PACKET];
+    zl_event_audience a;
+    zl_event_section sec;
+    zl_event out[8];
+    zl_bitwriter w;
+    zl_bitreader r;
+    zl_test_rng rng;
+    uint32_t i;
+    int n, k = 0;
+    zl_test_rng_seed(&rng, 9);
+    memset(relevant, 0, sizeof relevant);
+    relevant[0] = (uint8_t)((1u << 3) | (1u << CLIENT));
+    a.client = CLIENT;
+    a.relevant = relevant;
+    zl_event_log_init(&log_);
+    zl_event_sender_reset(&sender, &log_);
+    zl_event_queue_init(&queue);
+    for (i = 0; i < ZL_COUNTOF(cases); i++) {
+        zl_event ev = random_event(&rng, cases[i].source, 1);
+        ev.target = cases[i].target;
+        zl_event_log_append(&log_, &fps_event_schema, &ev, cases[i].predicted);
+    }
+    memset(buf, 0, sizeof buf);
+    zl_bitwriter_init(&w, buf, sizeof buf);
+    zl_event_section_write(&sender, &log_, &a, 1u, 8u * sizeof buf, &w, &sec);
+    zl_bitreader_init(&r, buf, sizeof buf);
+    ZL_CHECK_EQ(zl_event_section_read(&queue, &fps_event_schema, 1u, &r), ZL_OK);
+    n = zl_event_queue_take(&queue, 1u, CLIENT, out, 8);
+    for (i = 0; i < ZL_COUNTOF(cases); i++) {
+        if (!cases[i].heard)
+            continue;
+        ZL_CHECK(k < n && out[k].source == cases[i].source && out[k].target == cases[i].target);
+        k++;
+    }
+    ZL_CHECK_EQ(n, k);
+}
+
+/* Another player's event waits for the render time; the player's own goes
+ * at once. */
+static void test_due_on_the_timeline(void)
+{
+    zl_event out[4];
+    zl_event_queue_init(&queue);
+    memset(&queue.item[0], 0, sizeof queue.item[0]);
+    queue.item[0].tick = 100;
+    queue.item[0].source = 3;
+    queue.item[1] = queue.item[0];
+    queue.item[1].source = CLIENT;
+    queue.count = 2;
+    ZL_CHECK_EQ(zl_event_queue_take(&queue, 99u, CLIENT, out, 4), 1);
+    ZL_CHECK_EQ(out[0].source, CLIENT);
+    ZL_CHECK_EQ(zl_event_queue_take(&queue, 99u, CLIENT, out, 4), 0);
+    ZL_CHECK_EQ(zl_event_queue_take(&queue, 100u, CLIENT, out, 4), 1);
+    ZL_CHECK_EQ(out[0].source, 3);
+}
+
+/* Hostile bytes: whatever they are, the reader stops at the buffer's end
+ * and counts what does not decode. */
+static void test_hostile_sections(void)
+{
+    uint8_t buf[64];
+    zl_test_rng rng;
+    uint32_t i, errors = 0;
+    zl_test_rng_seed(&rng, 5);
+    zl_event_queue_init(&queue);
+    for (i = 0; i < 20000; i++) {
+        zl_bitreader r;
+        uint32_t k, len = (uint32_t)zl_test_rng_range(&rng, 0, (int32_t)sizeof buf);
+        for (k = 0; k < len; k++)
+            buf[k] = (uint8_t)zl_test_rng_u32(&rng);
+        zl_bitreader_init(&r, buf, len);
+        errors += zl_event_section_read(&queue, &fps_event_schema, 1000u, &r) != ZL_OK;
+        zl_event_queue_take(&queue, 0xFFFFFFFFu, 0, NULL, 0);
+        queue.count = 0;
+    }
+    ZL_CHECK_EQ(queue.stats.malformed, errors);
+    ZL_CHECK(errors > 0);
+    /* Without an event schema any event is malformed. */
+    buf[0] = 0xFF;
+    {
+        zl_bitreader r;
+        zl_bitreader_init(&r, buf, 1);
+        ZL_CHECK_EQ(zl_event_section_read(&queue, NULL, 1u, &r), ZL_ERR_MALFORMED);
+    }
+}
+
+void zl_suite_events(void)
+{
+    ZL_RUN(test_section_exactly_once);
+    ZL_RUN(test_aged_and_full);
+    ZL_RUN(test_audience);
+    ZL_RUN(test_due_on_the_timeline);
+    ZL_RUN(test_hostile_sections);
+    ZL_RUN(test_events_exactly_once);
+}
