@@ -59,7 +59,10 @@ void fp_client_start(zl_client *c, const zl_platform *net, const zl_addr *server
 int fp_client_play(zl_client *c, uint32_t frame, uint64_t now_us)
 {
     zl_usercmd cmd;
+    zl_event ev;
     zl_client_frame(c, now_us);
+    while (zl_client_events(c, &ev, 1) == 1)
+        continue; /* a game plays its sounds and effects here */
     memset(&cmd, 0, sizeof cmd);
     cmd.msec = (uint16_t)(FP_FRAME_US / 1000u);
     cmd.forward = 127;

@@ -29,6 +29,11 @@
 
 /* ---- The client ---- */
 
+/* Prepared schemas sized for the FPS player, the larger of its two
+ * schemas: 18 fields and 8 byte runs. */
+#define ZL_SCHEMA_PLAN_FIELDS 18
+#define ZL_SCHEMA_PLAN_RUNS 8
+
 /* Connect tokens for one server address with 16 bytes of user data: the
  * handshake's largest message, and the stack that builds it, shrink with
  * them (the backend mints tokens with the same values). */
@@ -38,6 +43,10 @@
 /* Two reliable messages of at most 32 bytes in flight each way. */
 #define ZL_RELIABLE_MESSAGES 2
 #define ZL_RELIABLE_MESSAGE_MAX 32
+
+/* Two received events waiting for the render time (the client takes
+ * them every frame; more in one frame are dropped and counted). */
+#define ZL_CLIENT_EVENTS 2
 
 /* 32 unacknowledged commands: 0.5 s at 64 commands/s. */
 #define ZL_PREDICT_COMMANDS 32
@@ -71,6 +80,8 @@
  * and the hits. */
 #define ZL_SERVER_EVENTS 128
 #define ZL_SERVER_NOTICES 8
+/* Events kept for clients to acknowledge: 64 ticks of a small match. */
+#define ZL_EVENT_LOG 256
 /* Challenge rate-limit buckets (a power of two): a LAN-sized table. */
 #define ZL_RATELIMIT_BUCKETS 16
 
