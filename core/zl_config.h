@@ -135,6 +135,13 @@
 #ifndef ZL_EVENT_BODY_BYTES
 #define ZL_EVENT_BODY_BYTES 24
 #endif
+/* Snapshots in a row that carry each new event (1..8), before it waits
+ * for its acknowledgement and goes again only when none came within a
+ * round trip: 2 keeps an event on time unless two snapshots in a row are
+ * lost, at twice the bytes of sending it once. */
+#ifndef ZL_EVENT_COPIES
+#define ZL_EVENT_COPIES 2
+#endif
 /* Most events one snapshot carries (1..255); the rest ride in the next. */
 #ifndef ZL_EVENTS_PER_SNAPSHOT
 #define ZL_EVENTS_PER_SNAPSHOT 32
@@ -189,6 +196,12 @@
  * 44 bytes each; one arriving at a full queue is dropped and counted. */
 #ifndef ZL_CLIENT_EVENTS
 #define ZL_CLIENT_EVENTS 64
+#endif
+/* Event ids a client remembers having received (a power of two, 32..32768,
+ * one bit each), so a resent copy is known; an event older than this
+ * many ids behind the newest is dropped and counted (stale). */
+#ifndef ZL_CLIENT_EVENT_WINDOW
+#define ZL_CLIENT_EVENT_WINDOW 1024
 #endif
 
 /* ---- Commands up (core/zl_cmdstream.h) ---- */
@@ -344,8 +357,10 @@
     X(ZL_SERVER_EVENTS)             \
     X(ZL_EVENT_LOG)                 \
     X(ZL_EVENT_BODY_BYTES)          \
+    X(ZL_EVENT_COPIES)              \
     X(ZL_EVENTS_PER_SNAPSHOT)       \
     X(ZL_CLIENT_EVENTS)             \
+    X(ZL_CLIENT_EVENT_WINDOW)       \
     X(ZL_SERVER_NOTICES)            \
     X(ZL_SERVER_SHOTS)              \
     X(ZL_SNAPSHOT_WORLD_TICKS)      \

@@ -17,6 +17,12 @@ static const zl_event_entry *entry_of(const zl_event_log *log, uint32_t id)
     return &log->entry[id & (ZL_EVENT_LOG - 1u)];
 }
 
+/* Whether id a comes after id b (ids wrap). */
+static int after(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) > 0;
+}
+
 void zl_event_log_init(zl_event_log *log)
 {
     ZL_ASSERT(log);
@@ -48,9 +54,13 @@ int zl_event_log_append(zl_event_log *log, const zl_schema *schema, const zl_eve
 
 void zl_event_sender_reset(zl_event_sender *s, const zl_event_log *log)
 {
+    uint32_t i;
     ZL_ASSERT(s && log);
     memset(s, 0, sizeof(*s));
     s->acked = log->next;
+    s->sent_end = log->next;
+    for (i = 0; i < ZL_EVENT_COPIES; i++)
+        s->recent_end[i] = log->next;
 }
 
 void zl_event_sender_sent(zl_event_sender *s, uint16_t sequence, const zl_event_section *sec)
@@ -59,8 +69,17 @@ void zl_event_sender_sent(zl_event_sender *s, uint16_t sequence, const zl_event_
     ZL_ASSERT(s && sec);
     r = &s->sent[sequence % ZL_SNAPSHOT_SENT];
     r->sequence = sequence;
+    r->start = sec->start;
     r->end = sec->end;
     r->used = 1;
+    r->acked = 0;
+    /* The clock runs from the first sending of what is outstanding, and
+     * again from each resending. */
+    if (sec->resending || (s->acked == s->sent_end && sec->end != sec->start))
+        s->resend_tick = sec->resend_tick;
+    if (after(sec->end, s->sent_end))
+        s->sent_end = sec->end;
+    s->recent_end[s->copies++ % ZL_EVENT_COPIES] = s->sent_end;
     s->stats.sent += sec->count;
     s->stats.bits += sec->bits;
 }
@@ -68,13 +87,30 @@ void zl_event_sender_sent(zl_event_sender *s, uint16_t sequence, const zl_event_
 void zl_event_sender_acked(zl_event_sender *s, uint16_t sequence)
 {
     zl_event_sent *r;
+    int moved = 1;
+    uint32_t i;
     ZL_ASSERT(s);
     r = &s->sent[sequence % ZL_SNAPSHOT_SENT];
     if (!r->used || r->sequence != sequence)
         return;
-    r->used = 0;
-    if ((int32_t)(r->end - s->acked) > 0)
-        s->acked = r->end;
+    r->acked = 1;
+    /* Every acknowledged snapshot that starts at or before the first event
+     * not done moves it to its end; one that starts beyond waits. */
+    while (moved) {
+        moved = 0;
+        for (i = 0; i < ZL_SNAPSHOT_SENT; i++) {
+            r = &s->sent[i];
+            if (!r->used || !r->acked || after(r->start, s->acked))
+                continue;
+            if (after(r->end, s->acked)) {
+                s->acked = r->end;
+                moved = 1;
+            }
+            r->used = 0;
+        }
+    }
+    if (after(s->acked, s->sent_end))
+        s->sent_end = s->acked;
 }
 
 static int concerns(const zl_event_entry *e, const zl_event_audience *a)
@@ -103,19 +139,27 @@ static void retire(zl_event_sender *s, const zl_event_log *log, const zl_event_a
             s->stats.aged++;
         s->acked++;
     }
+    if (after(s->acked, s->sent_end))
+        s->sent_end = s->acked;
 }
 
 int zl_event_section_write(zl_event_sender *s, const zl_event_log *log,
                            const zl_event_audience *audience, uint32_t tick,
-                           uint32_t budget_bits, zl_bitwriter *w, zl_event_section *out)
+                           uint32_t resend_ticks, uint32_t budget_bits, zl_bitwriter *w,
+                           zl_event_section *out)
 {
     const uint32_t source_bits = zl_bits_required(ZL_MAX_ENTITIES);
-    uint32_t id, used = 0, count = 0, prev = 0;
-    ZL_ASSERT(s && log && audience && w && out);
+    uint32_t id, start, used = 0, count = 0, prev = 0;
+    int resend;
+    ZL_ASSERT(s && log && audience && w && out && resend_ticks >= 1);
     if (budget_bits < 1)
         return ZL_ERR_OVERFLOW;
     retire(s, log, audience, tick);
-    for (id = s->acked; id != log->next && count < ZL_EVENTS_PER_SNAPSHOT; id++) {
+    resend = s->acked != s->sent_end && (int32_t)(tick - s->resend_tick) >= 0;
+    start = s->recent_end[s->copies % ZL_EVENT_COPIES];
+    if (resend || after(s->acked, start))
+        start = s->acked;
+    for (id = start; id != log->next && count < ZL_EVENTS_PER_SNAPSHOT; id++) {
         const zl_event_entry *e = entry_of(log, id);
         int follows = count > 0 && id == prev + 1u;
         uint32_t cost;
@@ -141,6 +185,9 @@ int zl_event_section_write(zl_event_sender *s, const zl_event_log *log,
     used++;
     if (w->error != ZL_OK)
         return w->error;
+    out->resending = (uint8_t)resend;
+    out->resend_tick = tick + resend_ticks;
+    out->start = start;
     out->end = id;
     out->count = count;
     out->bits = used;
@@ -162,6 +209,56 @@ static uint32_t full_id(const zl_event_queue *q, uint32_t low)
     if (ahead & 0x8000u)
         ahead |= 0xFFFF0000u;
     return q->next + ahead;
+}
+
+/* The window's bit for id: ids map onto it modulo its size. */
+static uint32_t *seen_word(zl_event_queue *q, uint32_t id, uint32_t *bit)
+{
+    *bit = 1u << (id & 31u);
+    return &q->seen[(id >> 5) & (ZL_CLIENT_EVENT_WINDOW / 32u - 1u)];
+}
+
+/* Marks id received; 1 when it was new, 0 for a copy or an id the window
+ * has passed (counted). */
+static int take_id(zl_event_queue *q, uint32_t id)
+{
+    uint32_t bit, *word;
+    if (!q->have_next || after(id + 1u, q->next)) {
+        /* Newer than any: the ids the window moves over start unseen. */
+        uint32_t from = q->have_next ? q->next : id + 1u - ZL_CLIENT_EVENT_WINDOW, k;
+        if (id + 1u - from >= ZL_CLIENT_EVENT_WINDOW) {
+            memset(q->seen, 0, sizeof q->seen);
+        } else {
+            for (k = from; k != id + 1u; k++) {
+                word = seen_word(q, k, &bit);
+                *word &= ~bit;
+            }
+        }
+        q->next = id + 1u;
+        q->have_next = 1;
+    } else if (q->next - 1u - id >= ZL_CLIENT_EVENT_WINDOW) {
+        q->stats.stale++;
+        return 0;
+    }
+    word = seen_word(q, id, &bit);
+    if (*word & bit) {
+        q->stats.duplicates++;
+        return 0;
+    }
+    *word |= bit;
+    return 1;
+}
+
+/* Queues ev after every queued event of its tick or before. */
+static void queue_in_order(zl_event_queue *q, const zl_event *ev)
+{
+    uint32_t at = q->count;
+    while (at > 0 && after(q->item[at - 1u].tick, ev->tick)) {
+        q->item[at] = q->item[at - 1u];
+        at--;
+    }
+    q->item[at] = *ev;
+    q->count++;
 }
 
 int zl_event_section_read(zl_event_queue *q, const zl_schema *schema, uint32_t tick,
@@ -189,17 +286,13 @@ int zl_event_section_read(zl_event_queue *q, const zl_schema *schema, uint32_t t
             break;
         prev = id;
         count++;
-        if (q->have_next && (int32_t)(id - q->next) < 0) {
-            q->stats.duplicates++;
+        if (!take_id(q, id))
             continue;
-        }
-        q->next = id + 1u;
-        q->have_next = 1;
         if (q->count == ZL_CLIENT_EVENTS) {
             q->stats.dropped++;
             continue;
         }
-        q->item[q->count++] = ev;
+        queue_in_order(q, &ev);
         q->stats.received++;
     }
     q->stats.bits += left - zl_bitreader_bits_left(r);

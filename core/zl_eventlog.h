@@ -13,24 +13,32 @@ ZL_BEGIN_DECLS
 ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_EVENT_LOG) && ZL_EVENT_LOG >= 2 && ZL_EVENT_LOG <= 16384,
                  zl_event_log_pow2);
 ZL_STATIC_ASSERT(ZL_EVENT_BODY_BYTES >= 1 && ZL_EVENT_BODY_BYTES <= 255, zl_event_body_bytes);
+ZL_STATIC_ASSERT(ZL_EVENT_COPIES >= 1 && ZL_EVENT_COPIES <= 8, zl_event_copies);
 ZL_STATIC_ASSERT(ZL_EVENTS_PER_SNAPSHOT >= 1 && ZL_EVENTS_PER_SNAPSHOT <= 255,
                  zl_events_per_snapshot);
 ZL_STATIC_ASSERT(ZL_CLIENT_EVENTS >= 1 && ZL_CLIENT_EVENTS <= 1024, zl_client_events);
+ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_CLIENT_EVENT_WINDOW) && ZL_CLIENT_EVENT_WINDOW >= 32 &&
+                     ZL_CLIENT_EVENT_WINDOW <= 32768,
+                 zl_client_event_window);
 
 /* The model (Quake 3's entity events and Source's temp entities, made
  * reliable). Every event the game shares is appended to the server's log
  * with an id (consecutive, 32 bits) and its tick, and its body is coded
  * once through the game's event schema. Each snapshot to a client carries,
- * oldest first, the log's events from the first one that client has not
- * acknowledged, leaving out those that do not concern it; when the link
- * reports a snapshot acknowledged, every event it covered is done. So a
- * lost snapshot loses nothing: its events ride in the next ones. An event
+ * oldest first, the log's events that concern it and that it has not been
+ * sent in ZL_EVENT_COPIES snapshots yet; when a round trip and a bit has
+ * passed without an acknowledgement, the next snapshot carries again every
+ * event from the first one the client has not acknowledged. The link
+ * reports snapshots acknowledged; the events they covered are done. So a
+ * lost snapshot loses nothing, an event is on time unless ZL_EVENT_COPIES
+ * snapshots in a row are lost, and it costs that many sendings, not one
+ * per snapshot until the acknowledgement is back. An event
  * older than ZL_EVENT_MAX_AGE ticks is not sent again (counted as aged
- * out). The client hands each event over once (ids are increasing, so
- * copies are recognised) and only when its render time has reached the
- * event's tick: another player's shot plays when that player is drawn at
- * the moment he fired. Its own player's events play on arrival (its
- * present is its prediction).
+ * out). The client hands each event over once (a window of the last
+ * ZL_CLIENT_EVENT_WINDOW ids says which it has) and only when its render
+ * time has reached the event's tick: another player's shot plays when that
+ * player is drawn at the moment he fired. Its own player's events play on
+ * arrival (its present is its prediction).
  *
  * Who an event concerns: not its source's own client when run_command
  * pushed it (the owner played it on its first prediction: Source's
@@ -89,12 +97,20 @@ typedef struct zl_event_sender_stats {
 typedef struct zl_event_sent {
     uint16_t sequence;
     uint8_t used;
-    uint32_t end; /* every concerning event below this id was in it */
+    uint8_t acked;  /* acknowledged, waiting for the ids before start */
+    uint32_t start; /* every concerning event in [start, end) was in it */
+    uint32_t end;
 } zl_event_sent;
 
 /* One client's place in the log. Caller-owned; private but `stats`. */
 typedef struct zl_event_sender {
-    uint32_t acked; /* every concerning event below this id is done */
+    uint32_t acked;       /* every concerning event below this id is done */
+    uint32_t sent_end;    /* every one below this id was sent at least once */
+    uint32_t resend_tick; /* from this tick on, [acked, sent_end) goes again */
+    /* sent_end after each of the last ZL_EVENT_COPIES snapshots (oldest at
+     * copies % ZL_EVENT_COPIES): the next one sends again from the oldest. */
+    uint32_t recent_end[ZL_EVENT_COPIES];
+    uint32_t copies;
     zl_event_sent sent[ZL_SNAPSHOT_SENT];
     zl_event_sender_stats stats;
 } zl_event_sender;
@@ -116,18 +132,24 @@ typedef struct zl_event_audience {
 
 /* What one events section carried. */
 typedef struct zl_event_section {
-    uint32_t end;   /* every concerning event below this id is in it */
+    uint32_t start; /* every concerning event in [start, end) is in it */
+    uint32_t end;
     uint32_t count; /* events */
     uint32_t bits;  /* the section, end bit included */
+    uint8_t resending;    /* it starts at the first event not acknowledged */
+    uint32_t resend_tick; /* when its events go again unless acknowledged */
 } zl_event_section;
 
 /* Writes the events section of the snapshot of `tick` for a client: at
  * most ZL_EVENTS_PER_SNAPSHOT events and budget_bits (the end bit
- * included), described in *out. Returns the bits written, or
- * ZL_ERR_OVERFLOW when not even the end bit fits. */
+ * included), described in *out. resend_ticks: how long an event waits for
+ * its acknowledgement before it is sent again (a round trip and a margin,
+ * in ticks, at least 1). Returns the bits written, or ZL_ERR_OVERFLOW
+ * when not even the end bit fits. */
 int zl_event_section_write(zl_event_sender *s, const zl_event_log *log,
                            const zl_event_audience *audience, uint32_t tick,
-                           uint32_t budget_bits, zl_bitwriter *w, zl_event_section *out);
+                           uint32_t resend_ticks, uint32_t budget_bits, zl_bitwriter *w,
+                           zl_event_section *out);
 
 /* Remembers that packet `sequence` went out with section *sec. */
 void zl_event_sender_sent(zl_event_sender *s, uint16_t sequence, const zl_event_section *sec);
@@ -138,6 +160,7 @@ void zl_event_sender_sent(zl_event_sender *s, uint16_t sequence, const zl_event_
 typedef struct zl_event_queue_stats {
     uint32_t received;   /* events queued */
     uint32_t duplicates; /* copies of events already queued */
+    uint32_t stale;      /* events older than the window: dropped unread */
     uint32_t dropped;    /* events refused: the queue was full */
     uint32_t bits;       /* of the events sections read */
     uint32_t malformed;  /* sections whose bytes did not decode */
@@ -146,10 +169,12 @@ typedef struct zl_event_queue_stats {
 /* The events received and not yet handed over. Caller-owned; private but
  * `stats`. */
 typedef struct zl_event_queue {
-    uint32_t next; /* the id after the newest event queued */
+    uint32_t next; /* the id after the newest event received */
     uint8_t have_next;
+    /* Bit i: id next - 1 - i has been received. */
+    uint32_t seen[ZL_CLIENT_EVENT_WINDOW / 32];
     uint32_t count;
-    zl_event item[ZL_CLIENT_EVENTS];
+    zl_event item[ZL_CLIENT_EVENTS]; /* in tick order */
     zl_event_queue_stats stats;
 } zl_event_queue;
 
@@ -162,7 +187,7 @@ void zl_event_queue_init(zl_event_queue *q);
 int zl_event_section_read(zl_event_queue *q, const zl_schema *schema, uint32_t tick,
                           zl_bitreader *r);
 
-/* Hands over, oldest first, up to max queued events that are due: their
+/* Hands over, in tick order, up to max queued events that are due: their
  * tick at or before due_tick, or their source `own`. Returns how many were
  * copied to out; the rest stay queued. */
 int zl_event_queue_take(zl_event_queue *q, uint32_t due_tick, int32_t own, zl_event *out,

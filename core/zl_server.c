@@ -732,6 +732,16 @@ static int relevant_entities(const zl_server *s, uint16_t *ids)
     return n;
 }
 
+/* Ticks an event waits for its acknowledgement before it goes again: the
+ * round trip with four deviations (TCP's retransmission timeout), plus the
+ * wait for the client's next command packet, which carries the ack. */
+static uint32_t event_resend_ticks(const zl_server *s, const zl_server_slot *c)
+{
+    const zl_link *l = &c->conn.link;
+    uint32_t wait_us = l->srtt8 / 8u + l->rttvar4 + 1000000u / c->settings.cmdrate;
+    return wait_us / s->tick_us + 1u;
+}
+
 static void send_snapshot(zl_server *s, int slot, const uint16_t *ids, int count,
                           const uint32_t *priority, uint64_t now_us)
 {
@@ -762,6 +772,7 @@ static void send_snapshot(zl_server *s, int slot, const uint16_t *ids, int count
     events.log = &s->event_log;
     events.audience.client = slot;
     events.audience.relevant = NULL;
+    events.resend_ticks = event_resend_ticks(s, c);
     if (s->game.relevance) {
         int i;
         memset(relevant, 0, sizeof relevant);

@@ -281,6 +281,7 @@ typedef struct zl_snapshot_events {
     zl_event_sender *sender;
     const zl_event_log *log;
     zl_event_audience audience;
+    uint32_t resend_ticks; /* zl_event_section_write's */
 } zl_snapshot_events;
 
 /* Writes a whole snapshot message into bw: the header, the events section

@@ -176,7 +176,7 @@ static void send(zl_test_rng *rng, uint32_t tick, uint16_t sequence)
     f.tick = tick;
     f.sequence = sequence;
     zl_bitwriter_init(&w, f.bytes, sizeof f.bytes);
-    ZL_CHECK(zl_event_section_write(&sender, &log_, &a, tick, 8u * ZL_MAX_PACKET, &w, &sec) > 0);
+    ZL_CHECK(zl_event_section_write(&sender, &log_, &a, tick, 6u, 8u * ZL_MAX_PACKET, &w, &sec) > 0);
     ZL_CHECK(zl_bitwriter_finish(&w) > 0);
     zl_event_sender_sent(&sender, sequence, &sec);
     for (; copies > 0; copies--) {
@@ -186,19 +186,43 @@ static void send(zl_test_rng *rng, uint32_t tick, uint16_t sequence)
     }
 }
 
-/* Every event reaches the client once and in order through 20% loss, 10%
- * copies, reordering and lost acknowledgements, and none of its own
+/* The expected event (an id in the log) a handed-over one is, or -1. */
+static int32_t find_expected(const uint32_t *expected, uint8_t *taken, uint32_t n,
+                             const zl_event *ev)
+{
+    uint32_t k;
+    for (k = 0; k < n; k++) {
+        const zl_event_entry *e = &log_.entry[expected[k] & (ZL_EVENT_LOG - 1u)];
+        zl_event logged;
+        zl_bitreader r;
+        if (taken[k] || e->tick != ev->tick || e->source != ev->source)
+            continue;
+        memset(&logged, 0, sizeof logged);
+        zl_bitreader_init(&r, e->body, sizeof e->body);
+        zl_schema_read_delta(&fps_event_schema, &r, NULL, &logged, ZL_SCHEMA_WIRE);
+        if (logged.type == ev->type && logged.param == ev->param &&
+            logged.target == ev->target && logged.origin.x == ev->origin.x &&
+            logged.origin.y == ev->origin.y)
+            return (int32_t)k;
+    }
+    return -1;
+}
+
+/* Every event reaches the client once, in tick order, through 20% loss,
+ * 10% copies, reordering and lost acknowledgements, and none of its own
  * predicted ones comes back. */
 static void test_section_exactly_once(void)
 {
     static uint32_t expected[8192];
-    uint32_t tick, n_expected = 0, n_heard = 0, wrong = 0;
+    static uint8_t taken[8192];
+    uint32_t tick, n_expected = 0, n_heard = 0, unknown = 0, backwards = 0, last_tick = 0;
     zl_test_rng rng;
     zl_test_rng_seed(&rng, 22);
     zl_event_log_init(&log_);
     zl_event_sender_reset(&sender, &log_);
     zl_event_queue_init(&queue);
     memset(channel_count, 0, sizeof channel_count);
+    memset(taken, 0, sizeof taken);
     for (tick = 1; tick <= 3000; tick++) {
         zl_event out[ZL_CLIENT_EVENTS];
         int n, i;
@@ -212,26 +236,34 @@ static void test_section_exactly_once(void)
                 expected[n_expected++] = log_.next - 1u;
         }
         deliver(&rng, tick);
-        /* Handed over in log order: each matches the next expected event. */
-        n = zl_event_queue_take(&queue, tick, CLIENT, out, (int)ZL_COUNTOF(out));
+        /* Events are played 12 ticks after their own: the render delay. */
+        n = zl_event_queue_take(&queue, tick - 12u, -2, out, (int)ZL_COUNTOF(out));
         for (i = 0; i < n; i++, n_heard++) {
-            const zl_event_entry *e = &log_.entry[expected[n_heard] & (ZL_EVENT_LOG - 1u)];
-            wrong += (uint32_t)(n_heard >= n_expected || e->tick != out[i].tick ||
-                                e->source != out[i].source || e->target != out[i].target);
+            int32_t k = find_expected(expected, taken, n_expected, &out[i]);
+            if (k < 0) {
+                unknown++;
+                continue;
+            }
+            taken[k] = 1;
+            backwards += out[i].tick < last_tick;
+            last_tick = out[i].tick;
         }
         send(&rng, tick, (uint16_t)tick);
     }
-    ZL_CHECK_EQ(wrong, 0);
+    ZL_CHECK_EQ(unknown, 0);
     ZL_CHECK_EQ(sender.stats.aged, 0);
     ZL_CHECK_EQ(sender.stats.overrun, 0);
     ZL_CHECK_EQ(queue.stats.dropped, 0);
-    /* All but those of the last few ticks arrived. */
-    ZL_CHECK(n_heard <= n_expected && n_heard + 16u >= n_expected);
+    ZL_CHECK_EQ(queue.stats.stale, 0);
+    /* All but those of the last ticks arrived. */
+    ZL_CHECK(n_heard <= n_expected && n_heard + 40u >= n_expected);
     ZL_CHECK(queue.stats.duplicates > 0);
-    zl_test_note("%u events for the client, %u handed over in order once each; %u copies "
-                 "dropped; %u events sent in all (resends included)",
-                 (unsigned)n_expected, (unsigned)n_heard, (unsigned)queue.stats.duplicates,
-                 (unsigned)sender.stats.sent);
+    zl_test_note("%u events for the client, %u handed over once each (%u after a later "
+                 "tick's: they came late); %u copies dropped; %u events sent in all "
+                 "(%u copies each)",
+                 (unsigned)n_expected, (unsigned)n_heard, (unsigned)backwards,
+                 (unsigned)queue.stats.duplicates, (unsigned)sender.stats.sent,
+                 (unsigned)ZL_EVENT_COPIES);
 }
 
 /* A client that hears nothing: events older than ZL_EVENT_MAX_AGE ticks
@@ -255,15 +287,15 @@ static void test_aged_and_full(void)
     }
     zl_bitwriter_init(&w, buf, sizeof buf);
     /* At tick 5 + the bound, ticks 1..4 are too old; 5..10 are not, yet. */
-    ZL_CHECK(zl_event_section_write(&sender, &log_, &a, 5u + ZL_EVENT_MAX_AGE, 8u * sizeof buf,
+    ZL_CHECK(zl_event_section_write(&sender, &log_, &a, 5u + ZL_EVENT_MAX_AGE, 1u, 8u * sizeof buf,
                                     &w, &sec) > 1);
     ZL_CHECK_EQ(sec.count, 6);
     ZL_CHECK_EQ(sender.stats.aged, 4);
     /* The budget: the end bit always fits, events only whole. */
     zl_bitwriter_init(&w, buf, sizeof buf);
-    ZL_CHECK_EQ(zl_event_section_write(&sender, &log_, &a, 12u, 20u, &w, &sec), 1);
+    ZL_CHECK_EQ(zl_event_section_write(&sender, &log_, &a, 12u, 1u, 20u, &w, &sec), 1);
     ZL_CHECK_EQ(sec.count, 0);
-    ZL_CHECK_EQ(zl_event_section_write(&sender, &log_, &a, 12u, 0u, &w, &sec), ZL_ERR_OVERFLOW);
+    ZL_CHECK_EQ(zl_event_section_write(&sender, &log_, &a, 12u, 1u, 0u, &w, &sec), ZL_ERR_OVERFLOW);
     /* More events than the queue holds, none taken: the rest are counted. */
     zl_event_log_init(&log_);
     zl_event_sender_reset(&sender, &log_);
@@ -275,7 +307,7 @@ static void test_aged_and_full(void)
          i++) {
         memset(buf, 0, sizeof buf);
         zl_bitwriter_init(&w, buf, sizeof buf);
-        zl_event_section_write(&sender, &log_, &a, 2u, 8u * sizeof buf, &w, &sec);
+        zl_event_section_write(&sender, &log_, &a, 2u, 1u, 8u * sizeof buf, &w, &sec);
         zl_event_sender_sent(&sender, (uint16_t)i, &sec);
         zl_event_sender_acked(&sender, (uint16_t)i);
         zl_bitreader_init(&r, buf, sizeof buf);
@@ -324,7 +356,7 @@ static void test_audience(void)
     }
     memset(buf, 0, sizeof buf);
     zl_bitwriter_init(&w, buf, sizeof buf);
-    zl_event_section_write(&sender, &log_, &a, 1u, 8u * sizeof buf, &w, &sec);
+    zl_event_section_write(&sender, &log_, &a, 1u, 1u, 8u * sizeof buf, &w, &sec);
     zl_bitreader_init(&r, buf, sizeof buf);
     ZL_CHECK_EQ(zl_event_section_read(&queue, &fps_event_schema, 1u, &r), ZL_OK);
     n = zl_event_queue_take(&queue, 1u, CLIENT, out, 8);

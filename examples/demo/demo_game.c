@@ -145,6 +145,25 @@ static void watched_resolve_event(void *ctx, const zl_event *ev, void *players, 
     g->inner.resolve_event(g->inner.ctx, ev, players, count, &witness, events);
 }
 
+/* Every event the server shares passes here once: the kills are noted
+ * for the kill feed. */
+static int watched_share_event(void *ctx, const zl_event *ev)
+{
+    demo_game *g = (demo_game *)ctx;
+    if (ev->type == FPS_EV_KILL && g->server) {
+        if (ev->source >= 0 && ev->source < ZL_MAX_CLIENTS && ev->source != ev->target)
+            g->frags[ev->source]++;
+        if (g->kill_count < DEMO_VERDICTS) {
+            g->kill[g->kill_count][0] = ev->source;
+            g->kill[g->kill_count][1] = ev->target;
+            g->kill_count++;
+        } else {
+            g->kills_lost++;
+        }
+    }
+    return g->inner.share_event(g->inner.ctx, ev);
+}
+
 void demo_game_init(demo_game *g)
 {
     memset(g, 0, sizeof *g);
@@ -154,6 +173,7 @@ void demo_game_init(demo_game *g)
     g->rules.ctx = g;
     g->rules.run_command = watched_run_command;
     g->rules.resolve_event = watched_resolve_event;
+    g->rules.share_event = watched_share_event;
     g->runner = -1;
 }
 
@@ -173,4 +193,22 @@ void demo_game_flush(demo_game *g, uint32_t time_ms, const demo_sink *sink)
         demo_sink_put(sink, DEMO_REC_DEADFIRE, &g->deadfire[i]);
     g->verdict_count = 0;
     g->deadfire_count = 0;
+}
+
+void demo_game_kill_feed(demo_game *g, zl_server *s)
+{
+    uint32_t i;
+    for (i = 0; i < g->kill_count; i++) {
+        int32_t killer = g->kill[i][0];
+        uint16_t frags = killer >= 0 && killer < ZL_MAX_CLIENTS ? g->frags[killer] : 0;
+        uint8_t msg[DEMO_MSG_KILL_BYTES];
+        msg[0] = DEMO_MSG_KILL;
+        msg[1] = (uint8_t)killer;
+        msg[2] = (uint8_t)g->kill[i][1];
+        msg[3] = (uint8_t)(frags > 255u ? 255u : frags);
+        /* A client whose queue is full misses this line; the server's
+         * channel counts the refusal. */
+        (void)zl_server_broadcast_message(s, msg, sizeof msg);
+    }
+    g->kill_count = 0;
 }

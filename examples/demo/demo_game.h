@@ -29,7 +29,17 @@ typedef struct demo_game {
     demo_rec_verdict verdicts[DEMO_VERDICTS];
     uint32_t deadfire_count;
     demo_rec_deadfire deadfire[DEMO_VERDICTS];
+    /* Kills the server's rules reported since the last kill feed, and
+     * every slot's kills so far (server only). */
+    uint32_t kill_count, kills_lost;
+    int32_t kill[DEMO_VERDICTS][2]; /* killer, victim */
+    uint16_t frags[ZL_MAX_CLIENTS];
 } demo_game;
+
+/* A kill feed message (reliable, server to every client): its kind byte,
+ * the killer's and the victim's slots, the killer's kills so far. */
+#define DEMO_MSG_KILL 'K'
+#define DEMO_MSG_KILL_BYTES 4
 
 /* Prepares the rules: g->rules is the FPS interface with run_command and
  * resolve_event watched. */
@@ -43,6 +53,10 @@ void demo_game_watch(demo_game *g, const zl_server *s);
  * (stamped time_ms) and forgets them. Call after each update, outside
  * any timed part. */
 void demo_game_flush(demo_game *g, uint32_t time_ms, const demo_sink *sink);
+
+/* Server: sends every kill since the last call to every client as a kill
+ * feed message (zl_server_broadcast_message) and forgets them. */
+void demo_game_kill_feed(demo_game *g, zl_server *s);
 
 /* The union of a live player's hitboxes; 0 (and *out zeroed) when dead. */
 int demo_player_box(const fps_player *p, zl_box *out);

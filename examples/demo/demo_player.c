@@ -51,9 +51,47 @@ void demo_player_receive(demo_player *p, const zl_addr *from, void *data, size_t
         p->mispredicted_hurt += after - before;
 }
 
+/* The kill feed: every message the server sent, in order. */
+static void read_messages(demo_player *p, uint64_t now_us)
+{
+    uint8_t msg[ZL_RELIABLE_MESSAGE_MAX];
+    int n;
+    while ((n = zl_client_receive_message(&p->client, msg, sizeof msg)) > 0) {
+        demo_feed_line *line;
+        if (n != DEMO_MSG_KILL_BYTES || msg[0] != DEMO_MSG_KILL)
+            continue; /* not a message this demo sends */
+        line = &p->feed[p->feed_next++ % DEMO_FEED_LINES];
+        line->killer = msg[1];
+        line->victim = msg[2];
+        line->frags = msg[3];
+        line->time_ms = (uint32_t)(now_us / 1000u);
+        p->kills_heard++;
+    }
+}
+
+/* The events due this frame: others' shots are kept for the view. */
+static void play_events(demo_player *p, uint64_t now_us)
+{
+    zl_event ev[8];
+    int n, i, self = zl_client_slot(&p->client);
+    while ((n = zl_client_events(&p->client, ev, (int)ZL_COUNTOF(ev))) > 0) {
+        p->events_heard += (uint32_t)n;
+        for (i = 0; i < n; i++) {
+            demo_seen_shot *s;
+            if ((ev[i].type != FPS_EV_FIRE && ev[i].type != FPS_EV_LAUNCH) || ev[i].source == self)
+                continue;
+            s = &p->seen[p->seen_next++ % DEMO_SEEN_SHOTS];
+            s->origin = ev[i].origin;
+            s->shooter = ev[i].source;
+            s->time_ms = (uint32_t)(now_us / 1000u);
+        }
+    }
+}
+
 void demo_player_update(demo_player *p, uint64_t now_us)
 {
     zl_client_update(&p->client, now_us);
+    read_messages(p, now_us);
     if (!p->hello && zl_client_state(&p->client) == ZL_CLIENT_CONNECTED) {
         demo_rec_hello r;
         r.slot = zl_client_slot(&p->client);
@@ -98,6 +136,7 @@ void demo_player_frame(demo_player *p, uint64_t now_us, uint16_t msec, int may_f
     zl_client_get_stats(&p->client, now_us, &st);
     extrapolated = st.extrapolated;
     zl_client_frame(&p->client, now_us);
+    play_events(p, now_us);
     zl_client_get_stats(&p->client, now_us, &st);
     /* The server cannot rebuild a guess: shots of such frames are marked. */
     p->guessing = st.extrapolated != extrapolated;
@@ -139,6 +178,10 @@ void demo_player_net(demo_player *p, uint64_t now_us, demo_rec_net *r)
     r->rockets = p->rockets;
     r->extrapolated = st.extrapolated;
     r->undecodable = st.snapshots_undecodable;
+    r->events_heard = p->events_heard;
+    r->event_bytes = st.events.bits / 8u;
+    r->kills_heard = p->kills_heard;
+    r->message_bytes = (st.messages.bits_sent + st.messages.bits_received) / 8u;
     if (p->cond)
         r->cond_lost = zl_conditioner_get_stats(p->cond, ZL_CONDITIONER_SEND)->dropped_loss +
                        zl_conditioner_get_stats(p->cond, ZL_CONDITIONER_RECEIVE)->dropped_loss;

@@ -7,6 +7,24 @@
 #include "demo_game.h"
 #include "zl_conditioner.h"
 
+/* Others' shots a view keeps on screen, and kill feed lines. */
+#define DEMO_SEEN_SHOTS 16
+#define DEMO_FEED_LINES 3
+#define DEMO_SEEN_MS 200u /* how long a seen shot stays drawn */
+
+/* A shot of another player, played when its shooter was drawn firing. */
+typedef struct demo_seen_shot {
+    zl_vec3 origin;
+    int32_t shooter;
+    uint32_t time_ms;
+} demo_seen_shot;
+
+/* A kill feed line (DEMO_MSG_KILL). */
+typedef struct demo_feed_line {
+    int32_t killer, victim;
+    uint32_t frags, time_ms;
+} demo_feed_line;
+
 /* Fills out with one frame's command; c is drawn for this frame. */
 typedef void (*demo_input)(void *ctx, const zl_client *c, int self, uint64_t now_us,
                            uint16_t msec, int may_fire, zl_usercmd *out);
@@ -27,6 +45,12 @@ typedef struct demo_player {
     uint32_t mispredicted_dead, mispredicted_hurt;
     uint8_t guessing;       /* this frame drew someone extrapolated */
     uint8_t hello;          /* the HELLO record is out */
+    /* From the snapshots' events and the kill feed: */
+    uint32_t events_heard;  /* events handed over by zl_client_events */
+    uint32_t kills_heard;   /* kill feed messages */
+    uint32_t seen_next, feed_next;
+    demo_seen_shot seen[DEMO_SEEN_SHOTS];
+    demo_feed_line feed[DEMO_FEED_LINES];
 } demo_player;
 
 /* Starts the client over hal (cond: the conditioner inside hal, or NULL)
@@ -40,10 +64,11 @@ int demo_player_init(demo_player *p, const zl_client_config *cfg, const zl_platf
 void demo_player_receive(demo_player *p, const zl_addr *from, void *data, size_t len,
                          uint64_t now_us);
 
-/* zl_client_update, and the HELLO record once connected. */
+/* zl_client_update, the HELLO record once connected, and the kill feed. */
 void demo_player_update(demo_player *p, uint64_t now_us);
 
-/* One frame: draw, take the input's command, predict it, witness its shots. */
+/* One frame: draw, play the events due (others' shots are kept for the
+ * view), take the input's command, predict it, witness its shots. */
 void demo_player_frame(demo_player *p, uint64_t now_us, uint16_t msec, int may_fire);
 
 /* The net graph now. */

@@ -97,6 +97,10 @@ typedef struct demo_rec_net {
     zl_fx prediction_error; /* drawn minus predicted position, units */
     uint32_t shots, hits_seen, rockets, extrapolated, undecodable;
     uint32_t cond_lost; /* datagrams the conditioner dropped, both ways */
+    uint32_t events_heard; /* snapshot events played (others' shots, hits...) */
+    uint32_t event_bytes;  /* of the snapshots' events sections received */
+    uint32_t kills_heard;  /* kill feed messages received */
+    uint32_t message_bytes; /* reliable message blocks, both ways */
 } demo_rec_net;
 
 /* A hitscan shot as the shooter predicted it and saw it land. */

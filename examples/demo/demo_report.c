@@ -123,6 +123,7 @@ typedef struct totals {
     double ping, jitter, loss_in, loss_out, bytes_in, bytes_out, lerp, behind;
     uint32_t bots, choked, snapshots, mispredicted, reconciled, dead, hurt;
     uint32_t draws, extrapolated;
+    uint32_t events, event_bytes, kills, message_bytes;
 } totals;
 
 static void print_bot(FILE *f, const demo_match *m, uint32_t i, totals *t)
@@ -165,6 +166,10 @@ static void print_bot(FILE *f, const demo_match *m, uint32_t i, totals *t)
     t->reconciled += n->reconciled;
     t->dead += n->mispredicted_dead;
     t->hurt += n->mispredicted_hurt;
+    t->events += n->events_heard;
+    t->event_bytes += n->event_bytes;
+    t->kills += n->kills_heard;
+    t->message_bytes += n->message_bytes;
 }
 
 static void print_shots(FILE *f, const demo_tally *t)
@@ -272,6 +277,12 @@ void demo_report_final(FILE *f, const demo_match *m, const char *hits_svg,
                "use, behind how far the render time trails the newest snapshot, extrap the "
                "share of entity draws extrapolated)\n\n");
     print_shots(f, &all);
+    fprintf(f, "Events and messages: the clients played %lu events from the snapshots (others' "
+               "shots, footsteps, hits; %lu bytes of events sections in all, %s bytes an event) "
+               "and read %lu kill feed lines (%lu bytes of reliable messages both ways).\n",
+            (unsigned long)t.events, (unsigned long)t.event_bytes,
+            fixed(t.events ? (double)t.event_bytes / t.events : 0.0, 0, 1), (unsigned long)t.kills,
+            (unsigned long)t.message_bytes);
     fprintf(f, "Prediction: %lu of %lu reconciliations mispredicted: %lu on death or respawn "
                "(server events no client predicts), %lu from damage taken, %lu otherwise.\n",
             (unsigned long)t.mispredicted, (unsigned long)t.reconciled, (unsigned long)t.dead,

@@ -15,9 +15,9 @@
 #define ROW_UNITS (2 * DEMO_ARENA_HALF / DEMO_VIEW_ROWS)
 
 /* Colours of what a cell shows. */
-enum { INK_PLAIN, INK_WALL, INK_ME, INK_OTHER, INK_SERVER, INK_AIM, INK_DEAD };
-static const char *const ink_code[] = {"\033[0m", "\033[2m", "\033[1;33m", "\033[1;31m",
-                                       "\033[1;36m", "\033[33m", "\033[2;31m"};
+enum { INK_PLAIN, INK_WALL, INK_ME, INK_OTHER, INK_SERVER, INK_AIM, INK_DEAD, INK_FLASH };
+static const char *const ink_code[] = {"\033[0m",    "\033[2m",    "\033[1;33m", "\033[1;31m",
+                                       "\033[1;36m", "\033[33m",   "\033[2;31m", "\033[1;35m"};
 
 static char screen[DEMO_VIEW_ROWS][DEMO_VIEW_COLS];
 static uint8_t ink[DEMO_VIEW_ROWS][DEMO_VIEW_COLS];
@@ -171,9 +171,44 @@ static size_t emit_map(size_t n)
     return n;
 }
 
-void demo_view_draw(demo_view *v, const zl_client *c, uint64_t now_us, const demo_rec_net *net)
+static char slot_letter(int32_t slot)
+{
+    return (char)(slot >= 0 && slot < 26 ? 'A' + slot : '?');
+}
+
+/* Others' shots played in the last DEMO_SEEN_MS: a flash at the muzzle. */
+static void put_seen_shots(const demo_player *p, uint32_t now_ms)
+{
+    uint32_t i;
+    for (i = 0; i < DEMO_SEEN_SHOTS; i++) {
+        const demo_seen_shot *s = &p->seen[i];
+        if (s->time_ms && now_ms - s->time_ms < DEMO_SEEN_MS)
+            put(&s->origin, '*', INK_FLASH);
+    }
+}
+
+/* The kill feed, newest first. */
+static size_t emit_feed(const demo_player *p, size_t n)
+{
+    uint32_t k;
+    n += (size_t)sprintf(out + n, "kill feed:");
+    for (k = 0; k < DEMO_FEED_LINES && k < p->feed_next; k++) {
+        const demo_feed_line *l = &p->feed[(p->feed_next - 1u - k) % DEMO_FEED_LINES];
+        if (l->killer == l->victim)
+            n += (size_t)sprintf(out + n, "  %c fell", slot_letter(l->victim));
+        else
+            n += (size_t)sprintf(out + n, "  %c killed %c (%lu)", slot_letter(l->killer),
+                                 slot_letter(l->victim), (unsigned long)l->frags);
+    }
+    n += (size_t)sprintf(out + n, "\033[K\r\n");
+    return n;
+}
+
+void demo_view_draw(demo_view *v, const demo_player *player, uint64_t now_us,
+                    const demo_rec_net *net)
 {
     uint32_t drawn[ZL_STATE_MAX / 4];
+    const zl_client *c = &player->client;
     const fps_player *me = NULL;
     int self = zl_client_slot(c), slot, r, col;
     size_t n = 0;
@@ -188,6 +223,7 @@ void demo_view_draw(demo_view *v, const zl_client *c, uint64_t now_us, const dem
             put(&p->origin, (char)(p->flags & FPS_PF_DEAD ? 'x' : slot < 26 ? 'A' + slot : '?'),
                 (uint8_t)(p->flags & FPS_PF_DEAD ? INK_DEAD : INK_OTHER));
     }
+    put_seen_shots(player, (uint32_t)(now_us / 1000u));
     if (v->show_server && zl_client_state(c) == ZL_CLIENT_CONNECTED && zl_client_latest(c)) {
         const fps_player *s =
             (const fps_player *)zl_snapshot_frame_state(zl_client_latest(c), (uint16_t)self);
@@ -214,18 +250,21 @@ void demo_view_draw(demo_view *v, const zl_client *c, uint64_t now_us, const dem
         n += (size_t)sprintf(out + n, "connecting...\033[K\r\n");
     n += (size_t)sprintf(out + n,
                          "ping %lu ms  loss %.1f%%/%.1f%%  lerp %lu ms  in %.1f out %.1f KB/s  "
-                         "mispredicted %lu  shots %lu  hits seen %lu\033[K\r\n",
+                         "mispredicted %lu  shots %lu  hits seen %lu\033[K\r\n"
+                         "events %lu (%.1f KB)  messages %.1f KB\033[K\r\n",
                          (unsigned long)(net->rtt_us / 1000u), net->loss_in_q16 * 100.0 / 65536.0,
                          net->loss_out_q16 * 100.0 / 65536.0, (unsigned long)(net->interp_us / 1000u),
                          net->bytes_in / 1000.0, net->bytes_out / 1000.0,
                          (unsigned long)net->mispredicted, (unsigned long)net->shots,
-                         (unsigned long)net->hits_seen);
+                         (unsigned long)net->hits_seen, (unsigned long)net->events_heard,
+                         net->event_bytes / 1000.0, net->message_bytes / 1000.0);
+    n = emit_feed(player, n);
     n += (size_t)sprintf(out + n,
                          "%s\033[K\r\n"
                          "WASD/arrows move+turn  j/l turn  t face nearest  f fire  space jump  "
                          "c crouch  1-3 weapon  r reload  x stop  v server view  q quit\033[K\r\n",
                          v->show_server ? "S: where the server last said you were (v hides it); "
-                                          "@: your prediction, A-Z: the others as drawn"
+                                          "@: your prediction, A-Z: the others as drawn, *: their shots"
                                         : "v: show where the server last said you were");
     fwrite(out, 1, n, stdout);
     fflush(stdout);

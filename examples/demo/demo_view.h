@@ -3,6 +3,7 @@
 #ifndef DEMO_VIEW_H
 #define DEMO_VIEW_H
 
+#include "demo_player.h"
 #include "demo_record.h"
 #include "zl_client.h"
 
@@ -34,7 +35,8 @@ void demo_view_keys(demo_view *v, uint32_t now_ms);
 void demo_view_command(demo_view *v, const zl_client *c, int self, uint32_t now_ms, uint16_t msec,
                        zl_usercmd *out);
 
-/* Draws the arena as c shows it at now_us, with the net graph in net. */
-void demo_view_draw(demo_view *v, const zl_client *c, uint64_t now_us, const demo_rec_net *net);
+/* Draws the arena as p's client shows it at now_us, with the others' shots
+ * it played lately, its kill feed and the net graph in net. */
+void demo_view_draw(demo_view *v, const demo_player *p, uint64_t now_us, const demo_rec_net *net);
 
 #endif

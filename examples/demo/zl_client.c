@@ -138,7 +138,7 @@ static void play(void)
             demo_rec_net r;
             demo_player_net(&player, now, &r);
             view.hit_ms = player.last_hit_ms;
-            demo_view_draw(&view, &player.client, now, &r);
+            demo_view_draw(&view, &player, now, &r);
             next_draw = now + DRAW_US;
         }
         demo_net_pump(&net);

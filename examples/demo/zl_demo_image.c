@@ -141,6 +141,7 @@ static void step_server(const demo_sink *sink)
             demo_stopwatch_add(&cost, each);
     }
     demo_game_flush(&server_game, (uint32_t)(now_us / 1000u), sink);
+    demo_game_kill_feed(&server_game, &server);
     while (zl_server_next_notice(&server, &notice))
         match.joins += notice.kind == ZL_NOTICE_JOIN;
 }

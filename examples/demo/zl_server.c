@@ -202,6 +202,7 @@ static void run(void)
                 demo_stopwatch_add(&cost, each);
         }
         demo_game_flush(&game, (uint32_t)(now / 1000u), &sink);
+        demo_game_kill_feed(&game, &server);
         take_notices();
         demo_net_pump(&net);
         if (opt.status_s && now >= next_status) {
