@@ -48,6 +48,7 @@ typedef struct server_bench {
     zl_game game;
     int players;
     int sealed;       /* connect tokens and sealed packets this run */
+    int no_events;    /* the FPS without its event schema: no events sent */
     zl_aead aead;
     uint64_t now_us;
     uint32_t snapshots_last; /* snapshots the last tick sent */
@@ -394,6 +395,8 @@ static int start(server_bench *b, int players, int relevance, int sealed)
     b->game = fps_game_interface(&b->game_state);
     if (relevance)
         b->game.relevance = fps_relevance_cb;
+    if (b->no_events)
+        b->game.event_schema = NULL;
     zl_server_config_default(&sc);
     b->sealed = sealed;
     zl_aead_default(&b->aead);
@@ -508,7 +511,8 @@ static int run_size(server_bench *b, uint32_t players, int relevance, int sealed
     }
     for (k = 0; k < 3; k++)
         row_name(names[k], sizeof names[k], players,
-                 relevance ? " rel." : sealed ? " sealed" : "", kinds[k]);
+                 relevance ? " rel." : sealed ? " sealed" : b->no_events ? " no events" : "",
+                 kinds[k]);
     *snap = zl_bench_measure_timed("server", names[0], body_snapshot_tick, NULL, b);
     *plain = zl_bench_measure_timed("server", names[1], body_plain_tick, NULL, b);
     /* Ticks alternate, so this is the cost per tick over time. */
@@ -543,7 +547,7 @@ void zl_bench_server(void)
     static const uint32_t rel_sizes[3] = {64, 128, 256};
     uint64_t mean[SIZES], snap[SIZES], plain[SIZES];
     uint64_t rel_mean[3], rel_snap[3], rel_plain[3], anchor_snap, anchor_plain, anchor_mean;
-    uint64_t sealed_snap, sealed_plain, sealed_mean;
+    uint64_t sealed_snap, sealed_plain, sealed_mean, quiet_snap, quiet_plain, quiet_mean;
     /* ZL_BENCH_PLAYERS=64 runs that size alone: a profiler (callgrind)
      * then sees one size's ticks without the others'. */
     const char *only = getenv("ZL_BENCH_PLAYERS");
@@ -598,6 +602,15 @@ void zl_bench_server(void)
         zl_bench_note("server", "sealing every packet (ChaCha20-Poly1305, 16 bytes a packet): "
                       "64-player mean tick %d%% of the plain one",
                       (int)(sealed_mean * 100u / (mean[3] ? mean[3] : 1u)));
+
+    /* 64 players without events in their snapshots, beside the series'
+     * 64 (which sends them: shots, footsteps, hits, kills). */
+    b->no_events = 1;
+    if (n > 3 && run_size(b, 64, 0, 0, &quiet_snap, &quiet_plain, &quiet_mean))
+        zl_bench_note("server", "events in snapshots: 64-player mean tick with them %d%% of the "
+                      "one without",
+                      (int)(mean[3] * 100u / (quiet_mean ? quiet_mean : 1u)));
+    b->no_events = 0;
 
     if (n > 3) {
         if (!exact) {

@@ -12,6 +12,7 @@
     X(protocol)          \
     X(crypto)            \
     X(snapshot)          \
+    X(events)            \
     X(lagcomp)           \
     X(server)            \
     X(structs)

@@ -1,0 +1,121 @@
+/* bench_events.c - what events and messages cost on the wire: bits of the
+ * FPS's events in a snapshot's events section, and of reliable messages. */
+#include <string.h>
+
+#include "fps.h"
+#include "zl_bench.h"
+#include "zl_eventlog.h"
+#include "zl_reliable.h"
+
+typedef struct events_bench {
+    zl_event_log log;
+    zl_event_sender sender;
+    zl_reliable channel;
+    uint8_t buf[ZL_MAX_PACKET];
+} events_bench;
+
+ZL_STATIC_ASSERT(sizeof(events_bench) <= ZL_BENCH_ARENA_BYTES, events_bench_fits_arena);
+
+static zl_vec3 vec(int32_t x, int32_t y, int32_t z)
+{
+    zl_vec3 v;
+    v.x = x;
+    v.y = y;
+    v.z = z;
+    return v;
+}
+
+/* An event as the FPS makes them, somewhere in the arena. */
+static zl_event fps_event(uint16_t type, uint16_t param, int32_t source, int32_t target,
+                          zl_vec3 origin, zl_vec3 dir)
+{
+    zl_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = type;
+    ev.param = param;
+    ev.source = source;
+    ev.target = target;
+    ev.origin = origin;
+    ev.dir = dir;
+    ev.tick = 1000;
+    return ev;
+}
+
+/* Bits of a section holding `count` copies of ev for one client (the end
+ * bit included). */
+static uint32_t section_bits(events_bench *b, const zl_event *ev, uint32_t count)
+{
+    zl_event_audience everyone = {ZL_MAX_CLIENTS - 1, NULL};
+    zl_event_section sec;
+    zl_bitwriter w;
+    uint32_t i;
+    zl_event_log_init(&b->log);
+    zl_event_sender_reset(&b->sender, &b->log);
+    for (i = 0; i < count; i++)
+        zl_event_log_append(&b->log, &fps_event_schema, ev, 0);
+    zl_bitwriter_init(&w, b->buf, sizeof b->buf);
+    if (zl_event_section_write(&b->sender, &b->log, &everyone, ev->tick + 1u, 1u,
+                               8u * sizeof b->buf, &w, &sec) < 0)
+        return 0;
+    return sec.bits;
+}
+
+/* Bits of a RELIABLE block carrying one message of len bytes. */
+static uint32_t message_bits(events_bench *b, size_t len)
+{
+    uint8_t text[ZL_RELIABLE_MESSAGE_MAX];
+    zl_bitwriter w;
+    memset(text, 'x', sizeof text);
+    zl_reliable_init(&b->channel);
+    if (zl_reliable_send(&b->channel, text, len) != ZL_OK)
+        return 0;
+    zl_bitwriter_init(&w, b->buf, sizeof b->buf);
+    if (zl_reliable_write(&b->channel, &w, 1, 1000u, 100000u) != 1)
+        return 0;
+    return zl_bitwriter_bits_used(&w);
+}
+
+void zl_bench_events(void)
+{
+    events_bench *b = (events_bench *)zl_bench_arena(sizeof *b);
+    const zl_fx one = ZL_FX_ONE;
+    const zl_vec3 eye = vec(812 * one, -1530 * one, 64 * one);
+    const zl_vec3 aim = vec(one * 7 / 10, one * 7 / 10, one / 10);
+    struct {
+        const char *name;
+        zl_event ev;
+    } kinds[4];
+    size_t lens[2] = {4, ZL_RELIABLE_MESSAGE_MAX};
+    uint32_t i;
+    kinds[0].name = "hitscan shot (origin, aim, weapon)";
+    kinds[0].ev = fps_event(FPS_EV_FIRE, FPS_WEAPON_RIFLE, 5, -1, eye, aim);
+    kinds[1].name = "footstep (origin)";
+    kinds[1].ev = fps_event(FPS_EV_FOOTSTEP, 0, 5, -1, vec(812 * one, -1530 * one, 0), vec(0, 0, 0));
+    kinds[2].name = "hit (point, damage, target)";
+    kinds[2].ev = fps_event(FPS_EV_HIT, 90, 5, 3, vec(1012 * one, -1330 * one, 60 * one),
+                            vec(0, 0, 0));
+    kinds[3].name = "kill (killer, victim)";
+    kinds[3].ev = fps_event(FPS_EV_KILL, 0, 5, 3, vec(0, 0, 0), vec(0, 0, 0));
+    zl_bench_note("events", "an events section costs 1 bit without events; each event: its id "
+                  "(16 bits, 1 when it follows the previous), its age (%u bits), its source (%u "
+                  "bits) and its body through the FPS's event schema",
+                  (unsigned)ZL_EVENT_AGE_BITS, zl_bits_required(ZL_MAX_ENTITIES));
+    for (i = 0; i < 4; i++) {
+        uint32_t one_bits = section_bits(b, &kinds[i].ev, 1) - 1u;
+        uint32_t run_bits = (section_bits(b, &kinds[i].ev, 9) - 1u - one_bits) / 8u;
+        zl_bench_note("events", "%-36s %3u bits alone, %3u bits each in a run (%u.%u bytes)",
+                      kinds[i].name, (unsigned)one_bits, (unsigned)run_bits,
+                      (unsigned)(run_bits / 8u), (unsigned)(run_bits % 8u * 10u / 8u));
+    }
+    zl_bench_note("events", "each new event rides in %u snapshots, then again only when no "
+                  "acknowledgement came within a round trip (ZL_EVENT_COPIES)",
+                  (unsigned)ZL_EVENT_COPIES);
+    for (i = 0; i < 2; i++) {
+        uint32_t bits = message_bits(b, lens[i]);
+        zl_bench_note("events", "reliable message of %3u bytes (the longest this build allows: "
+                      "%u): %4u bits in a RELIABLE packet's block, %u bytes more than the message, "
+                      "plus the packet header; sent until acknowledged",
+                      (unsigned)lens[i], (unsigned)ZL_RELIABLE_MESSAGE_MAX, (unsigned)bits,
+                      (unsigned)((bits + 7u) / 8u - lens[i]));
+    }
+}
