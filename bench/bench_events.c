@@ -25,19 +25,16 @@ static zl_vec3 vec(int32_t x, int32_t y, int32_t z)
     return v;
 }
 
-/* An event as the FPS makes them, somewhere in the arena. */
-static zl_event fps_event(uint16_t type, uint16_t param, int32_t source, int32_t target,
-                          zl_vec3 origin, zl_vec3 dir)
+/* An event as the FPS makes them (fps_emit), of player 5 at tick 1000. */
+static zl_event fps_event(uint16_t type, uint16_t param, int32_t target, zl_vec3 origin,
+                          zl_vec3 dir)
 {
     zl_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.type = type;
-    ev.param = param;
-    ev.source = source;
-    ev.target = target;
-    ev.origin = origin;
-    ev.dir = dir;
-    ev.tick = 1000;
+    zl_events sink;
+    zl_events_init(&sink, &ev, 1);
+    sink.source = 5;
+    sink.tick = 1000;
+    fps_emit(&sink, type, param, target, origin, dir);
     return ev;
 }
 
@@ -88,14 +85,13 @@ void zl_bench_events(void)
     size_t lens[2] = {4, ZL_RELIABLE_MESSAGE_MAX};
     uint32_t i;
     kinds[0].name = "hitscan shot (origin, aim, weapon)";
-    kinds[0].ev = fps_event(FPS_EV_FIRE, FPS_WEAPON_RIFLE, 5, -1, eye, aim);
+    kinds[0].ev = fps_event(FPS_EV_FIRE, FPS_WEAPON_RIFLE, -1, eye, aim);
     kinds[1].name = "footstep (origin)";
-    kinds[1].ev = fps_event(FPS_EV_FOOTSTEP, 0, 5, -1, vec(812 * one, -1530 * one, 0), vec(0, 0, 0));
+    kinds[1].ev = fps_event(FPS_EV_FOOTSTEP, 0, -1, vec(812 * one, -1530 * one, 0), vec(0, 0, 0));
     kinds[2].name = "hit (point, damage, target)";
-    kinds[2].ev = fps_event(FPS_EV_HIT, 90, 5, 3, vec(1012 * one, -1330 * one, 60 * one),
-                            vec(0, 0, 0));
+    kinds[2].ev = fps_event(FPS_EV_HIT, 90, 3, vec(1012 * one, -1330 * one, 60 * one), vec(0, 0, 0));
     kinds[3].name = "kill (killer, victim)";
-    kinds[3].ev = fps_event(FPS_EV_KILL, 0, 5, 3, vec(0, 0, 0), vec(0, 0, 0));
+    kinds[3].ev = fps_event(FPS_EV_KILL, 0, 3, vec(0, 0, 0), vec(0, 0, 0));
     zl_bench_note("events", "an events section costs 1 bit without events; each event: its id "
                   "(16 bits, 1 when it follows the previous), its age (%u bits), its source (%u "
                   "bits) and its body through the FPS's event schema",
