@@ -38,7 +38,10 @@ int zl_event_log_append(zl_event_log *log, const zl_schema *schema, const zl_eve
     ZL_ASSERT(log && schema && ev && schema->size == sizeof(zl_event));
     e = entry_at(log, log->next);
     zl_bitwriter_init(&w, e->body, sizeof(e->body));
-    bits = zl_schema_write_delta(schema, &w, NULL, ev, ZL_SCHEMA_WIRE);
+    /* The source goes with the body: every snapshot copies both at once. */
+    zl_bitwriter_ranged(&w, ev->source, -1, ZL_MAX_ENTITIES - 1);
+    zl_schema_write_delta(schema, &w, NULL, ev, ZL_SCHEMA_WIRE);
+    bits = w.error != ZL_OK ? w.error : (int)zl_bitwriter_bits_used(&w);
     if (bits < 0) {
         log->too_large++;
         return ZL_ERR_OVERFLOW;
@@ -47,7 +50,7 @@ int zl_event_log_append(zl_event_log *log, const zl_schema *schema, const zl_eve
     e->source = ev->source;
     e->target = ev->target;
     e->predicted = (uint8_t)(predicted != 0);
-    e->bits = (uint8_t)bits;
+    e->bits = (uint16_t)bits;
     log->next++;
     return ZL_OK;
 }
@@ -148,7 +151,6 @@ int zl_event_section_write(zl_event_sender *s, const zl_event_log *log,
                            uint32_t resend_ticks, uint32_t budget_bits, zl_bitwriter *w,
                            zl_event_section *out)
 {
-    const uint32_t source_bits = zl_bits_required(ZL_MAX_ENTITIES);
     uint32_t id, start, used = 0, count = 0, prev = 0;
     int resend;
     ZL_ASSERT(s && log && audience && w && out && resend_ticks >= 1);
@@ -161,23 +163,27 @@ int zl_event_section_write(zl_event_sender *s, const zl_event_log *log,
         start = s->acked;
     for (id = start; id != log->next && count < ZL_EVENTS_PER_SNAPSHOT; id++) {
         const zl_event_entry *e = entry_of(log, id);
+        /* "An event", whether it follows the previous one, its id, its
+         * age: one write (bits go out lowest first). */
         int follows = count > 0 && id == prev + 1u;
-        uint32_t cost;
+        uint32_t head = 1u, head_bits = 1u;
         if (!concerns(e, audience))
             continue;
-        cost = 1u + (count > 0) + (follows ? 0u : ID_BITS) + ZL_EVENT_AGE_BITS + source_bits +
-               e->bits;
-        if (used + cost + 1u > budget_bits)
+        if (count > 0) {
+            head |= (uint32_t)follows << 1;
+            head_bits = 2u;
+        }
+        if (!follows) {
+            head |= (id & 0xFFFFu) << head_bits;
+            head_bits += ID_BITS;
+        }
+        head |= (tick - e->tick) << head_bits;
+        head_bits += ZL_EVENT_AGE_BITS;
+        if (used + head_bits + e->bits + 1u > budget_bits)
             break;
-        zl_bitwriter_bool(w, 1);
-        if (count > 0)
-            zl_bitwriter_bool(w, follows);
-        if (!follows)
-            zl_bitwriter_bits(w, id & 0xFFFFu, ID_BITS);
-        zl_bitwriter_bits(w, tick - e->tick, ZL_EVENT_AGE_BITS);
-        zl_bitwriter_ranged(w, e->source, -1, ZL_MAX_ENTITIES - 1);
+        zl_bitwriter_bits(w, head, head_bits);
         zl_bitwriter_copy(w, e->body, e->bits);
-        used += cost;
+        used += head_bits + e->bits;
         prev = id;
         count++;
     }

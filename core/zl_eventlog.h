@@ -65,8 +65,8 @@ typedef struct zl_event_entry {
     int32_t source;
     int32_t target;
     uint8_t predicted; /* pushed by run_command: its owner played it */
-    uint8_t bits;      /* of the body */
-    uint8_t body[ZL_EVENT_BODY_BYTES];
+    uint16_t bits;     /* of the source and the body */
+    uint8_t body[ZL_EVENT_BODY_BYTES]; /* source, then the schema's code */
 } zl_event_entry;
 
 /* The events clients should see, shared by every client. Caller-owned. */
