@@ -144,7 +144,8 @@ $(TEST_BIN): $(TEST_OBJ)
 check-core: $(CORE_OBJ)
 	@tools/check-core.sh "$(NM)" $(CORE_OBJ)
 
-test-one: check-core $(TEST_BIN)
+# The benchmarks are built too (not run): a change that breaks them fails here.
+test-one: check-core $(TEST_BIN) $(BENCH_BIN)
 	$(RUN) $(TEST_BIN)
 
 # Without PORT on the command line, `make test` runs every port.
