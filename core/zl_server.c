@@ -951,6 +951,7 @@ int zl_server_get_client_stats(zl_server *s, int slot, uint64_t now_us,
     out->rewinds_untrusted = c->rewinds_untrusted;
     out->rewinds_clamped = c->rewinds_clamped;
     out->rewinds_refused = c->rewinds_refused;
+    zl_conn_get_seal_stats(&c->conn, &out->seal);
     return ZL_OK;
 }
 

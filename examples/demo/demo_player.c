@@ -139,6 +139,10 @@ void demo_player_net(demo_player *p, uint64_t now_us, demo_rec_net *r)
     r->rockets = p->rockets;
     r->extrapolated = st.extrapolated;
     r->undecodable = st.snapshots_undecodable;
+    r->sealed = st.seal.sealed;
+    r->opened = st.seal.opened;
+    r->forged = st.seal.forged;
+    r->replayed = st.seal.replayed;
     if (p->cond)
         r->cond_lost = zl_conditioner_get_stats(p->cond, ZL_CONDITIONER_SEND)->dropped_loss +
                        zl_conditioner_get_stats(p->cond, ZL_CONDITIONER_RECEIVE)->dropped_loss;

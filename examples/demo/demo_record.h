@@ -97,6 +97,8 @@ typedef struct demo_rec_net {
     zl_fx prediction_error; /* drawn minus predicted position, units */
     uint32_t shots, hits_seen, rockets, extrapolated, undecodable;
     uint32_t cond_lost; /* datagrams the conditioner dropped, both ways */
+    uint32_t sealed, opened;     /* packets sealed out, authenticated in */
+    uint32_t forged, replayed;   /* refused: tag failed, replay window */
 } demo_rec_net;
 
 /* A hitscan shot as the shooter predicted it and saw it land. */
