@@ -11,6 +11,7 @@
     X(client)            \
     X(protocol)          \
     X(crypto)            \
+    X(flood)             \
     X(snapshot)          \
     X(events)            \
     X(lagcomp)           \

@@ -7,16 +7,16 @@
 
 #define ROTL(x, n) ((uint32_t)((x) << (n)) | ((x) >> (32 - (n))))
 
-#define QUARTER(x, a, b, c, d)                 \
-    do {                                       \
-        x[a] += x[b];                          \
-        x[d] = ROTL(x[d] ^ x[a], 16);          \
-        x[c] += x[d];                          \
-        x[b] = ROTL(x[b] ^ x[c], 12);          \
-        x[a] += x[b];                          \
-        x[d] = ROTL(x[d] ^ x[a], 8);           \
-        x[c] += x[d];                          \
-        x[b] = ROTL(x[b] ^ x[c], 7);           \
+#define QUARTER(x, a, b, c, d)        \
+    do {                              \
+        x[a] += x[b];                 \
+        x[d] = ROTL(x[d] ^ x[a], 16); \
+        x[c] += x[d];                 \
+        x[b] = ROTL(x[b] ^ x[c], 12); \
+        x[a] += x[b];                 \
+        x[d] = ROTL(x[d] ^ x[a], 8);  \
+        x[c] += x[d];                 \
+        x[b] = ROTL(x[b] ^ x[c], 7);  \
     } while (0)
 
 /* Words 0..11 of the state: "expand 32-byte k" and the key. */
@@ -47,16 +47,16 @@ static void rounds(uint32_t x[16])
     }
 }
 
-/* One keystream block: the rounds, then the input added back, which is
- * what makes the block function impossible to run backwards. */
-static void block(uint32_t out[16], const uint32_t state[16])
+/* XORs n bytes (at most a block) at in with the keystream block ks, whole
+ * words first, then the odd bytes one by one. Each input word is read
+ * before its output word is written, so out == in works. */
+static void xor_keystream(uint8_t *out, const uint8_t *in, const uint32_t ks[16], size_t n)
 {
-    int i;
-    for (i = 0; i < 16; i++)
-        out[i] = state[i];
-    rounds(out);
-    for (i = 0; i < 16; i++)
-        out[i] += state[i];
+    size_t i, words = n / 4;
+    for (i = 0; i < words; i++)
+        store32_le(out + 4 * i, load32_le(in + 4 * i) ^ ks[i]);
+    for (i = 4 * words; i < n; i++)
+        out[i] = (uint8_t)(in[i] ^ (uint8_t)(ks[i / 4] >> (8 * (i % 4))));
 }
 
 int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
@@ -65,7 +65,7 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
 {
     uint32_t state[16], ks[16];
     uint64_t blocks_left = ((uint64_t)1 << 32) - counter;
-    size_t i;
+    size_t i, n;
     ZL_ASSERT(key != NULL && nonce != NULL && ((out != NULL && in != NULL) || len == 0));
     if ((uint64_t)len / ZL_CHACHA20_BLOCK_SIZE + (len % ZL_CHACHA20_BLOCK_SIZE != 0) > blocks_left)
         return ZL_ERR_INVALID;
@@ -74,20 +74,21 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
     state[13] = load32_le(nonce);
     state[14] = load32_le(nonce + 4);
     state[15] = load32_le(nonce + 8);
-    /* Word by word: each input word is read before its output word is
-     * written, so out == in works. */
-    for (; len >= ZL_CHACHA20_BLOCK_SIZE; len -= ZL_CHACHA20_BLOCK_SIZE) {
-        block(ks, state);
+    /* One keystream block at a time: the rounds, then the input added
+     * back, which is what makes the block function impossible to run
+     * backwards. */
+    while (len > 0) {
+        n = len < ZL_CHACHA20_BLOCK_SIZE ? len : ZL_CHACHA20_BLOCK_SIZE;
         for (i = 0; i < 16; i++)
-            store32_le(out + 4 * i, load32_le(in + 4 * i) ^ ks[i]);
+            ks[i] = state[i];
+        rounds(ks);
+        for (i = 0; i < 16; i++)
+            ks[i] += state[i];
+        xor_keystream(out, in, ks, n);
         state[12]++;
-        in += ZL_CHACHA20_BLOCK_SIZE;
-        out += ZL_CHACHA20_BLOCK_SIZE;
-    }
-    if (len > 0) {
-        block(ks, state);
-        for (i = 0; i < len; i++)
-            out[i] = (uint8_t)(in[i] ^ (uint8_t)(ks[i / 4] >> (8 * (i % 4))));
+        in += n;
+        out += n;
+        len -= n;
     }
     zl_crypto_wipe(state, sizeof state);
     zl_crypto_wipe(ks, sizeof ks);

@@ -532,4 +532,5 @@ void zl_client_get_stats(zl_client *c, uint64_t now_us, zl_client_stats *out)
     out->bad_messages = c->bad_messages;
     out->messages = c->reliable.stats;
     out->events = c->events.stats;
+    zl_conn_get_seal_stats(&c->conn, &out->seal);
 }

@@ -59,6 +59,7 @@ typedef struct zl_client_stats {
     uint32_t bad_messages;
     zl_reliable_stats messages; /* the reliable channel both ways */
     zl_event_queue_stats events; /* events received in snapshots */
+    zl_seal_stats seal;        /* sealed packets both ways and what failed */
 } zl_client_stats;
 
 /* A client. Caller-owned (static storage); every field is private. */

@@ -46,6 +46,23 @@ void zl_conn_seal_with(zl_conn *c, const uint8_t send_key[ZL_AEAD_KEY_SIZE],
         zl_aead_default(&c->aead);
 }
 
+void zl_conn_get_seal_stats(const zl_conn *c, zl_seal_stats *out)
+{
+    const uint32_t *dropped;
+    ZL_ASSERT(c && out);
+    memset(out, 0, sizeof *out);
+    if (!c->sealed)
+        return;
+    dropped = c->link.stats.dropped;
+    /* Every packet of a sealed connection is sealed; a packet that fails
+     * its tag is counted by the link as a failed check, and the link's
+     * replay window judges only packets that authenticated. */
+    out->sealed = c->stats.sent;
+    out->opened = c->stats.opened;
+    out->forged = dropped[ZL_PACKET_DROP_CHECKSUM];
+    out->replayed = dropped[ZL_PACKET_DROP_DUPLICATE] + dropped[ZL_PACKET_DROP_STALE];
+}
+
 /* The linked try: 1 when the datagram is this connection's. */
 static int open_linked(zl_conn *c, uint8_t *packet, size_t len, zl_conn_datagram *d,
                        zl_packet_drop *why)
@@ -64,6 +81,7 @@ static int open_linked(zl_conn *c, uint8_t *packet, size_t len, zl_conn_datagram
         return 0;
     if (sequence > c->receive_newest)
         c->receive_newest = sequence;
+    c->stats.opened++;
     d->payload = packet + ZL_PACKET_HEADER_SIZE;
     d->payload_len = len - ZL_PACKET_HEADER_SIZE - ZL_PACKET_TAG_SIZE;
     return 1;

@@ -23,7 +23,21 @@ typedef struct zl_sender {
 typedef struct zl_conn_stats {
     uint32_t sent;    /* datagrams sent on the link */
     uint32_t checked; /* CRC checks of received datagrams (zl_conn_open) */
+    uint32_t opened;  /* sealed datagrams that authenticated */
 } zl_conn_stats;
+
+/* What sealing did on one connection: what it cost and what it turned
+ * away. All 0 in plain mode. */
+typedef struct zl_seal_stats {
+    uint32_t sealed;   /* packets sent sealed, ZL_PACKET_TAG_SIZE bytes of
+                          tag each */
+    uint32_t opened;   /* packets received that authenticated, a tag each
+                          (replays among them: see replayed) */
+    uint32_t forged;   /* packets with the connection's id whose tag failed:
+                          forged, tampered or truncated */
+    uint32_t replayed; /* packets that authenticated, then met the replay
+                          window: copies, or too old to tell */
+} zl_seal_stats;
 
 /* A connection end. Caller-owned; fields private but the link, which the
  * owner reads for acks and statistics, and the counters. */
@@ -41,6 +55,9 @@ typedef struct zl_conn {
     zl_aead aead;
     zl_link link;
 } zl_conn;
+
+/* c's sealing counters into *out (all 0 for a plain connection). */
+void zl_conn_get_seal_stats(const zl_conn *c, zl_seal_stats *out);
 
 /* The id a connection's linked packets are sealed under: the protocol id
  * mixed with the nonce, so only someone who saw the handshake can seal or

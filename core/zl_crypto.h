@@ -68,8 +68,8 @@ void zl_hchacha20_derive(uint8_t out[ZL_CHACHA20_KEY_SIZE], const uint8_t key[ZL
 /* A Poly1305 computation in progress. Caller-owned; its fields are
  * private (and secret: zl_poly1305_final wipes them). */
 typedef struct zl_poly1305 {
-    uint32_t r[4];   /* the clamped half r of the key */
-    uint32_t h[5];   /* accumulator, below 5 * 2^128 between blocks */
+    uint32_t r[5];   /* the clamped half r of the key, in 26-bit limbs */
+    uint32_t h[5];   /* accumulator in 26-bit limbs, partly reduced */
     uint32_t s[4];   /* the half s of the key, added at the end */
     uint8_t buf[16]; /* a partial block waiting for more bytes */
     size_t used;     /* bytes in buf, 0..15 */

@@ -46,7 +46,8 @@ typedef enum zl_packet_drop {
     ZL_PACKET_DROP_SHORT,     /* fewer than ZL_PACKET_HEADER_SIZE bytes */
     ZL_PACKET_DROP_OVERSIZED, /* more than ZL_MAX_PACKET bytes */
     ZL_PACKET_DROP_CHECKSUM,  /* CRC mismatch: corrupted, forged, or another
-                                 protocol id or version */
+                                 protocol id or version; on a sealed
+                                 connection, a tag that did not authenticate */
     ZL_PACKET_DROP_FORMAT,    /* CRC fine but reserved type bits set */
     ZL_PACKET_DROP_DUPLICATE, /* sequence already received: a replay or a
                                  datagram the network duplicated */

@@ -1,21 +1,29 @@
 /* zl_poly1305.c - the Poly1305 one-time authenticator (RFC 8439): arithmetic
- * modulo 2^130 - 5 on 32-bit limbs with 32x32->64 multiplies, the same
+ * modulo 2^130 - 5 on five 26-bit limbs with 32x32->64 multiplies, the same
  * operations whatever the key and message, and a final reduction by mask. */
 #include "zl_crypto.h"
 
 #include "zl_crypto_bytes.h"
 
+#define LIMB 0x3FFFFFFu /* 26 bits */
+
 void zl_poly1305_init(zl_poly1305 *p, const uint8_t key[ZL_POLY1305_KEY_SIZE])
 {
+    uint32_t w0, w1, w2, w3;
     int i;
     ZL_ASSERT(p != NULL && key != NULL);
     /* Clamping clears the top 4 bits of every word of r and the low 2 bits
-     * of words 1..3: products then stay inside 64 bits, and r1..r3 are
-     * multiples of 4, which the reduction below relies on. */
-    p->r[0] = load32_le(key) & 0x0FFFFFFFu;
-    p->r[1] = load32_le(key + 4) & 0x0FFFFFFCu;
-    p->r[2] = load32_le(key + 8) & 0x0FFFFFFCu;
-    p->r[3] = load32_le(key + 12) & 0x0FFFFFFCu;
+     * of words 1..3 (RFC 8439 2.5): r < 2^124, which bounds the products
+     * below. Then r is cut into 26-bit limbs. */
+    w0 = load32_le(key) & 0x0FFFFFFFu;
+    w1 = load32_le(key + 4) & 0x0FFFFFFCu;
+    w2 = load32_le(key + 8) & 0x0FFFFFFCu;
+    w3 = load32_le(key + 12) & 0x0FFFFFFCu;
+    p->r[0] = w0 & LIMB;
+    p->r[1] = (w0 >> 26 | w1 << 6) & LIMB;
+    p->r[2] = (w1 >> 20 | w2 << 12) & LIMB;
+    p->r[3] = (w2 >> 14 | w3 << 18) & LIMB;
+    p->r[4] = w3 >> 8;
     for (i = 0; i < 4; i++)
         p->s[i] = load32_le(key + 16 + 4 * i);
     for (i = 0; i < 5; i++)
@@ -23,58 +31,65 @@ void zl_poly1305_init(zl_poly1305 *p, const uint8_t key[ZL_POLY1305_KEY_SIZE])
     p->used = 0;
 }
 
-/* h = (h + m + hibit * 2^128) * r mod 2^130 - 5, only partly reduced:
- * h stays below 5 * 2^128, so h4 is at most 4 on entry and 6 after the add. */
-static void absorb(zl_poly1305 *p, const uint8_t m[16], uint32_t hibit)
+/* h = (h + m + hibit * 2^128) * r mod 2^130 - 5 for each 16-byte block at
+ * m, only partly reduced: limbs stay below 2^26 but h1, which may reach
+ * 2^26 + 2^10 (the last carry below). */
+static void absorb(zl_poly1305 *p, const uint8_t *m, size_t blocks, uint32_t hibit)
 {
-    const uint32_t r0 = p->r[0], r1 = p->r[1], r2 = p->r[2], r3 = p->r[3];
-    /* A product landing at 2^128 or above folds back down: 2^130 = 5 mod p,
-     * so r_i * 2^128 = 5 * (r_i / 4) exactly, r_i being a multiple of 4.
-     * Each fold is below 5 * 2^26: the sums below stay under 2^63. */
-    const uint32_t f1 = (r1 >> 2) * 5u, f2 = (r2 >> 2) * 5u, f3 = (r3 >> 2) * 5u;
-    uint32_t h0, h1, h2, h3, h4;
-    uint64_t x0, x1, x2, x3, x4, t;
+    const uint32_t r0 = p->r[0], r1 = p->r[1], r2 = p->r[2], r3 = p->r[3], r4 = p->r[4];
+    /* A product landing at 2^130 or above folds back times 5 (2^130 = 5
+     * mod p): limb i times limb j with i + j >= 5 uses 5 * r_j. r_j is
+     * below 2^26, so 5 * r_j is below 2^29. */
+    const uint32_t f1 = r1 * 5u, f2 = r2 * 5u, f3 = r3 * 5u, f4 = r4 * 5u;
+    uint32_t h0 = p->h[0], h1 = p->h[1], h2 = p->h[2], h3 = p->h[3], h4 = p->h[4];
+    uint64_t d0, d1, d2, d3, d4;
+    for (; blocks > 0; blocks--, m += 16) {
+        const uint32_t m0 = load32_le(m), m1 = load32_le(m + 4), m2 = load32_le(m + 8),
+                       m3 = load32_le(m + 12);
+        /* Each limb now below 2^27 + 2^10: five products of one by a
+         * number below 2^29 sum below 2^59. */
+        h0 += m0 & LIMB;
+        h1 += (m0 >> 26 | m1 << 6) & LIMB;
+        h2 += (m1 >> 20 | m2 << 12) & LIMB;
+        h3 += (m2 >> 14 | m3 << 18) & LIMB;
+        h4 += m3 >> 8 | hibit;
 
-    t = (uint64_t)p->h[0] + load32_le(m);
-    h0 = (uint32_t)t;
-    t = (uint64_t)p->h[1] + load32_le(m + 4) + (t >> 32);
-    h1 = (uint32_t)t;
-    t = (uint64_t)p->h[2] + load32_le(m + 8) + (t >> 32);
-    h2 = (uint32_t)t;
-    t = (uint64_t)p->h[3] + load32_le(m + 12) + (t >> 32);
-    h3 = (uint32_t)t;
-    h4 = p->h[4] + (uint32_t)(t >> 32) + hibit;
+        d0 = (uint64_t)h0 * r0 + (uint64_t)h1 * f4 + (uint64_t)h2 * f3 + (uint64_t)h3 * f2 +
+             (uint64_t)h4 * f1;
+        d1 = (uint64_t)h0 * r1 + (uint64_t)h1 * r0 + (uint64_t)h2 * f4 + (uint64_t)h3 * f3 +
+             (uint64_t)h4 * f2;
+        d2 = (uint64_t)h0 * r2 + (uint64_t)h1 * r1 + (uint64_t)h2 * r0 + (uint64_t)h3 * f4 +
+             (uint64_t)h4 * f3;
+        d3 = (uint64_t)h0 * r3 + (uint64_t)h1 * r2 + (uint64_t)h2 * r1 + (uint64_t)h3 * r0 +
+             (uint64_t)h4 * f4;
+        d4 = (uint64_t)h0 * r4 + (uint64_t)h1 * r3 + (uint64_t)h2 * r2 + (uint64_t)h3 * r1 +
+             (uint64_t)h4 * r0;
 
-    x0 = (uint64_t)h0 * r0 + (uint64_t)h1 * f3 + (uint64_t)h2 * f2 + (uint64_t)h3 * f1;
-    x1 = (uint64_t)h0 * r1 + (uint64_t)h1 * r0 + (uint64_t)h2 * f3 + (uint64_t)h3 * f2 +
-         (uint64_t)h4 * f1;
-    x2 = (uint64_t)h0 * r2 + (uint64_t)h1 * r1 + (uint64_t)h2 * r0 + (uint64_t)h3 * f3 +
-         (uint64_t)h4 * f2;
-    x3 = (uint64_t)h0 * r3 + (uint64_t)h1 * r2 + (uint64_t)h2 * r1 + (uint64_t)h3 * r0 +
-         (uint64_t)h4 * f3;
-    /* h4 * r0 sits at 2^128 itself: r0 is not a multiple of 4, so it is
-     * carried up instead of folded. */
-    x4 = (uint64_t)h4 * r0;
-
-    /* Carry into 32-bit limbs; what reaches 2^130 folds back times 5. */
-    x1 += x0 >> 32;
-    x2 += x1 >> 32;
-    x3 += x2 >> 32;
-    x4 += x3 >> 32;
-    t = (uint64_t)(uint32_t)x0 + (x4 >> 2) * 5u;
-    p->h[0] = (uint32_t)t;
-    t = (uint64_t)(uint32_t)x1 + (t >> 32);
-    p->h[1] = (uint32_t)t;
-    t = (uint64_t)(uint32_t)x2 + (t >> 32);
-    p->h[2] = (uint32_t)t;
-    t = (uint64_t)(uint32_t)x3 + (t >> 32);
-    p->h[3] = (uint32_t)t;
-    p->h[4] = ((uint32_t)x4 & 3u) + (uint32_t)(t >> 32);
+        /* Carry up the limbs; what passes 2^130 comes back times 5. d4's
+         * carry is below 2^33, five times it below 2^36, so h1 gains at
+         * most 2^10 from the last step. */
+        d1 += d0 >> 26;
+        d2 += d1 >> 26;
+        d3 += d2 >> 26;
+        d4 += d3 >> 26;
+        d0 = ((uint32_t)d0 & LIMB) + (d4 >> 26) * 5u;
+        h0 = (uint32_t)d0 & LIMB;
+        h1 = ((uint32_t)d1 & LIMB) + (uint32_t)(d0 >> 26);
+        h2 = (uint32_t)d2 & LIMB;
+        h3 = (uint32_t)d3 & LIMB;
+        h4 = (uint32_t)d4 & LIMB;
+    }
+    p->h[0] = h0;
+    p->h[1] = h1;
+    p->h[2] = h2;
+    p->h[3] = h3;
+    p->h[4] = h4;
 }
 
 void zl_poly1305_update(zl_poly1305 *p, const void *data, size_t len)
 {
     const uint8_t *m = (const uint8_t *)data;
+    size_t whole;
     ZL_ASSERT(p != NULL && (m != NULL || len == 0));
     if (p->used > 0) {
         while (len > 0 && p->used < 16) {
@@ -83,11 +98,14 @@ void zl_poly1305_update(zl_poly1305 *p, const void *data, size_t len)
         }
         if (p->used < 16)
             return;
-        absorb(p, p->buf, 1);
+        absorb(p, p->buf, 1, 1u << 24);
         p->used = 0;
     }
-    for (; len >= 16; len -= 16, m += 16)
-        absorb(p, m, 1);
+    whole = len / 16;
+    if (whole > 0)
+        absorb(p, m, whole, 1u << 24);
+    m += whole * 16;
+    len -= whole * 16;
     while (len > 0) {
         p->buf[p->used++] = *m++;
         len--;
@@ -96,7 +114,7 @@ void zl_poly1305_update(zl_poly1305 *p, const void *data, size_t len)
 
 void zl_poly1305_final(zl_poly1305 *p, uint8_t tag[ZL_POLY1305_TAG_SIZE])
 {
-    uint32_t g[5], mask;
+    uint32_t h0, h1, h2, h3, h4, g0, g1, g2, g3, g4, mask, c;
     uint64_t t;
     int i;
     ZL_ASSERT(p != NULL && tag != NULL);
@@ -106,26 +124,62 @@ void zl_poly1305_final(zl_poly1305 *p, uint8_t tag[ZL_POLY1305_TAG_SIZE])
         p->buf[p->used] = 1;
         for (i = (int)p->used + 1; i < 16; i++)
             p->buf[i] = 0;
-        absorb(p, p->buf, 0);
+        absorb(p, p->buf, 1, 0);
     }
-    /* h < 5 * 2^128 < 2p, so one conditional subtraction of p reduces it
-     * fully: g = h + 5 reaches 2^130 exactly when h >= p, and then
-     * h - p = g - 2^130. The choice is a mask, not a branch. */
-    t = 5;
-    for (i = 0; i < 4; i++) {
-        t += p->h[i];
-        g[i] = (uint32_t)t;
-        t >>= 32;
-    }
-    g[4] = p->h[4] + (uint32_t)t;
-    mask = 0u - (g[4] >> 2);
-    /* The tag is (h mod p) + s mod 2^128: limb 4 drops out. */
-    t = 0;
-    for (i = 0; i < 4; i++) {
-        t += (uint64_t)((p->h[i] & ~mask) | (g[i] & mask)) + p->s[i];
-        store32_le(tag + 4 * i, (uint32_t)t);
-        t >>= 32;
-    }
-    zl_crypto_wipe(g, sizeof g);
+    /* Carry fully. h was below 2^130 + 2^36 (h1's excess): when h4
+     * carries, what is left above 2^130 is below 2^36, so h0's carry in
+     * turn cannot push h1 to 2^26. Every limb ends below 2^26. */
+    h0 = p->h[0];
+    h1 = p->h[1];
+    h2 = p->h[2];
+    h3 = p->h[3];
+    h4 = p->h[4];
+    c = h1 >> 26;
+    h1 &= LIMB;
+    h2 += c;
+    c = h2 >> 26;
+    h2 &= LIMB;
+    h3 += c;
+    c = h3 >> 26;
+    h3 &= LIMB;
+    h4 += c;
+    c = h4 >> 26;
+    h4 &= LIMB;
+    h0 += c * 5u;
+    c = h0 >> 26;
+    h0 &= LIMB;
+    h1 += c;
+    /* Now h < 2^130 < 2p, so one conditional subtraction of p reduces it fully:
+     * g = h + 5 - 2^130 is not negative exactly when h >= p. The choice
+     * is a mask, not a branch. */
+    g0 = h0 + 5u;
+    c = g0 >> 26;
+    g0 &= LIMB;
+    g1 = h1 + c;
+    c = g1 >> 26;
+    g1 &= LIMB;
+    g2 = h2 + c;
+    c = g2 >> 26;
+    g2 &= LIMB;
+    g3 = h3 + c;
+    c = g3 >> 26;
+    g3 &= LIMB;
+    g4 = h4 + c - (1u << 26);
+    mask = (g4 >> 31) - 1u; /* all ones when g4 did not go negative */
+    h0 = (h0 & ~mask) | (g0 & mask);
+    h1 = (h1 & ~mask) | (g1 & mask);
+    h2 = (h2 & ~mask) | (g2 & mask);
+    h3 = (h3 & ~mask) | (g3 & mask);
+    h4 = (h4 & ~mask) | (g4 & mask);
+    /* The tag is (h mod p) + s mod 2^128: back to 32-bit words, bits of
+     * limb 4 above 2^128 drop out. */
+    t = (uint64_t)(h0 | h1 << 26) + p->s[0];
+    store32_le(tag, (uint32_t)t);
+    t = (uint64_t)(h1 >> 6 | h2 << 20) + p->s[1] + (t >> 32);
+    store32_le(tag + 4, (uint32_t)t);
+    t = (uint64_t)(h2 >> 12 | h3 << 14) + p->s[2] + (t >> 32);
+    store32_le(tag + 8, (uint32_t)t);
+    t = (uint64_t)(h3 >> 18 | h4 << 8) + p->s[3] + (t >> 32);
+    store32_le(tag + 12, (uint32_t)t);
     zl_crypto_wipe(p, sizeof *p);
 }

@@ -220,7 +220,7 @@ static int admitted(zl_server *s, const zl_addr *from, const handshake *hs, uint
 {
     uint64_t now_s = unix_now_s(s, now_us);
     unsigned i;
-    int r, named = 0;
+    int named = 0;
     if (s->config.security == ZL_SECURITY_PLAIN || !hs->token) {
         if (s->config.security == ZL_SECURITY_PLAIN && !hs->token)
             return 1;
@@ -229,11 +229,16 @@ static int admitted(zl_server *s, const zl_addr *from, const handshake *hs, uint
             send_deny(s, from, hs->nonce, ZL_DENY_TOKEN);
         return 0;
     }
-    r = zl_token_open(grant, hs->token->sealed, hs->token->expire_s, hs->token->nonce,
-                      s->config.private_key, now_s);
-    if (r != ZL_OK) {
-        s->dropped[r == ZL_ERR_AGAIN ? ZL_SERVER_DROP_TOKEN_EXPIRED
-                                     : ZL_SERVER_DROP_TOKEN_FORGED]++;
+    /* The expiry travels in clear, bound to the seal as associated data
+     * (a changed one fails the tag): an expired token, garbage included,
+     * is refused before any decryption. */
+    if (hs->token->expire_s <= now_s) {
+        s->dropped[ZL_SERVER_DROP_TOKEN_EXPIRED]++;
+        return 0;
+    }
+    if (zl_token_open(grant, hs->token->sealed, hs->token->expire_s, hs->token->nonce,
+                      s->config.private_key, now_s) != ZL_OK) {
+        s->dropped[ZL_SERVER_DROP_TOKEN_FORGED]++;
         return 0;
     }
     for (i = 0; i < s->config.public_address_count; i++)
@@ -254,12 +259,6 @@ static void on_request(zl_server *s, const zl_addr *from, const handshake *hs, u
     uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_CHALLENGE_SIZE];
     zl_token_grant grant;
     zl_msg_challenge ch;
-    /* The limit comes before any reply or work: a DENY is a reply too, and
-     * opening a token costs a decryption. */
-    if (!zl_ratelimit_allow(&s->limiter, from, now_us)) {
-        s->dropped[ZL_SERVER_DROP_RATE]++;
-        return;
-    }
     if (hs->protocol_id != ZL_PROTOCOL_ID) {
         s->dropped[ZL_SERVER_DROP_VERSION]++;
         send_deny(s, from, hs->nonce, ZL_DENY_VERSION);
@@ -496,7 +495,12 @@ static void on_unlinked(zl_server *s, int slot, const zl_addr *from, const zl_pa
     if (request || response) {
         handshake_msg m;
         handshake hs;
-        if (!read_handshake(h->type, payload, len, &m, &hs))
+        /* A request meets the rate limit before any reply or work, even
+         * reading it: a DENY is a reply too, a token request has hundreds
+         * of bytes to read, and opening its token costs a decryption. */
+        if (request && !zl_ratelimit_allow(&s->limiter, from, now_us))
+            s->dropped[ZL_SERVER_DROP_RATE]++;
+        else if (!read_handshake(h->type, payload, len, &m, &hs))
             s->dropped[ZL_SERVER_DROP_MESSAGE]++;
         else if (request)
             on_request(s, from, &hs, now_us);
@@ -994,6 +998,7 @@ int zl_server_get_client_stats(zl_server *s, int slot, uint64_t now_us,
     out->rewinds_untrusted = c->rewinds_untrusted;
     out->rewinds_clamped = c->rewinds_clamped;
     out->rewinds_refused = c->rewinds_refused;
+    zl_conn_get_seal_stats(&c->conn, &out->seal);
     return ZL_OK;
 }
 

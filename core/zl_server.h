@@ -158,6 +158,7 @@ typedef struct zl_server_client_stats {
                                    own estimate was used instead */
     uint32_t rewinds_clamped;  /* older than the history allows: moved up */
     uint32_t rewinds_refused;  /* in the future: traced in the present */
+    zl_seal_stats seal;        /* sealed packets both ways and what failed */
 } zl_server_client_stats;
 
 /* Private: one slot. */

@@ -265,6 +265,23 @@ static void test_sealed_packets(void)
             ZL_CHECK_EQ(dropped(&bob, ZL_PACKET_DROP_CHECKSUM), before + 1u);
         }
     }
+    /* The counters the net graph shows: bob opened the packet, its replay
+     * and the untampered one again; alice sealed two. A plain connection
+     * seals nothing. */
+    {
+        zl_seal_stats st;
+        zl_conn_get_seal_stats(&bob, &st);
+        ZL_CHECK_EQ(st.opened, 3);
+        ZL_CHECK_EQ(st.replayed, 1);
+        ZL_CHECK_EQ(st.forged, dropped(&bob, ZL_PACKET_DROP_CHECKSUM));
+        ZL_CHECK(st.forged > 1u);
+        zl_conn_get_seal_stats(&alice, &st);
+        ZL_CHECK_EQ(st.sealed, 2);
+        connect_pair(0);
+        alice_sends(secret);
+        zl_conn_get_seal_stats(&alice, &st);
+        ZL_CHECK_EQ(st.sealed, 0);
+    }
 }
 
 /* The 16-bit sequence on the wire widens to the right 64-bit nonce across
@@ -314,6 +331,19 @@ static void test_token_match_joins_sealed(void)
         ZL_CHECK_EQ(zl_server_client_id(&zl_match_world.server, slot), 1000u + (uint64_t)i);
         ZL_CHECK(user != NULL && user[0] == 'a' + i && user[ZL_TOKEN_USER_DATA - 1] == 'a' + i);
         ZL_CHECK(zl_match_world.server.slot[slot].conn.link.stats.packets_received > 50u);
+        /* Both ends count what they sealed and opened: every packet. */
+        {
+            zl_server_client_stats ss;
+            zl_client_stats cs;
+            ZL_CHECK_EQ(zl_server_get_client_stats(&zl_match_world.server, slot, zl_test_time_us,
+                                                   &ss),
+                        ZL_OK);
+            zl_client_get_stats(&zl_match_world.client[i], zl_test_time_us, &cs);
+            ZL_CHECK(ss.seal.opened > 50u && ss.seal.sealed > 50u);
+            ZL_CHECK(ss.seal.opened >= ss.link.packets_received);
+            ZL_CHECK_EQ(cs.seal.sealed, cs.link.packets_sent);
+            ZL_CHECK_EQ(ss.seal.forged + cs.seal.forged, 0);
+        }
     }
 }
 

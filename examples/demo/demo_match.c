@@ -55,6 +55,7 @@ static void take_bot(demo_match *m, demo_bot_view *b, int type, const void *rec)
         b->said_bye = 1;
         break;
     case DEMO_REC_NET:
+        b->prev_net = b->net;
         b->net = *(const demo_rec_net *)rec;
         if (b->samples < DEMO_SAMPLES)
             b->sample[b->samples++] = b->net;

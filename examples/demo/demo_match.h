@@ -22,6 +22,7 @@ typedef struct demo_bot_view {
     uint8_t running;       /* its output is still open */
     uint8_t said_bye;
     demo_rec_net net;      /* its newest net graph */
+    demo_rec_net prev_net; /* the one before: rates between the two */
     demo_rec_slot server;  /* the server's newest view of its slot */
     demo_rec_bye bye;
     uint32_t samples, samples_lost;

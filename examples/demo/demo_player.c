@@ -182,6 +182,10 @@ void demo_player_net(demo_player *p, uint64_t now_us, demo_rec_net *r)
     r->event_bytes = st.events.bits / 8u;
     r->kills_heard = p->kills_heard;
     r->message_bytes = (st.messages.bits_sent + st.messages.bits_received) / 8u;
+    r->sealed = st.seal.sealed;
+    r->opened = st.seal.opened;
+    r->forged = st.seal.forged;
+    r->replayed = st.seal.replayed;
     if (p->cond)
         r->cond_lost = zl_conditioner_get_stats(p->cond, ZL_CONDITIONER_SEND)->dropped_loss +
                        zl_conditioner_get_stats(p->cond, ZL_CONDITIONER_RECEIVE)->dropped_loss;

@@ -101,6 +101,8 @@ typedef struct demo_rec_net {
     uint32_t event_bytes;  /* of the snapshots' events sections received */
     uint32_t kills_heard;  /* kill feed messages received */
     uint32_t message_bytes; /* reliable message blocks, both ways */
+    uint32_t sealed, opened;     /* packets sealed out, authenticated in */
+    uint32_t forged, replayed;   /* refused: tag failed, replay window */
 } demo_rec_net;
 
 /* A hitscan shot as the shooter predicted it and saw it land. */

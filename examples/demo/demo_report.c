@@ -41,6 +41,18 @@ static const char *bot_name(uint32_t i)
     return name;
 }
 
+/* Bytes a second that sealing adds to the bot's link, both ways (a tag per
+ * packet), between its last two net records; 0 before it has two. */
+static uint32_t tag_bytes_per_s(const demo_bot_view *b)
+{
+    const demo_rec_net *n = &b->net, *p = &b->prev_net;
+    uint32_t ms = n->time_ms - p->time_ms;
+    uint32_t packets = (n->sealed + n->opened) - (p->sealed + p->opened);
+    if (p->time_ms == 0 || ms == 0)
+        return 0;
+    return (uint32_t)((uint64_t)packets * ZL_PACKET_TAG_SIZE * 1000u / ms);
+}
+
 void demo_report_graph(FILE *f, const demo_match *m, uint32_t now_ms, int in_place, int *lines)
 {
     uint32_t i, elapsed = now_ms - m->start_ms, connected = 0, bar;
@@ -57,9 +69,9 @@ void demo_report_graph(FILE *f, const demo_match *m, uint32_t now_ms, int in_pla
             in_place ? "\r\033[K" : "", progress, fixed(elapsed / 1000.0, 5, 1),
             (unsigned long)m->setup.duration_s, (unsigned long)connected,
             (unsigned long)m->setup.bots, (unsigned long)m->port);
-    fprintf(f, "%s%-7s %4s %6s %13s %6s %7s %7s %5s %8s %6s %11s\n", in_place ? "\033[K" : "",
-            "client", "slot", "ping", "loss in/out", "choke", "in B/s", "out B/s", "lerp",
-            "mispred", "shots", "hits c/s");
+    fprintf(f, "%s%-7s %4s %6s %13s %6s %7s %7s %8s %5s %8s %6s %11s %7s\n",
+            in_place ? "\033[K" : "", "client", "slot", "ping", "loss in/out", "choke", "in B/s",
+            "out B/s", "tags B/s", "lerp", "mispred", "shots", "hits c/s", "refused");
     for (i = 0; i < m->setup.bots; i++) {
         const demo_bot_view *b = &m->bot[i];
         const demo_rec_net *n = &b->net;
@@ -68,13 +80,16 @@ void demo_report_graph(FILE *f, const demo_match *m, uint32_t now_ms, int in_pla
             fprintf(f, "%s\n", b->running ? "connecting..." : "ended before it connected");
             continue;
         }
-        fprintf(f, "%4ld %4lums %s%%/%s%% %6lu %7lu %7lu %3lums %8lu %6lu %5lu/%-5lu%s\n",
+        fprintf(f, "%4ld %4lums %s%%/%s%% %6lu %7lu %7lu %8lu %3lums %8lu %6lu %5lu/%-5lu "
+                   "%3lu/%-3lu%s\n",
                 (long)b->slot, (unsigned long)(n->rtt_us / 1000u),
-                fixed(q16_pct(n->loss_in_q16), 5, 1), fixed(q16_pct(n->loss_out_q16), 5, 1), (unsigned long)b->server.choked,
-                (unsigned long)n->bytes_in, (unsigned long)n->bytes_out,
+                fixed(q16_pct(n->loss_in_q16), 5, 1), fixed(q16_pct(n->loss_out_q16), 5, 1),
+                (unsigned long)b->server.choked, (unsigned long)n->bytes_in,
+                (unsigned long)n->bytes_out, (unsigned long)tag_bytes_per_s(b),
                 (unsigned long)(n->interp_us / 1000u), (unsigned long)n->mispredicted,
                 (unsigned long)n->shots, (unsigned long)n->hits_seen,
-                (unsigned long)b->server.hits, b->running ? "" : "  (ended)");
+                (unsigned long)b->server.hits, (unsigned long)n->forged,
+                (unsigned long)n->replayed, b->running ? "" : "  (ended)");
     }
     *lines = (int)m->setup.bots + 2;
     fflush(f);

@@ -62,7 +62,8 @@ static void print_status(uint64_t now_us)
                 "out %5.1f KB/s  in %4.1f KB/s  commands lost %lu  hits %lu\n"
                 "    refused: flooded %lu, forged acks %lu, bad messages %lu, commands invalid %lu "
                 "shed %lu; rewinds %lu (untrusted %lu, clamped %lu, refused %lu); "
-                "early shots %lu, dry fires %lu, pitch clamps %lu\n",
+                "early shots %lu, dry fires %lu, pitch clamps %lu\n"
+                "    sealed: %lu out, %lu in (+%lu B of tags); forged %lu, replayed %lu\n",
                 slot, addr, (unsigned long)(st.link.rtt_us / 1000u),
                 st.link.loss_in_q16 * 100.0 / 65536.0, st.link.loss_out_q16 * 100.0 / 65536.0,
                 (unsigned long)st.choked, (unsigned long)st.last_snapshot_bytes,
@@ -75,7 +76,10 @@ static void print_status(uint64_t now_us)
                 (unsigned long)st.rewinds_refused,
                 (unsigned long)game.fps.refusals[slot].early_shots,
                 (unsigned long)game.fps.refusals[slot].dry_fires,
-                (unsigned long)game.fps.refusals[slot].pitch_clamps);
+                (unsigned long)game.fps.refusals[slot].pitch_clamps,
+                (unsigned long)st.seal.sealed, (unsigned long)st.seal.opened,
+                (unsigned long)(ZL_PACKET_TAG_SIZE * (st.seal.sealed + st.seal.opened)),
+                (unsigned long)st.seal.forged, (unsigned long)st.seal.replayed);
     }
     fflush(text);
 }

@@ -47,6 +47,8 @@
 /* Two received events waiting for the render time (the client takes
  * them every frame; more in one frame are dropped and counted). */
 #define ZL_CLIENT_EVENTS 2
+/* Received event ids remembered: 64, a few round trips of 8 players' events. */
+#define ZL_CLIENT_EVENT_WINDOW 64
 
 /* 32 unacknowledged commands: 0.5 s at 64 commands/s. */
 #define ZL_PREDICT_COMMANDS 32
