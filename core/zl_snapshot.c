@@ -369,22 +369,54 @@ static uint32_t key_of(const writer_job *j, uint16_t e)
     return j->op[e] == OP_LEAVE ? KEY_LEAVE : j->c->accum[e];
 }
 
-/* Nearest chosen entity below e (-1 if none) and above e (-1 if none). */
+/* Nearest chosen entity below e (-1 if none) and above e (-1 if none).
+ * Bytes with none chosen are passed whole: early in a choice most are. */
 static void neighbours(const writer_job *j, uint16_t e, int32_t *below, int32_t *above)
 {
     int32_t i;
     *below = -1;
     *above = -1;
-    for (i = (int32_t)e - 1; i >= 0; i--)
-        if (bit_get(j->chosen, (uint32_t)i)) {
+    for (i = (int32_t)e - 1; i >= 0; i--) {
+        if (!j->chosen[i >> 3])
+            i -= i & 7; /* the loop steps to the byte below */
+        else if (bit_get(j->chosen, (uint32_t)i)) {
             *below = i;
             break;
         }
-    for (i = (int32_t)e + 1; i < ZL_MAX_ENTITIES; i++)
-        if (bit_get(j->chosen, (uint32_t)i)) {
+    }
+    for (i = (int32_t)e + 1; i < ZL_MAX_ENTITIES; i++) {
+        if (!j->chosen[i >> 3])
+            i += 7 - (i & 7); /* the loop steps to the byte above */
+        else if (bit_get(j->chosen, (uint32_t)i)) {
             *above = i;
             break;
         }
+    }
+}
+
+/* Sorts v[0 .. n) by key[entity], highest first, ties in their order (so
+ * ascending numbers stay ascending): a merge sort through tmp, n log n
+ * compares where inserting took n^2 / 4 when the budget is short every
+ * snapshot (the whole world does not fit one packet). */
+static void sort_by_key(uint16_t *v, uint16_t *tmp, const uint32_t *key, uint32_t n)
+{
+    uint16_t *from = v, *to = tmp, *swap;
+    uint32_t width, lo;
+    for (width = 1; width < n; width *= 2u) {
+        for (lo = 0; lo < n; lo += 2u * width) {
+            uint32_t mid = n - lo > width ? lo + width : n;
+            uint32_t hi = n - mid > width ? mid + width : n;
+            uint32_t a = lo, b = mid, i;
+            for (i = lo; i < hi; i++)
+                to[i] = a < mid && (b == hi || key[from[a]] >= key[from[b]]) ? from[a++]
+                                                                             : from[b++];
+        }
+        swap = from;
+        from = to;
+        to = swap;
+    }
+    if (from != v)
+        memcpy(v, from, n * sizeof v[0]);
 }
 
 /* Picks the entries that fit `budget` bits, highest key first; a lower
@@ -393,21 +425,18 @@ static void neighbours(const writer_job *j, uint16_t e, int32_t *below, int32_t 
  * does not fit. */
 static int choose(writer_job *j, uint32_t budget)
 {
-    uint16_t order[ZL_MAX_ENTITIES];
+    uint16_t order[ZL_MAX_ENTITIES], tmp[ZL_MAX_ENTITIES];
+    uint32_t key[ZL_MAX_ENTITIES];
     uint32_t used = header_bits(j);
-    uint32_t i, k, n = 0;
+    uint32_t i, n = 0;
     if (used > budget)
         return ZL_ERR_OVERFLOW;
     memcpy(order, j->cand, j->cand_count * sizeof order[0]);
-    /* Insertion sort, stable over ascending numbers: ties go to the lower
-     * number, deterministically. Only runs when the budget is short. */
-    for (i = 1; i < j->cand_count; i++) {
-        uint16_t e = order[i];
-        uint32_t key = key_of(j, e);
-        for (k = i; k > 0 && key_of(j, order[k - 1]) < key; k--)
-            order[k] = order[k - 1];
-        order[k] = e;
-    }
+    for (i = 0; i < j->cand_count; i++)
+        key[order[i]] = key_of(j, order[i]);
+    /* Stable over ascending numbers: ties go to the lower number,
+     * deterministically. */
+    sort_by_key(order, tmp, key, j->cand_count);
     memset(j->chosen, 0, sizeof j->chosen);
     for (i = 0; i < j->cand_count; i++) {
         uint16_t e = order[i];
