@@ -309,6 +309,17 @@ static int unchanged(const writer_job *j, uint32_t e, const void *ref)
     return same;
 }
 
+/* Entities from e (the first of its bitmap byte, a byte with nothing
+ * wanted or held) to the next byte with something, or to the end: one
+ * stretch for the per-entity loops to pass with one memset. */
+static uint32_t idle_run(const writer_job *j, uint32_t e)
+{
+    uint32_t b = (e >> 3) + 1u;
+    while (b < ZL_SNAPSHOT_BITMAP_BYTES && !j->any[b])
+        b++;
+    return (b * 8u < ZL_MAX_ENTITIES ? b * 8u : ZL_MAX_ENTITIES) - e;
+}
+
 /* Sorts out what each entity needs and accumulates priorities. */
 static void classify(writer_job *j, const uint16_t *relevant, int relevant_count,
                      const uint32_t *priority)
@@ -336,7 +347,7 @@ static void classify(writer_job *j, const uint16_t *relevant, int relevant_count
         int in_base;
         uint8_t op = OP_NONE;
         if (!j->any[e >> 3]) {
-            uint32_t n = ZL_MAX_ENTITIES - e < 8u ? ZL_MAX_ENTITIES - e : 8u;
+            uint32_t n = idle_run(j, e);
             memset(j->op + e, OP_NONE, n);
             memset(c->accum + e, 0, n * sizeof c->accum[0]); /* nothing owed */
             e += n - 1u;
@@ -459,36 +470,20 @@ static int choose(writer_job *j, uint32_t budget)
     return (int)n;
 }
 
-/* Writes every candidate while it fits, measuring each; returns 1 when all
- * fitted (j->chosen then holds them all). */
-static int write_all(writer_job *j, zl_bitwriter *bw, uint32_t start, uint32_t budget)
+/* Measures every candidate's state code into j->size (coding those the
+ * tick's codes lack); returns the bits of a section holding them all,
+ * which is what writing them all would take. */
+static uint32_t measure_all(writer_job *j)
 {
+    uint32_t bits = header_bits(j), i;
     int32_t prev = -1;
-    int fits = 1;
-    uint32_t i;
-    write_header(j, bw, j->cand_count);
     for (i = 0; i < j->cand_count; i++) {
         uint16_t e = j->cand[i];
-        if (fits) {
-            int n = write_entry(j, bw, e, prev);
-            prev = e;
-            if (n >= 0)
-                j->size[e] = (uint16_t)n;
-            if (n < 0 || zl_bitwriter_bits_used(bw) - start > budget)
-                fits = 0;
-            if (n >= 0)
-                continue;
-        }
         j->size[e] = measure(j, e);
+        bits += gap_cost((uint32_t)((int32_t)e - prev - 1)) + kind_cost(j->op[e]) + j->size[e];
+        prev = e;
     }
-    if (zl_bitwriter_bits_used(bw) - start > budget)
-        fits = 0;
-    if (fits) {
-        memset(j->chosen, 0, sizeof j->chosen);
-        for (i = 0; i < j->cand_count; i++)
-            bit_set(j->chosen, j->cand[i]);
-    }
-    return fits;
+    return bits;
 }
 
 /* Writes the section from the tick's run when this client needs exactly
@@ -613,7 +608,7 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
         uint8_t op = j->op[e];
         uint16_t age = ZL_SNAPSHOT_ABSENT;
         if (!j->any[e >> 3]) {
-            uint32_t n = ZL_MAX_ENTITIES - e < 8u ? ZL_MAX_ENTITIES - e : 8u;
+            uint32_t n = idle_run(j, e);
             memset(rec->age + e, 0xFF, n * sizeof rec->age[0]); /* ZL_SNAPSHOT_ABSENT */
             e += n - 1u;
             continue;
@@ -701,9 +696,17 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     saved = *bw;
     start = zl_bitwriter_bits_used(bw);
     fitted = write_shared(j, bw, budget_bits);
-    if (!fitted && write_all(j, bw, start, budget_bits)) {
-        keep_run(j);
-        fitted = 1;
+    /* Measured first, a section that will not fit is never written. */
+    if (!fitted && measure_all(j) <= budget_bits) {
+        uint32_t i;
+        memset(j->chosen, 0, sizeof j->chosen);
+        for (i = 0; i < j->cand_count; i++)
+            bit_set(j->chosen, j->cand[i]);
+        write_chosen(j, bw, j->cand_count);
+        if (bw->error == ZL_OK) {
+            keep_run(j);
+            fitted = 1;
+        }
     }
     if (!fitted) {
         *bw = saved; /* rewind: the writer keeps earlier bits of a shared byte */
