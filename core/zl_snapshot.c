@@ -16,6 +16,8 @@ void zl_snapshot_world_init(zl_snapshot_world *w)
     w->newest = 0;
     w->started = 0;
     w->codes_valid = 0;
+    w->plan[0].schema = NULL;
+    w->plan[1].schema = NULL;
     for (i = 0; i < ZL_SNAPSHOT_WORLD_TICKS; i++)
         w->slot[i].used = 0;
 }
@@ -37,15 +39,19 @@ void zl_snapshot_world_set(zl_snapshot_world *w, const zl_snapshot_layout *layou
 {
     zl_snapshot_world_slot *s = &w->slot[w->newest & (ZL_SNAPSHOT_WORLD_TICKS - 1u)];
     const zl_schema *schema;
+    zl_schema_plan *plan;
     ZL_ASSERT(w->started && layout != NULL && state != NULL && entity < ZL_MAX_ENTITIES);
     schema = schema_of(layout, entity);
     ZL_ASSERT(schema != NULL && schema->size <= ZL_STATE_MAX);
+    plan = &w->plan[schema == layout->player_schema ? 0 : 1];
+    if (plan->schema != schema)
+        (void)zl_schema_plan_init(plan, schema); /* a schema too large is walked */
     /* A canonical copy (padding and local fields zero) lets memcmp decide
      * "unchanged", and equals byte for byte what the client rebuilds. */
     w->codes_valid = 0; /* a code may describe the state replaced here */
     memset(s->states[entity], 0, sizeof s->states[entity]);
-    zl_schema_copy(schema, s->states[entity], state, ZL_SCHEMA_WIRE);
-    zl_schema_quantize(schema, s->states[entity]);
+    zl_schema_plan_copy(plan, s->states[entity], state, ZL_SCHEMA_WIRE);
+    zl_schema_plan_quantize(plan, s->states[entity]);
     bit_set(s->present, entity);
 }
 
