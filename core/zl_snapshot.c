@@ -153,6 +153,9 @@ typedef struct writer_job {
     uint8_t op[ZL_MAX_ENTITIES];
     uint16_t size[ZL_MAX_ENTITIES]; /* state code bits of each candidate */
     uint16_t cand[ZL_MAX_ENTITIES]; /* entries to consider, ascending */
+    /* 1 + the index in the world's codes of each candidate's entry body,
+     * as measuring found it (0: none, the codes were full). */
+    uint16_t code_at[ZL_MAX_ENTITIES];
     uint32_t cand_count;
     uint8_t chosen[ZL_SNAPSHOT_BITMAP_BYTES];
     /* Entities wanted or held, by bitmap byte: a zero byte is 8 entities
@@ -264,7 +267,11 @@ static const zl_snapshot_code *body_code(const writer_job *j, uint16_t e)
  * state code's bits or the writer's error. */
 static int write_state(const writer_job *j, zl_bitwriter *bw, uint16_t e)
 {
-    const zl_snapshot_code *code = body_code(j, e);
+    /* Measured, so found before; the run's own entity is coded as another
+     * client sees it, with other fields. */
+    const zl_snapshot_code *code = j->code_at[e] ? &j->w->code[j->code_at[e] - 1u] : NULL;
+    if (!code || code->which != (uint8_t)fields_for(e, j->own))
+        code = body_code(j, e);
     if (!code)
         return write_body(j, bw, e);
     zl_bitwriter_copy(bw, j->w->code_bytes + code->offset, code->bits);
@@ -279,8 +286,9 @@ static int write_entry(const writer_job *j, zl_bitwriter *bw, uint16_t e, int32_
     return write_state(j, bw, e);
 }
 
-/* Bits of an entry's state code alone, without writing it anywhere. */
-static uint16_t measure(const writer_job *j, uint16_t e)
+/* Bits of an entry's state code alone, without writing it anywhere; the
+ * code found is noted for writing. */
+static uint16_t measure(writer_job *j, uint16_t e)
 {
     /* A kind, and every field at most 1 + 39 bits in a state of at most
      * ZL_STATE_MAX fields. */
@@ -288,6 +296,7 @@ static uint16_t measure(const writer_job *j, uint16_t e)
     const zl_snapshot_code *code = body_code(j, e);
     zl_bitwriter sw;
     int n;
+    j->code_at[e] = code ? (uint16_t)(code - j->w->code + 1) : 0u;
     if (code)
         return code->state_bits;
     zl_bitwriter_init(&sw, scratch, sizeof scratch);
@@ -338,6 +347,10 @@ static void classify(writer_job *j, const uint16_t *relevant, int relevant_count
     for (i = 0; relevant ? i < relevant_count : i < ZL_MAX_ENTITIES; i++) {
         uint32_t n = relevant ? relevant[i] : (uint32_t)i;
         uint32_t weight = priority ? priority[i] : 1u;
+        if (!relevant && !j->now->present[n >> 3]) {
+            i += 7 - (i & 7); /* every entity: a byte of absent ones at once */
+            continue;
+        }
         if (n >= ZL_MAX_ENTITIES || !bit_get(j->now->present, n))
             continue;
         bit_set(want, n);
