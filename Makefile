@@ -40,6 +40,9 @@ PORT_DEMO_CFLAGS :=
 # 1 when benchmarks run under a user-mode emulator: their times are labelled
 # as such and not scored against targets.
 BENCH_EMULATED :=
+# The most 64-slot matches the benchmark's matches program runs side by side
+# (a port lowers it to what its memory holds).
+BENCH_MATCHES_MAX := 8
 # Sanitizer flags SANITIZE=1 builds everything with; empty: the port has no
 # sanitizer runtime.
 PORT_SANITIZE :=
@@ -98,6 +101,14 @@ TEST_BIN := $(BUILD)/zl_tests$(EXE)
 BENCH_CFLAGS := -DZL_USER_CONFIG -Ibench $(if $(BENCH_EMULATED),-DZL_BENCH_EMULATED=1)
 BENCH_OBJ := $(patsubst %.c,$(BUILD)/bench-obj/%.o,$(LIB_SRC) $(GAME_SRC) $(BENCH_SRC))
 BENCH_BIN := $(BUILD)/zl_bench$(EXE)
+# The matches program: M servers of 64 slots in one process (bench/matches/),
+# with capacities of its own so several fit; M goes up to BENCH_MATCHES_MAX.
+MATCHES_CFLAGS := -DZL_USER_CONFIG -Ibench/matches -Ibench -DZL_BENCH_MATCHES_MAX=$(BENCH_MATCHES_MAX) \
+	$(if $(BENCH_EMULATED),-DZL_BENCH_EMULATED=1)
+MATCHES_SRC := bench/main.c bench/zl_bench.c bench/bench_match.c bench/matches/bench_matches.c \
+	tests/zl_print.c tests/zl_runner.c $(PORT_BENCH_SRC) $(PORT_IMAGE_SRC)
+MATCHES_OBJ := $(patsubst %.c,$(BUILD)/bench-matches-obj/%.o,$(LIB_SRC) $(GAME_SRC) $(MATCHES_SRC))
+MATCHES_BIN := $(BUILD)/zl_bench_matches$(EXE)
 
 .PHONY: all lib test test-one test-all check-core bench fuzz fuzz-long clean
 FUZZ_SECONDS ?= 60
@@ -159,17 +170,26 @@ test-all:
 	@tools/test-all.sh $(PORTS)
 
 # core/ and the FPS rules keep their core-only flags; the rest sees tests/ and fps.h.
+BENCH_SIDE_CFLAGS = $(if $(filter core/% examples/%,$<),$(CORE_ONLY_CFLAGS),-Itests -Iexamples/fps)
 $(BUILD)/bench-obj/%.o: %.c $(PORT_MK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(BENCH_CFLAGS) $(if $(filter core/% examples/%,$<),$(CORE_ONLY_CFLAGS),-Itests -Iexamples/fps) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(BENCH_CFLAGS) $(BENCH_SIDE_CFLAGS) -c $< -o $@
+
+$(BUILD)/bench-matches-obj/%.o: %.c $(PORT_MK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(MATCHES_CFLAGS) $(BENCH_SIDE_CFLAGS) -c $< -o $@
 
 $(BENCH_BIN): $(BENCH_OBJ)
 	$(CC) $(CFLAGS_ALL) $(PORT_LDFLAGS) $^ $(PORT_LIBS) -o $@
 
+$(MATCHES_BIN): $(MATCHES_OBJ)
+	$(CC) $(CFLAGS_ALL) $(PORT_LDFLAGS) $^ $(PORT_LIBS) -o $@
+
 # The table goes to the terminal and build/<port>/bench.txt; the CSV lines
 # to build/<port>/bench.csv.
-bench: $(BENCH_BIN)
-	set -o pipefail; $(BENCH_RUN) $(BENCH_BIN) | tee $(BUILD)/bench.txt | grep -v '^csv,'
+bench: $(BENCH_BIN) $(MATCHES_BIN)
+	set -o pipefail; { $(BENCH_RUN) $(BENCH_BIN) && $(BENCH_RUN) $(MATCHES_BIN); } | \
+		tee $(BUILD)/bench.txt | grep -v '^csv,'
 	@echo "group,name,unit,median,min,max" > $(BUILD)/bench.csv
 	@sed -n 's/^csv,//p' $(BUILD)/bench.txt | tr -d '\r' >> $(BUILD)/bench.csv
 	@echo "wrote $(BUILD)/bench.txt and $(BUILD)/bench.csv"
@@ -191,4 +211,4 @@ clean:
 
 # Header dependencies (-MMD): editing core/zl_config.h or a user config
 # rebuilds every object that includes it.
--include $(LIB_OBJ:.o=.d) $(CORE_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CORE_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(MATCHES_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

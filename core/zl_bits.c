@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "zl_bytes.h"
+
 /* Positions are counted in uint32_t bits, so a buffer is used only up to
  * this many bytes (512 MiB, far beyond any datagram). A multiple of 8 bits
  * means padding to a byte boundary always fits. */
@@ -222,7 +224,16 @@ void zl_bitwriter_copy_at(zl_bitwriter *w, const uint8_t *src, uint32_t first, u
         have -= 8u;
     }
     full = nbits >> 3;
-    for (i = 0; i < full; i++) {
+    /* Four bytes a step: the accumulator's few bits, then 32 more. */
+    for (i = 0; i + 4u <= full; i += 4u, out += 4) {
+        const uint8_t *d = src + i;
+        uint64_t word = acc | (uint64_t)((uint32_t)d[0] | (uint32_t)d[1] << 8 |
+                                         (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24)
+                                  << have;
+        zl_put_le(out, word, 4);
+        acc = (uint32_t)(word >> 32);
+    }
+    for (; i < full; i++) {
         acc |= (uint32_t)src[i] << have;
         *out++ = (uint8_t)acc;
         acc >>= 8;

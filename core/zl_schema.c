@@ -614,11 +614,24 @@ static int add_runs(zl_schema_plan *p, int which)
     return 1;
 }
 
-/* Q16.16 and other 4-byte signed fields: their stored bits read as int32
- * are the value, so clamping is two compares. */
+/* Q16.16 and other 4-byte signed fields of a range below 2^31: their
+ * stored bits read as int32 are the value, so clamping is two compares, and
+ * the difference of two clamped values is an int32. */
 static int is_wide(const zl_plan_field *f)
 {
-    return f->size == 4 && (f->op & OP_SIGNED);
+    return f->size == 4 && (f->op & OP_SIGNED) && f->span <= (uint32_t)INT32_MAX;
+}
+
+/* zl_fx_lerp(a, b, t) for 0 <= t <= ONE and |b - a| <= INT32_MAX: the
+ * product fits one 32x32 multiply, and the result lies between a and b, so
+ * nothing saturates. Rounding halves away from zero is adding 0x8000, less
+ * one below zero, then flooring; bits 16..47 of that sum are the step in
+ * two's complement whatever the shift does with the sign. */
+static inline int32_t lerp_between(int32_t a, int32_t b, zl_fx t)
+{
+    int64_t m = (int64_t)to_i32((uint32_t)b - (uint32_t)a) * t;
+    uint64_t sum = (uint64_t)m + 0x8000u - (m < 0 ? 1u : 0u);
+    return to_i32((uint32_t)a + (uint32_t)(sum >> 16));
 }
 
 int zl_schema_plan_init(zl_schema_plan *p, const zl_schema *s)
@@ -706,6 +719,7 @@ void zl_schema_plan_interpolate(const zl_schema_plan *p, void *out, const void *
                                 zl_fx t)
 {
     const uint8_t *o, *wide_end, *lin_end, *arc_end;
+    int between;
     ZL_ASSERT(p && out && a && b);
     if (!p->planned) {
         zl_schema_interpolate(p->schema, out, a, b, t);
@@ -715,6 +729,7 @@ void zl_schema_plan_interpolate(const zl_schema_plan *p, void *out, const void *
     wide_end = o + p->wide;
     lin_end = o + p->linear;
     arc_end = lin_end + p->arc;
+    between = t >= 0 && t <= ZL_FX_ONE;
     for (; o < wide_end; o++) {
         const zl_plan_field *f = &p->field[*o];
         int32_t lo = to_i32(f->min), hi = to_i32(f->min + f->span), va, vb, r;
@@ -725,8 +740,13 @@ void zl_schema_plan_interpolate(const zl_schema_plan *p, void *out, const void *
         vb = to_i32(raw);
         va = va < lo ? lo : va > hi ? hi : va;
         vb = vb < lo ? lo : vb > hi ? hi : vb;
-        r = zl_fx_lerp(va, vb, t);
-        raw = (uint32_t)(r < lo ? lo : r > hi ? hi : r);
+        if (between) {
+            r = lerp_between(va, vb, t);
+        } else {
+            r = zl_fx_lerp(va, vb, t);
+            r = r < lo ? lo : r > hi ? hi : r;
+        }
+        raw = (uint32_t)r;
         memcpy((uint8_t *)out + f->offset, &raw, 4);
     }
     for (; o < lin_end; o++) {

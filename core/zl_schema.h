@@ -208,7 +208,8 @@ typedef struct zl_plan_run {
 typedef struct zl_schema_plan {
     const zl_schema *schema;
     uint8_t planned; /* 0: the schema did not fit; the table is walked */
-    uint8_t wide;    /* order[0 .. wide): LINEAR fields of 4 signed bytes */
+    uint8_t wide;    /* order[0 .. wide): LINEAR fields of 4 signed bytes, a
+                        range below 2^31 */
     uint8_t linear;  /* order[wide .. linear): the other LINEAR fields */
     uint8_t arc;     /* order[linear .. linear + arc): the ARC fields */
     uint8_t runs[4]; /* where the runs of ALL, WIRE, SHARED, STEP end in run[] */

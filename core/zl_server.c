@@ -126,11 +126,14 @@ int zl_server_init_(zl_server *s, const zl_server_config *c, const zl_game *game
     return ZL_OK;
 }
 
+/* Every datagram scans the slots: the port, read in place, turns away
+ * nearly every other client's slot before a call compares the rest. */
 static int find_slot(const zl_server *s, const zl_addr *a)
 {
     int i;
     for (i = 0; i < s->config.max_clients; i++)
-        if (s->slot[i].connected && zl_addr_equal(&s->slot[i].conn.peer, a))
+        if (s->slot[i].connected && s->slot[i].conn.peer.port == a->port &&
+            zl_addr_equal(&s->slot[i].conn.peer, a))
             return i;
     return -1;
 }

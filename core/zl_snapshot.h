@@ -102,6 +102,9 @@ typedef struct zl_snapshot_world {
     uint8_t same[ZL_MAX_ENTITIES];
     uint32_t same_from[ZL_MAX_ENTITIES];
     zl_snapshot_run run;
+    /* The layout's player and entity schemas, prepared at their first
+     * state: every state recorded is copied and quantised through them. */
+    zl_schema_plan plan[2];
     zl_snapshot_world_slot slot[ZL_SNAPSHOT_WORLD_TICKS];
 } zl_snapshot_world;
 

@@ -25,6 +25,9 @@ QEMU_M3 := qemu-system-arm -M mps2-an385 -nographic -monitor none \
 RUN := $(QEMU_M3) -kernel
 # Benchmarks count instructions: one instruction per virtual nanosecond.
 BENCH_RUN := $(QEMU_M3) -icount shift=0 -kernel
+# Four 64-slot matches fill the PSRAM the matches program may take (eight
+# would need 20 MiB).
+BENCH_MATCHES_MAX := 4
 # The board's statics must fit its 16 MiB PSRAM, and it has no files: a
 # smaller demo match (the demo image and the demo's tests) without pictures.
 PORT_DEMO_CFLAGS := -DDEMO_MAX_BOTS=4 -DDEMO_SAMPLES=128 -DDEMO_SHOTS=2048 -DDEMO_IMAGE_NO_FILES
