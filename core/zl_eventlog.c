@@ -71,6 +71,8 @@ void zl_event_sender_sent(zl_event_sender *s, uint16_t sequence, const zl_event_
     zl_event_sent *r;
     ZL_ASSERT(s && sec);
     r = &s->sent[sequence % ZL_SNAPSHOT_SENT];
+    if (r->used && r->acked)
+        s->waiting--; /* still waiting: forgotten, its events will go again */
     r->sequence = sequence;
     r->start = sec->start;
     r->end = sec->end;
@@ -87,30 +89,44 @@ void zl_event_sender_sent(zl_event_sender *s, uint16_t sequence, const zl_event_
     s->stats.bits += sec->bits;
 }
 
+/* Whether record r, acknowledged, can move the first event not done. */
+static int applies(const zl_event_sender *s, const zl_event_sent *r)
+{
+    return r->used && r->acked && !after(r->start, s->acked);
+}
+
+/* Moves the first event not done to the end of r and forgets r. */
+static void apply(zl_event_sender *s, zl_event_sent *r)
+{
+    if (after(r->end, s->acked))
+        s->acked = r->end;
+    r->used = 0;
+}
+
 void zl_event_sender_acked(zl_event_sender *s, uint16_t sequence)
 {
     zl_event_sent *r;
-    int moved = 1;
-    uint32_t i;
     ZL_ASSERT(s);
     r = &s->sent[sequence % ZL_SNAPSHOT_SENT];
-    if (!r->used || r->sequence != sequence)
+    if (!r->used || r->sequence != sequence || r->acked)
         return;
     r->acked = 1;
-    /* Every acknowledged snapshot that starts at or before the first event
-     * not done moves it to its end; one that starts beyond waits. */
-    while (moved) {
-        moved = 0;
-        for (i = 0; i < ZL_SNAPSHOT_SENT; i++) {
-            r = &s->sent[i];
-            if (!r->used || !r->acked || after(r->start, s->acked))
-                continue;
-            if (after(r->end, s->acked)) {
-                s->acked = r->end;
-                moved = 1;
+    if (!applies(s, r)) {
+        s->waiting++; /* it starts beyond: an earlier snapshot is not in yet */
+        return;
+    }
+    apply(s, r);
+    /* Records that waited for this one, perhaps each for the one before. */
+    while (s->waiting) {
+        uint32_t i, applied = 0;
+        for (i = 0; i < ZL_SNAPSHOT_SENT; i++)
+            if (applies(s, &s->sent[i])) {
+                apply(s, &s->sent[i]);
+                applied++;
             }
-            r->used = 0;
-        }
+        if (!applied)
+            break;
+        s->waiting -= applied;
     }
     if (after(s->acked, s->sent_end))
         s->sent_end = s->acked;

@@ -111,6 +111,7 @@ typedef struct zl_event_sender {
      * copies % ZL_EVENT_COPIES): the next one sends again from the oldest. */
     uint32_t recent_end[ZL_EVENT_COPIES];
     uint32_t copies;
+    uint32_t waiting; /* acknowledged records waiting for the ids before theirs */
     zl_event_sent sent[ZL_SNAPSHOT_SENT];
     zl_event_sender_stats stats;
 } zl_event_sender;

@@ -275,8 +275,8 @@ const zl_snapshot_frame *zl_snapshot_receiver_newest(const zl_snapshot_receiver 
 /* ---- The snapshot message (ZL_MSG_SNAPSHOT) ----
  * Its payload: the server tick (32 bits), the newest command the server has
  * run of this client (32 bits, what prediction reconciles against), the
- * events section (zl_eventlog.h; one 0 bit when there are none), then the
- * entity section above. Server and client write and read it only here. */
+ * events section (zl_eventlog.h; one 0 bit when there are none), zero bits
+ * to the next byte, then the entity section above. Server and client write and read it only here. */
 #define ZL_SNAPSHOT_HEADER_BITS 64
 
 /* The events a snapshot message carries to one client. */

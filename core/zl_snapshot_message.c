@@ -26,8 +26,12 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
     } else {
         zl_bitwriter_bool(bw, 0);
     }
+    /* The entity section starts on a byte: the shared sections of clients
+     * with the same baseline are then copied a byte at a time. */
+    zl_bitwriter_align(bw);
     bits = zl_snapshot_write(c, world, layout, tick, relevant, relevant_count, priority,
-                             own_entity, budget_bits - section.bits, packet_sequence, bw);
+                             own_entity, budget_bits - (section.bits + 7u) / 8u * 8u,
+                             packet_sequence, bw);
     if (bits >= 0 && events)
         zl_event_sender_sent(events->sender, packet_sequence, &section);
     return bits;
@@ -50,6 +54,7 @@ int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout 
             zl_event_section_read(events, event_schema, tick, &r);
         else if (zl_bitreader_bool(&r))
             r.error = ZL_ERR_MALFORMED;
+        zl_bitreader_align(&r);
     }
     if (r.error != ZL_OK) {
         rx->malformed++;
