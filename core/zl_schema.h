@@ -42,8 +42,10 @@ enum {
      * intermediate results here (Bernier); fields the protocol carries by
      * other means are marked so too. Selected only by ZL_SCHEMA_ALL. */
     ZL_LOCAL = 4,
-    /* A changed value is sent as a signed difference from the baseline
-     * (zl_bitwriter_delta), not in full: for counters and slow values. */
+    /* A changed value is sent as its difference from the baseline in
+     * zl_bitwriter_delta's open-ended code (5 bits for -8..7) instead of
+     * the size classes of other numeric fields: for counters whose range
+     * is huge but whose steps are tiny. */
     ZL_DELTA = 8,
     /* Sent only to the client whose own player this state is; every other
      * client holds it as zero (Source's local-player-exclusive data):
@@ -151,20 +153,28 @@ void zl_schema_interpolate(const zl_schema *s, void *out, const void *a, const v
 
 /* Writes the fields `which` selects (ZL_SCHEMA_WIRE or ZL_SCHEMA_SHARED)
  * of `state` as a delta against `base` (NULL means the all-zero state).
- * Layout: one bit "anything changed"; if set, the index of the last changed
- * field, then for each selected field before it a changed bit and, when
- * set, its value (full code, or a difference for ZL_DELTA fields), and the
- * last field's value. An unchanged state costs 1 bit. Fields are compared
- * after quantisation, so what is compared is what a receiver would see.
- * Returns the number of bits written, or the writer's sticky error
- * (ZL_ERR_OVERFLOW) once the stream is full. */
+ * Layout: one bit "anything changed"; if set, the place of the last changed
+ * field among the selected ones (zl_bits_required(selected - 1) bits),
+ * then for each selected field before it a changed bit and, when set, its
+ * value, and the last field's value. A value is, for FX, ANGLE and INT
+ * fields, a 2-bit class and the signed difference from the base's code in
+ * the class's width (the full code's width less 8, 6 or 3 bits, at least
+ * 1; angles the short way round a turn), or class 3 and the full code; for
+ * FLAGS the full code; for ZL_DELTA fields zl_bitwriter_delta's code. An
+ * unchanged state costs 1 bit; an FX, ANGLE or INT value never more than
+ * its full code plus 2 bits. Fields are compared after quantisation, so
+ * what is compared is what a receiver would see. Returns the number of
+ * bits written, or the writer's sticky error (ZL_ERR_OVERFLOW) once the
+ * stream is full. */
 int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
                           const void *state, int which);
 
 /* Reads a delta written by zl_schema_write_delta against the same base
  * (NULL = all-zero state) with the same `which` into out: every selected
  * field of out becomes exactly the writer's quantised value; the others are
- * left untouched. out may alias base. Returns ZL_OK, or the reader's sticky
+ * left untouched. out may alias base, which must then be quantised (as
+ * every state a read gives is): unchanged fields are left as they are, not
+ * rewritten. Returns ZL_OK, or the reader's sticky
  * error: ZL_ERR_OVERFLOW when the stream ends early, ZL_ERR_MALFORMED for a
  * field index or value outside the selection. On error out is partly
  * written and must be discarded. */
@@ -212,6 +222,7 @@ typedef struct zl_schema_plan {
     uint8_t linear;  /* order[wide .. linear): the other LINEAR fields */
     uint8_t arc;     /* order[linear .. linear + arc): the ARC fields */
     uint8_t runs[4]; /* where the runs of ALL, WIRE, SHARED, STEP end in run[] */
+    uint8_t sent[3]; /* fields sent by WIRE, SHARED ([0] unused) */
     uint8_t order[ZL_SCHEMA_PLAN_FIELDS];
     zl_plan_field field[ZL_SCHEMA_PLAN_FIELDS]; /* in table order */
     zl_plan_run run[ZL_SCHEMA_PLAN_RUNS];

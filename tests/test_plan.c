@@ -394,15 +394,16 @@ static void run(side_by_side *t, uint64_t seed, int schemas, int states)
 static side_by_side sbs;
 
 /* The walk's results on a fixed corpus are pinned (the digest was taken
- * before plans existed), so neither path can drift; the plan matches the
- * walk byte for byte. */
+ * before plans existed, and again when changed fields became differences
+ * from the base), so neither path can drift; the plan matches the walk
+ * byte for byte. */
 static void test_plan_matches_walk(void)
 {
     run(&sbs, 25, 200, 4);
     ZL_CHECK_EQ(sbs.mismatches, 0);
     zl_test_note("digest 0x%08x, %u of 200 schemas planned", (unsigned)sbs.digest,
                  (unsigned)sbs.planned);
-    ZL_CHECK_EQ(sbs.digest, 0x0fcd0fb9u);
+    ZL_CHECK_EQ(sbs.digest, 0x3eb977bdu);
     ZL_CHECK(sbs.planned > 0);
 }
 
