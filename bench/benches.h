@@ -12,6 +12,7 @@
     X(protocol)          \
     X(crypto)            \
     X(snapshot)          \
+    X(bandwidth)         \
     X(lagcomp)           \
     X(server)            \
     X(structs)
