@@ -170,15 +170,20 @@ static int valid_field(const zl_field *f, uint16_t state_size)
     unsigned storage_bits = f->size * 8u;
     if (f->size != 1 && f->size != 2 && f->size != 4)
         return 0;
+    if (f->coarse != 0 && !(f->kind == ZL_FIELD_KIND_FX ? f->coarse <= f->bits
+                                                         : f->kind == ZL_FIELD_KIND_ANGLE &&
+                                                               f->coarse < f->bits))
+        return 0;
     if ((uint32_t)f->offset + f->size > state_size)
         return 0;
     if ((f->flags & ~(ZL_LOCAL | ZL_DELTA | ZL_OWNER)) != 0 || f->interp > ZL_INTERP_STEP)
         return 0;
     switch (f->kind) {
     case ZL_FIELD_KIND_FX:
+        /* Bounds on the coarser grid are on the finer one too. */
         return f->size == 4 && f->bits <= 16 && f->min < f->max &&
-               ((uint32_t)f->min & low_mask(step_shift(f))) == 0 &&
-               ((uint32_t)f->max & low_mask(step_shift(f))) == 0 &&
+               ((uint32_t)f->min & low_mask(step_shift(f) + f->coarse)) == 0 &&
+               ((uint32_t)f->max & low_mask(step_shift(f) + f->coarse)) == 0 &&
                f->interp != ZL_INTERP_ARC;
     case ZL_FIELD_KIND_ANGLE:
         return f->size == 2 && f->bits >= 1 && f->bits <= 16 && f->interp != ZL_INTERP_LINEAR;
@@ -291,14 +296,37 @@ static uint32_t quantized(const zl_field *f, uint32_t raw)
     }
 }
 
-void zl_schema_quantize(const zl_schema *s, void *state)
+/* The field as `which`'s audience receives it: every other client
+ * (ZL_SCHEMA_SHARED) gets `coarse` bits fewer, on a coarser grid. */
+static const zl_field *for_audience(const zl_field *f, int which, zl_field *coarser)
+{
+    if (which != ZL_SCHEMA_SHARED || f->coarse == 0)
+        return f;
+    *coarser = *f;
+    coarser->bits = (uint8_t)(f->bits - f->coarse);
+    coarser->coarse = 0;
+    return coarser;
+}
+
+static void quantize_for(const zl_schema *s, void *state, int which)
 {
     const zl_field *f, *end;
+    zl_field coarser;
     ZL_ASSERT(s && state);
     /* Bounds read once: the stores below could alias the table. */
     for (f = s->fields, end = f + s->count; f < end; f++)
-        if (selected(f, ZL_SCHEMA_WIRE))
-            store_raw(f, state, quantized(f, load_raw(f, state)));
+        if (selected(f, which))
+            store_raw(f, state, quantized(for_audience(f, which, &coarser), load_raw(f, state)));
+}
+
+void zl_schema_quantize(const zl_schema *s, void *state)
+{
+    quantize_for(s, state, ZL_SCHEMA_WIRE);
+}
+
+void zl_schema_quantize_shared(const zl_schema *s, void *state)
+{
+    quantize_for(s, state, ZL_SCHEMA_SHARED);
 }
 
 static int64_t interpolate_field(const zl_field *f, int64_t a, int64_t b, zl_fx t)
@@ -460,9 +488,10 @@ int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
     uint32_t start = zl_bitwriter_bits_used(w);
     int last = -1, sent = 0, place = 0;
     int i;
+    zl_field coarser;
     ZL_ASSERT(s && w && state && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
     for (i = 0; i < s->count; i++) {
-        const zl_field *f = &s->fields[i];
+        const zl_field *f = for_audience(&s->fields[i], which, &coarser);
         if (!selected(f, which))
             continue;
         if (code_of(f, state) != code_of(f, base)) {
@@ -475,7 +504,7 @@ int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
     if (last >= 0) {
         zl_bitwriter_bits(w, (uint32_t)place, zl_bits_required((uint32_t)sent - 1u));
         for (i = 0; i <= last; i++) {
-            const zl_field *f = &s->fields[i];
+            const zl_field *f = for_audience(&s->fields[i], which, &coarser);
             uint32_t code, base_code;
             if (!selected(f, which))
                 continue;
@@ -497,10 +526,11 @@ int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, 
 {
     int last, place = 0;
     int i;
+    zl_field coarser;
     ZL_ASSERT(s && r && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
     last = read_last(r, sent_count(s, which));
     for (i = 0; i < s->count && r->error == ZL_OK; i++) {
-        const zl_field *f = &s->fields[i];
+        const zl_field *f = for_audience(&s->fields[i], which, &coarser);
         if (!selected(f, which))
             continue;
         if (place == last || (place < last && zl_bitreader_bool(r)))
@@ -537,7 +567,7 @@ static void prepare(const zl_field *f, zl_plan_field *p)
     p->offset = f->offset;
     p->size = f->size;
     p->op = f->interp;
-    p->spare = 0;
+    p->coarse = f->coarse;
     p->sel = (uint8_t)(SEL(ZL_SCHEMA_ALL) | (f->flags & ZL_DELTA));
     if (selected(f, ZL_SCHEMA_WIRE))
         p->sel = (uint8_t)(p->sel | SEL(ZL_SCHEMA_WIRE));
@@ -595,27 +625,37 @@ static inline uint32_t place_of(const zl_plan_field *f, uint32_t raw)
     return place(raw, f->min, f->span, f->op & OP_SIGNED);
 }
 
-static inline uint32_t plan_max_code(const zl_plan_field *f)
+/* Codes on a grid `drop` bits coarser than the field's own (0, or its
+ * `coarse` for every other client): a step 2^drop times larger and as many
+ * bits fewer, since min and span sit on that grid. */
+static inline uint32_t plan_max_code(const zl_plan_field *f, unsigned drop)
 {
-    return (f->op & OP_WRAPS) ? low_mask(f->width) : f->span >> f->shift;
+    return (f->op & OP_WRAPS) ? low_mask(f->width - drop) : f->span >> (f->shift + drop);
 }
 
 /* The place rounded to a step (halves up). place + half a step cannot
  * wrap: span is a multiple of the step. */
-static inline uint32_t plan_encode(const zl_plan_field *f, uint32_t raw)
+static inline uint32_t plan_encode(const zl_plan_field *f, unsigned drop, uint32_t raw)
 {
-    uint32_t code = (place_of(f, raw) + ((1u << f->shift) >> 1)) >> f->shift;
-    return (f->op & OP_WRAPS) ? code & plan_max_code(f) : code;
+    unsigned shift = f->shift + drop;
+    uint32_t code = (place_of(f, raw) + ((1u << shift) >> 1)) >> shift;
+    return (f->op & OP_WRAPS) ? code & plan_max_code(f, drop) : code;
 }
 
-static inline uint32_t plan_decode(const zl_plan_field *f, uint32_t code)
+static inline uint32_t plan_decode(const zl_plan_field *f, unsigned drop, uint32_t code)
 {
-    return f->min + (code << f->shift);
+    return f->min + (code << (f->shift + drop));
 }
 
-static inline uint32_t plan_code_of(const zl_plan_field *f, const void *base)
+static inline uint32_t plan_code_of(const zl_plan_field *f, unsigned drop, const void *base)
 {
-    return plan_encode(f, base ? plan_load(f, base) : 0u);
+    return plan_encode(f, drop, base ? plan_load(f, base) : 0u);
+}
+
+/* The drop of `which`'s audience: every other client's grid is coarser. */
+static inline unsigned drop_for(const zl_plan_field *f, int which)
+{
+    return which == ZL_SCHEMA_SHARED ? f->coarse : 0u;
 }
 
 static const zl_plan_run *runs_of(const zl_schema_plan *p, int list, const zl_plan_run **end)
@@ -778,7 +818,7 @@ void zl_schema_plan_quantize(const zl_schema_plan *p, void *state)
     }
     for (f = p->field, end = f + p->schema->count; f < end; f++)
         if ((f->sel & SEL(ZL_SCHEMA_WIRE)) && !(f->op & OP_QUANT_SAME))
-            plan_store(f, state, plan_decode(f, plan_encode(f, plan_load(f, state))));
+            plan_store(f, state, plan_decode(f, 0, plan_encode(f, 0, plan_load(f, state))));
 }
 
 /* Each field reads only its own bytes of a and b and writes only its own
@@ -853,22 +893,29 @@ int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const vo
     for (i = 0; i < s->count && r->error == ZL_OK; i++) {
         const zl_plan_field *f = &p->field[i];
         uint32_t code;
+        unsigned drop;
+        if (place > last && out == base)
+            break; /* the rest keep the base's values */
         if (!(f->sel & SEL(which)))
             continue;
+        /* Only what is written needs the audience's grid. */
         if (place == last || (place < last && zl_bitreader_bool(r))) {
+            drop = drop_for(f, which);
             if (f->sel & ZL_DELTA)
-                code = plan_code_of(f, base) + (uint32_t)zl_bitreader_delta(r);
+                code = plan_code_of(f, drop, base) + (uint32_t)zl_bitreader_delta(r);
             else if (f->op & OP_WHOLE) /* the base's code is not needed */
                 code = zl_bitreader_bits(r, f->width);
             else
-                code = read_change(r, f->width, plan_code_of(f, base), f->op & OP_WRAPS);
-            if (code > plan_max_code(f)) {
+                code = read_change(r, f->width - drop, plan_code_of(f, drop, base),
+                                   f->op & OP_WRAPS);
+            if (code > plan_max_code(f, drop)) {
                 malformed(r);
                 code = 0;
             }
-            plan_store(f, out, plan_decode(f, code));
+            plan_store(f, out, plan_decode(f, drop, code));
         } else if (out != base) {
-            plan_store(f, out, plan_decode(f, plan_code_of(f, base)));
+            drop = drop_for(f, which);
+            plan_store(f, out, plan_decode(f, drop, plan_code_of(f, drop, base)));
         }
         place++;
     }

@@ -134,6 +134,24 @@ static void test_validate(void)
     bad[0] = tfields[F_HEALTH];
     bad[0].flags = 0x40;
     ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    /* Coarser grids for other clients: FX down to whole units with bounds
+     * on that grid, ANGLE down to 1 bit, nothing else. */
+    bad[0] = tfields[F_POSX];
+    bad[0].coarse = 5;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_OK);
+    bad[0].coarse = 6;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    bad[0].coarse = 2;
+    bad[0].min += ZL_FX_ONE / 32; /* on the 1/32 grid, not the 1/8 one */
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    bad[0] = tfields[F_YAW];
+    bad[0].coarse = 15;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_OK);
+    bad[0].coarse = 16;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    bad[0] = tfields[F_HEALTH];
+    bad[0].coarse = 1;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
     s.count = 0;
     ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
 }
