@@ -308,25 +308,26 @@ static const zl_field *for_audience(const zl_field *f, int which, zl_field *coar
     return coarser;
 }
 
-static void quantize_for(const zl_schema *s, void *state, int which)
+void zl_schema_quantize(const zl_schema *s, void *state)
+{
+    const zl_field *f, *end;
+    ZL_ASSERT(s && state);
+    /* Bounds read once: the stores below could alias the table. */
+    for (f = s->fields, end = f + s->count; f < end; f++)
+        if (selected(f, ZL_SCHEMA_WIRE))
+            store_raw(f, state, quantized(f, load_raw(f, state)));
+}
+
+/* Only the fields with a coarser grid: the others are on theirs already. */
+void zl_schema_quantize_shared(const zl_schema *s, void *state)
 {
     const zl_field *f, *end;
     zl_field coarser;
     ZL_ASSERT(s && state);
-    /* Bounds read once: the stores below could alias the table. */
     for (f = s->fields, end = f + s->count; f < end; f++)
-        if (selected(f, which))
-            store_raw(f, state, quantized(for_audience(f, which, &coarser), load_raw(f, state)));
-}
-
-void zl_schema_quantize(const zl_schema *s, void *state)
-{
-    quantize_for(s, state, ZL_SCHEMA_WIRE);
-}
-
-void zl_schema_quantize_shared(const zl_schema *s, void *state)
-{
-    quantize_for(s, state, ZL_SCHEMA_SHARED);
+        if (f->coarse != 0 && selected(f, ZL_SCHEMA_SHARED))
+            store_raw(f, state,
+                      quantized(for_audience(f, ZL_SCHEMA_SHARED, &coarser), load_raw(f, state)));
 }
 
 static int64_t interpolate_field(const zl_field *f, int64_t a, int64_t b, zl_fx t)

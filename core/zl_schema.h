@@ -156,10 +156,9 @@ uint32_t zl_schema_hash(const zl_schema *s, const void *state, int which, uint32
  * calls it at the end of every step so server and predicting client start
  * the next step from bit-identical states. ZL_LOCAL fields are untouched. */
 void zl_schema_quantize(const zl_schema *s, void *state);
-/* The same for the fields every other client receives (ZL_SCHEMA_SHARED),
- * each on its audience's grid (the coarser one of a ZL_FIELD_*_SHARED
- * field): exactly what another client holds of a quantised state. The
- * owner-only and local fields are untouched. */
+/* Takes a state quantised as above to exactly what every other client
+ * holds of it: the shared fields with a coarser grid for them
+ * (ZL_FIELD_*_SHARED) rounded onto it. The other fields are untouched. */
 void zl_schema_quantize_shared(const zl_schema *s, void *state);
 
 /* out = a..b at Q16.16 fraction t, field by field by its rule (see
