@@ -19,6 +19,7 @@
     X(flood)             \
     X(snapshot)          \
     X(events)            \
+    X(bandwidth)         \
     X(lagcomp)           \
     X(server)            \
     X(structs)

@@ -185,6 +185,7 @@ void zl_lagcomp_record(zl_lagcomp *lc, uint32_t tick, const void *players, const
         zl_box *b = &f->bound[i];
         int n = 0;
         memcpy(f->state[i].bytes, (const uint8_t *)players + (size_t)i * size, size);
+        zl_schema_quantize_shared(lc->game.player_schema, f->state[i].bytes);
         if (!present || present[i]) {
             f->present[i >> 3] = (uint8_t)(f->present[i >> 3] | (1u << (i & 7)));
             n = lc->game.hitboxes(lc->game.ctx, f->state[i].bytes, i, boxes, ZL_LAGCOMP_HITBOXES);

@@ -153,9 +153,11 @@ void zl_lagcomp_init(zl_lagcomp *lc, const zl_game *game, uint32_t tick_us,
 /* Records the state of every player after server tick `tick`: players is
  * count states of the player schema (0 <= count <= ZL_MAX_CLIENTS), as
  * quantised as the snapshot that carries them; present[i] non-zero marks
- * slot i in the game (NULL: all are). Copies everything; the oldest tick
- * makes room. Ticks must increase (asserted) and should not skip: a tick
- * never recorded has nobody in it. */
+ * slot i in the game (NULL: all are). Copies everything, each state as
+ * every other client receives it (zl_schema_quantize_shared: the coarser
+ * grid of fields that have one), since shots are traced against what the
+ * shooter drew; the oldest tick makes room. Ticks must increase (asserted)
+ * and should not skip: a tick never recorded has nobody in it. */
 void zl_lagcomp_record(zl_lagcomp *lc, uint32_t tick, const void *players, const uint8_t *present,
                        int count);
 

@@ -170,15 +170,20 @@ static int valid_field(const zl_field *f, uint16_t state_size)
     unsigned storage_bits = f->size * 8u;
     if (f->size != 1 && f->size != 2 && f->size != 4)
         return 0;
+    if (f->coarse != 0 && !(f->kind == ZL_FIELD_KIND_FX ? f->coarse <= f->bits
+                                                         : f->kind == ZL_FIELD_KIND_ANGLE &&
+                                                               f->coarse < f->bits))
+        return 0;
     if ((uint32_t)f->offset + f->size > state_size)
         return 0;
     if ((f->flags & ~(ZL_LOCAL | ZL_DELTA | ZL_OWNER)) != 0 || f->interp > ZL_INTERP_STEP)
         return 0;
     switch (f->kind) {
     case ZL_FIELD_KIND_FX:
+        /* Bounds on the coarser grid are on the finer one too. */
         return f->size == 4 && f->bits <= 16 && f->min < f->max &&
-               ((uint32_t)f->min & low_mask(step_shift(f))) == 0 &&
-               ((uint32_t)f->max & low_mask(step_shift(f))) == 0 &&
+               ((uint32_t)f->min & low_mask(step_shift(f) + f->coarse)) == 0 &&
+               ((uint32_t)f->max & low_mask(step_shift(f) + f->coarse)) == 0 &&
                f->interp != ZL_INTERP_ARC;
     case ZL_FIELD_KIND_ANGLE:
         return f->size == 2 && f->bits >= 1 && f->bits <= 16 && f->interp != ZL_INTERP_LINEAR;
@@ -291,6 +296,18 @@ static uint32_t quantized(const zl_field *f, uint32_t raw)
     }
 }
 
+/* The field as `which`'s audience receives it: every other client
+ * (ZL_SCHEMA_SHARED) gets `coarse` bits fewer, on a coarser grid. */
+static const zl_field *for_audience(const zl_field *f, int which, zl_field *coarser)
+{
+    if (which != ZL_SCHEMA_SHARED || f->coarse == 0)
+        return f;
+    *coarser = *f;
+    coarser->bits = (uint8_t)(f->bits - f->coarse);
+    coarser->coarse = 0;
+    return coarser;
+}
+
 void zl_schema_quantize(const zl_schema *s, void *state)
 {
     const zl_field *f, *end;
@@ -299,6 +316,18 @@ void zl_schema_quantize(const zl_schema *s, void *state)
     for (f = s->fields, end = f + s->count; f < end; f++)
         if (selected(f, ZL_SCHEMA_WIRE))
             store_raw(f, state, quantized(f, load_raw(f, state)));
+}
+
+/* Only the fields with a coarser grid: the others are on theirs already. */
+void zl_schema_quantize_shared(const zl_schema *s, void *state)
+{
+    const zl_field *f, *end;
+    zl_field coarser;
+    ZL_ASSERT(s && state);
+    for (f = s->fields, end = f + s->count; f < end; f++)
+        if (f->coarse != 0 && selected(f, ZL_SCHEMA_SHARED))
+            store_raw(f, state,
+                      quantized(for_audience(f, ZL_SCHEMA_SHARED, &coarser), load_raw(f, state)));
 }
 
 static int64_t interpolate_field(const zl_field *f, int64_t a, int64_t b, zl_fx t)
@@ -328,12 +357,81 @@ void zl_schema_interpolate(const zl_schema *s, void *out, const void *a, const v
     }
 }
 
+/* ---- Differences ----
+ * A changed FX, ANGLE or INT field (not ZL_DELTA) travels as a 2-bit class
+ * and then either the signed difference from its base's code in the
+ * class's width, or, in the last class, its full code: movement between
+ * two snapshots is far smaller than a field's range, so it seldom needs
+ * the full width, and never costs more than the full width plus 2 bits.
+ * The widths are the full code's less 8, 6 and 3 bits (at least 1): on
+ * the FPS's 18-bit origins 10, 12 and 15 bits, up to 16, 64 and 512 units
+ * either way, which cover a step, a run and a fall between snapshots
+ * ~100 ms apart; on 16-bit angles 8, 10 and 13 bits, up to 0.7, 2.8 and
+ * 22 degrees. (Cut points measured on the snapshot suite's 64-player
+ * stream: the next bit either way cost more.) FLAGS are sent whole: their
+ * bits are not magnitudes. Angles differ the short way round a turn. */
+#define CLASS_BITS 2u
+#define CLASS_WHOLE 3u
+
+static inline unsigned class_width(unsigned width, unsigned c)
+{
+    static const uint8_t narrower[CLASS_WHOLE] = {8, 6, 3};
+    return width > narrower[c] ? width - narrower[c] : 1u;
+}
+
+/* code - base as the receiver adds it back to base: modulo 2^32, or for
+ * codes that wrap (ANGLE) the shortest way round their 2^width values. */
+static inline uint32_t difference(uint32_t code, uint32_t base, unsigned width, int wraps)
+{
+    uint32_t d = code - base, s;
+    if (!wraps)
+        return d;
+    s = 1u << (width - 1u);
+    return ((d & low_mask(width)) ^ s) - s;
+}
+
+static void write_change(zl_bitwriter *w, unsigned width, uint32_t base, uint32_t code,
+                         int wraps)
+{
+    uint32_t d = difference(code, base, width, wraps);
+    unsigned c;
+    for (c = 0; c < CLASS_WHOLE; c++) {
+        unsigned k = class_width(width, c);
+        if (d + (1u << (k - 1u)) < (1u << k)) { /* d fits k bits, signed */
+            zl_bitwriter_bits(w, c, CLASS_BITS);
+            zl_bitwriter_bits(w, d & low_mask(k), k);
+            return;
+        }
+    }
+    zl_bitwriter_bits(w, CLASS_WHOLE, CLASS_BITS);
+    zl_bitwriter_bits(w, code, width);
+}
+
+/* The code write_change sent, not yet checked against the field's range.
+ * (v ^ s) - s sign-extends a k-bit value in unsigned arithmetic. */
+static inline uint32_t read_change(zl_bitreader *r, unsigned width, uint32_t base, int wraps)
+{
+    /* Two one-bit reads, low bit first, cost less than one of two bits. */
+    unsigned c = (unsigned)zl_bitreader_bool(r), k;
+    uint32_t s, code;
+    c |= (unsigned)zl_bitreader_bool(r) << 1;
+    if (c == CLASS_WHOLE)
+        return zl_bitreader_bits(r, width);
+    k = class_width(width, c);
+    s = 1u << (k - 1u);
+    code = base + ((zl_bitreader_bits(r, k) ^ s) - s);
+    return wraps ? code & low_mask(width) : code;
+}
+
 static void write_value(const zl_field *f, zl_bitwriter *w, uint32_t base_code, uint32_t code)
 {
+    unsigned width = zl_bits_required(max_code(f));
     if (f->flags & ZL_DELTA)
         zl_bitwriter_delta(w, to_i32(code - base_code)); /* wraps mod 2^32 */
+    else if (f->kind == ZL_FIELD_KIND_FLAGS)
+        zl_bitwriter_bits(w, code, width);
     else
-        zl_bitwriter_bits(w, code, zl_bits_required(max_code(f)));
+        write_change(w, width, base_code, code, f->kind == ZL_FIELD_KIND_ANGLE);
 }
 
 /* Sets ZL_ERR_MALFORMED unless an earlier error already stuck. */
@@ -343,28 +441,41 @@ static void malformed(zl_bitreader *r)
         r->error = ZL_ERR_MALFORMED;
 }
 
-/* A delta's header: the index of the last changed field of a schema of
- * `count` fields, or -1 when nothing changed or the index is out of range
- * (then malformed). */
-static int read_last(zl_bitreader *r, uint16_t count)
+/* A delta's header: the place of the last changed field among the `sent`
+ * fields of the selection, or -1 when nothing changed or the place is out
+ * of range (then malformed). */
+static int read_last(zl_bitreader *r, unsigned sent)
 {
     uint32_t index;
     if (!zl_bitreader_bool(r))
         return -1;
-    index = zl_bitreader_bits(r, zl_bits_required(count - 1u));
-    if (index < count)
+    index = zl_bitreader_bits(r, zl_bits_required(sent - 1u));
+    if (index < sent)
         return (int)index;
     malformed(r);
     return -1;
 }
 
+/* How many fields `which` sends. */
+static unsigned sent_count(const zl_schema *s, int which)
+{
+    unsigned n = 0;
+    uint16_t i;
+    for (i = 0; i < s->count; i++)
+        n += (unsigned)selected(&s->fields[i], which);
+    return n;
+}
+
 static uint32_t read_value(const zl_field *f, zl_bitreader *r, uint32_t base_code)
 {
+    unsigned width = zl_bits_required(max_code(f));
     uint32_t code;
     if (f->flags & ZL_DELTA)
         code = base_code + (uint32_t)zl_bitreader_delta(r);
+    else if (f->kind == ZL_FIELD_KIND_FLAGS)
+        code = zl_bitreader_bits(r, width);
     else
-        code = zl_bitreader_bits(r, zl_bits_required(max_code(f)));
+        code = read_change(r, width, base_code, f->kind == ZL_FIELD_KIND_ANGLE);
     if (code > max_code(f)) {
         malformed(r);
         return 0;
@@ -376,19 +487,25 @@ int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
                           const void *state, int which)
 {
     uint32_t start = zl_bitwriter_bits_used(w);
-    int last = -1;
+    int last = -1, sent = 0, place = 0;
     int i;
+    zl_field coarser;
     ZL_ASSERT(s && w && state && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
     for (i = 0; i < s->count; i++) {
-        const zl_field *f = &s->fields[i];
-        if (selected(f, which) && code_of(f, state) != code_of(f, base))
+        const zl_field *f = for_audience(&s->fields[i], which, &coarser);
+        if (!selected(f, which))
+            continue;
+        if (code_of(f, state) != code_of(f, base)) {
             last = i;
+            place = sent;
+        }
+        sent++;
     }
     zl_bitwriter_bool(w, last >= 0);
     if (last >= 0) {
-        zl_bitwriter_bits(w, (uint32_t)last, zl_bits_required(s->count - 1u));
+        zl_bitwriter_bits(w, (uint32_t)place, zl_bits_required((uint32_t)sent - 1u));
         for (i = 0; i <= last; i++) {
-            const zl_field *f = &s->fields[i];
+            const zl_field *f = for_audience(&s->fields[i], which, &coarser);
             uint32_t code, base_code;
             if (!selected(f, which))
                 continue;
@@ -408,24 +525,20 @@ int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
 int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, void *out,
                          int which)
 {
-    int last;
+    int last, place = 0;
     int i;
+    zl_field coarser;
     ZL_ASSERT(s && r && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
-    last = read_last(r, s->count);
-    /* The last changed field must be one that is sent. */
-    if (last >= 0 && !selected(&s->fields[last], which)) {
-        malformed(r);
-        last = -1;
-    }
+    last = read_last(r, sent_count(s, which));
     for (i = 0; i < s->count && r->error == ZL_OK; i++) {
-        const zl_field *f = &s->fields[i];
-        uint32_t code;
+        const zl_field *f = for_audience(&s->fields[i], which, &coarser);
         if (!selected(f, which))
             continue;
-        code = code_of(f, base);
-        if (i == last || (i < last && zl_bitreader_bool(r)))
-            code = read_value(f, r, code);
-        store_value(f, out, decode(f, code));
+        if (place == last || (place < last && zl_bitreader_bool(r)))
+            store_value(f, out, decode(f, read_value(f, r, code_of(f, base))));
+        else if (out != base)
+            store_value(f, out, decode(f, code_of(f, base)));
+        place++;
     }
     return r->error;
 }
@@ -442,7 +555,8 @@ enum {
     OP_SIGNED = 4,     /* values order as int32 (else as uint32) */
     OP_SEXT = 8,       /* a signed value narrower than 4 bytes */
     OP_WRAPS = 16,     /* codes wrap (ANGLE, FLAGS) instead of clamping */
-    OP_QUANT_SAME = 32 /* quantising cannot change it: skipped */
+    OP_QUANT_SAME = 32, /* quantising cannot change it: skipped */
+    OP_WHOLE = 64       /* a change is sent as the full code (FLAGS) */
 };
 
 /* zl_plan_field.sel: bit `which` for each selection, and ZL_DELTA. */
@@ -454,7 +568,7 @@ static void prepare(const zl_field *f, zl_plan_field *p)
     p->offset = f->offset;
     p->size = f->size;
     p->op = f->interp;
-    p->spare = 0;
+    p->coarse = f->coarse;
     p->sel = (uint8_t)(SEL(ZL_SCHEMA_ALL) | (f->flags & ZL_DELTA));
     if (selected(f, ZL_SCHEMA_WIRE))
         p->sel = (uint8_t)(p->sel | SEL(ZL_SCHEMA_WIRE));
@@ -474,7 +588,7 @@ static void prepare(const zl_field *f, zl_plan_field *p)
         p->shift = (uint8_t)(f->kind == ZL_FIELD_KIND_ANGLE ? step_shift(f) : 0u);
         p->min = 0;
         p->span = f->kind == ZL_FIELD_KIND_ANGLE ? 0xFFFFu : 0xFFFFFFFFu;
-        p->op = (uint8_t)(p->op | OP_WRAPS);
+        p->op = (uint8_t)(p->op | OP_WRAPS | (f->kind == ZL_FIELD_KIND_FLAGS ? OP_WHOLE : 0));
         break;
     }
 }
@@ -512,27 +626,37 @@ static inline uint32_t place_of(const zl_plan_field *f, uint32_t raw)
     return place(raw, f->min, f->span, f->op & OP_SIGNED);
 }
 
-static inline uint32_t plan_max_code(const zl_plan_field *f)
+/* Codes on a grid `drop` bits coarser than the field's own (0, or its
+ * `coarse` for every other client): a step 2^drop times larger and as many
+ * bits fewer, since min and span sit on that grid. */
+static inline uint32_t plan_max_code(const zl_plan_field *f, unsigned drop)
 {
-    return (f->op & OP_WRAPS) ? low_mask(f->width) : f->span >> f->shift;
+    return (f->op & OP_WRAPS) ? low_mask(f->width - drop) : f->span >> (f->shift + drop);
 }
 
 /* The place rounded to a step (halves up). place + half a step cannot
  * wrap: span is a multiple of the step. */
-static inline uint32_t plan_encode(const zl_plan_field *f, uint32_t raw)
+static inline uint32_t plan_encode(const zl_plan_field *f, unsigned drop, uint32_t raw)
 {
-    uint32_t code = (place_of(f, raw) + ((1u << f->shift) >> 1)) >> f->shift;
-    return (f->op & OP_WRAPS) ? code & plan_max_code(f) : code;
+    unsigned shift = f->shift + drop;
+    uint32_t code = (place_of(f, raw) + ((1u << shift) >> 1)) >> shift;
+    return (f->op & OP_WRAPS) ? code & plan_max_code(f, drop) : code;
 }
 
-static inline uint32_t plan_decode(const zl_plan_field *f, uint32_t code)
+static inline uint32_t plan_decode(const zl_plan_field *f, unsigned drop, uint32_t code)
 {
-    return f->min + (code << f->shift);
+    return f->min + (code << (f->shift + drop));
 }
 
-static inline uint32_t plan_code_of(const zl_plan_field *f, const void *base)
+static inline uint32_t plan_code_of(const zl_plan_field *f, unsigned drop, const void *base)
 {
-    return plan_encode(f, base ? plan_load(f, base) : 0u);
+    return plan_encode(f, drop, base ? plan_load(f, base) : 0u);
+}
+
+/* The drop of `which`'s audience: every other client's grid is coarser. */
+static inline unsigned drop_for(const zl_plan_field *f, int which)
+{
+    return which == ZL_SCHEMA_SHARED ? f->coarse : 0u;
 }
 
 static const zl_plan_run *runs_of(const zl_schema_plan *p, int list, const zl_plan_run **end)
@@ -661,6 +785,8 @@ int zl_schema_plan_init(zl_schema_plan *p, const zl_schema *s)
     for (which = 0; which < 4; which++)
         if (!add_runs(p, which))
             return ZL_ERR_FULL;
+    p->sent[ZL_SCHEMA_WIRE] = (uint8_t)sent_count(s, ZL_SCHEMA_WIRE);
+    p->sent[ZL_SCHEMA_SHARED] = (uint8_t)sent_count(s, ZL_SCHEMA_SHARED);
     p->planned = 1;
     return ZL_OK;
 }
@@ -706,7 +832,7 @@ void zl_schema_plan_quantize(const zl_schema_plan *p, void *state)
     }
     for (f = p->field, end = f + p->schema->count; f < end; f++)
         if ((f->sel & SEL(ZL_SCHEMA_WIRE)) && !(f->op & OP_QUANT_SAME))
-            plan_store(f, state, plan_decode(f, plan_encode(f, plan_load(f, state))));
+            plan_store(f, state, plan_decode(f, 0, plan_encode(f, 0, plan_load(f, state))));
 }
 
 /* Each field reads only its own bytes of a and b and writes only its own
@@ -778,36 +904,41 @@ int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const vo
                               void *out, int which)
 {
     const zl_schema *s;
-    int last;
+    int last, place = 0;
     int i;
     ZL_ASSERT(p && r && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
     s = p->schema;
     if (!p->planned)
         return zl_schema_read_delta(s, r, base, out, which);
-    last = read_last(r, s->count);
-    if (last >= 0 && !(p->field[last].sel & SEL(which))) {
-        malformed(r);
-        last = -1;
-    }
+    last = read_last(r, p->sent[which]);
     for (i = 0; i < s->count && r->error == ZL_OK; i++) {
         const zl_plan_field *f = &p->field[i];
         uint32_t code;
+        unsigned drop;
+        if (place > last && out == base)
+            break; /* the rest keep the base's values */
         if (!(f->sel & SEL(which)))
             continue;
-        /* A full code sent makes the base's unneeded. */
-        if (i == last || (i < last && zl_bitreader_bool(r))) {
+        /* Only what is written needs the audience's grid. */
+        if (place == last || (place < last && zl_bitreader_bool(r))) {
+            drop = drop_for(f, which);
             if (f->sel & ZL_DELTA)
-                code = plan_code_of(f, base) + (uint32_t)zl_bitreader_delta(r);
-            else
+                code = plan_code_of(f, drop, base) + (uint32_t)zl_bitreader_delta(r);
+            else if (f->op & OP_WHOLE) /* the base's code is not needed */
                 code = zl_bitreader_bits(r, f->width);
-            if (code > plan_max_code(f)) {
+            else
+                code = read_change(r, f->width - drop, plan_code_of(f, drop, base),
+                                   f->op & OP_WRAPS);
+            if (code > plan_max_code(f, drop)) {
                 malformed(r);
                 code = 0;
             }
-        } else {
-            code = plan_code_of(f, base);
+            plan_store(f, out, plan_decode(f, drop, code));
+        } else if (out != base) {
+            drop = drop_for(f, which);
+            plan_store(f, out, plan_decode(f, drop, plan_code_of(f, drop, base)));
         }
-        plan_store(f, out, plan_decode(f, code));
+        place++;
     }
     return r->error;
 }

@@ -42,8 +42,10 @@ enum {
      * intermediate results here (Bernier); fields the protocol carries by
      * other means are marked so too. Selected only by ZL_SCHEMA_ALL. */
     ZL_LOCAL = 4,
-    /* A changed value is sent as a signed difference from the baseline
-     * (zl_bitwriter_delta), not in full: for counters and slow values. */
+    /* A changed value is sent as its difference from the baseline in
+     * zl_bitwriter_delta's open-ended code (5 bits for -8..7) instead of
+     * the size classes of other numeric fields: for counters whose range
+     * is huge but whose steps are tiny. */
     ZL_DELTA = 8,
     /* Sent only to the client whose own player this state is; every other
      * client holds it as zero (Source's local-player-exclusive data):
@@ -63,6 +65,8 @@ typedef struct zl_field {
     uint8_t interp;   /* ZL_INTERP_LINEAR, _ARC or _STEP */
     uint8_t flags;    /* ZL_LOCAL, ZL_DELTA */
     uint8_t bits;     /* FX: fraction bits; ANGLE, FLAGS: bits kept; INT: 0 */
+    uint8_t coarse;   /* FX, ANGLE: of those bits, how many every other
+                         client does not get (its audience's grid); else 0 */
 } zl_field;
 
 /* A state layout: a table of fields over a struct of `size` bytes. Fields
@@ -86,21 +90,31 @@ typedef struct zl_schema {
  * `member` may name a nested member or array element (pos.x, ammo[2]).
  * FX bounds are whole units; `mode` is a ZL_INTERP_* value | ZL_LOCAL |
  * ZL_DELTA | ZL_OWNER. zl_schema_validate() checks a table. */
-#define ZL_FIELD_(type, member, kind, mode, bits, min, max)                                  \
+#define ZL_FIELD_(type, member, kind, mode, bits, shared_bits, min, max)                     \
     {                                                                                         \
         #member, (int32_t)(min), (int32_t)(max), (uint16_t)offsetof(type, member),           \
             (uint8_t)sizeof(((type *)0)->member), (uint8_t)(kind),                           \
             (uint8_t)((mode) & ZL_INTERP_MASK), (uint8_t)((mode) & ~ZL_INTERP_MASK),          \
-            (uint8_t)(bits)                                                                   \
+            (uint8_t)(bits), (uint8_t)((bits) - (shared_bits))                                \
     }
 #define ZL_FIELD_FX(type, member, min_units, max_units, frac_bits, mode) \
-    ZL_FIELD_(type, member, ZL_FIELD_KIND_FX, mode, frac_bits, ZL_FX_INT(min_units), ZL_FX_INT(max_units))
+    ZL_FIELD_FX_SHARED(type, member, min_units, max_units, frac_bits, frac_bits, mode)
 #define ZL_FIELD_ANGLE(type, member, bits, mode) \
-    ZL_FIELD_(type, member, ZL_FIELD_KIND_ANGLE, mode, bits, 0, 0)
+    ZL_FIELD_ANGLE_SHARED(type, member, bits, bits, mode)
 #define ZL_FIELD_INT(type, member, min, max, mode) \
-    ZL_FIELD_(type, member, ZL_FIELD_KIND_INT, mode, 0, min, max)
+    ZL_FIELD_(type, member, ZL_FIELD_KIND_INT, mode, 0, 0, min, max)
 #define ZL_FIELD_FLAGS(type, member, bits, mode) \
-    ZL_FIELD_(type, member, ZL_FIELD_KIND_FLAGS, mode, bits, 0, 0)
+    ZL_FIELD_(type, member, ZL_FIELD_KIND_FLAGS, mode, bits, bits, 0, 0)
+/* Precision per audience: the owner of the state gets frac_bits (bits),
+ * every other client the coarser shared_frac_bits (shared_bits), e.g.
+ * others' origins at 1/8 unit (3) where prediction needs 1/32 (5). FX
+ * bounds must sit on the coarser grid. Lag compensation rewinds what the
+ * others received (zl_schema_quantize_shared). */
+#define ZL_FIELD_FX_SHARED(type, member, min_units, max_units, frac_bits, shared_frac_bits, mode) \
+    ZL_FIELD_(type, member, ZL_FIELD_KIND_FX, mode, frac_bits, shared_frac_bits,                \
+              ZL_FX_INT(min_units), ZL_FX_INT(max_units))
+#define ZL_FIELD_ANGLE_SHARED(type, member, bits, shared_bits, mode) \
+    ZL_FIELD_(type, member, ZL_FIELD_KIND_ANGLE, mode, bits, shared_bits, 0, 0)
 
 #define ZL_SCHEMA(type, field_array) \
     { #type, (field_array), (uint16_t)ZL_COUNTOF(field_array), (uint16_t)sizeof(type) }
@@ -142,6 +156,10 @@ uint32_t zl_schema_hash(const zl_schema *s, const void *state, int which, uint32
  * calls it at the end of every step so server and predicting client start
  * the next step from bit-identical states. ZL_LOCAL fields are untouched. */
 void zl_schema_quantize(const zl_schema *s, void *state);
+/* Takes a state quantised as above to exactly what every other client
+ * holds of it: the shared fields with a coarser grid for them
+ * (ZL_FIELD_*_SHARED) rounded onto it. The other fields are untouched. */
+void zl_schema_quantize_shared(const zl_schema *s, void *state);
 
 /* out = a..b at Q16.16 fraction t, field by field by its rule (see
  * ZL_INTERP_*); t outside [0, ONE] extrapolates LINEAR fields (clamped to
@@ -151,20 +169,30 @@ void zl_schema_interpolate(const zl_schema *s, void *out, const void *a, const v
 
 /* Writes the fields `which` selects (ZL_SCHEMA_WIRE or ZL_SCHEMA_SHARED)
  * of `state` as a delta against `base` (NULL means the all-zero state).
- * Layout: one bit "anything changed"; if set, the index of the last changed
- * field, then for each selected field before it a changed bit and, when
- * set, its value (full code, or a difference for ZL_DELTA fields), and the
- * last field's value. An unchanged state costs 1 bit. Fields are compared
- * after quantisation, so what is compared is what a receiver would see.
- * Returns the number of bits written, or the writer's sticky error
- * (ZL_ERR_OVERFLOW) once the stream is full. */
+ * Layout: one bit "anything changed"; if set, the place of the last changed
+ * field among the selected ones (zl_bits_required(selected - 1) bits),
+ * then for each selected field before it a changed bit and, when set, its
+ * value, and the last field's value. FX and ANGLE fields are coded on the
+ * audience's grid (for ZL_SCHEMA_SHARED the coarser one of a field that
+ * has one). A value is, for FX, ANGLE and INT
+ * fields, a 2-bit class and the signed difference from the base's code in
+ * the class's width (the full code's width less 8, 6 or 3 bits, at least
+ * 1; angles the short way round a turn), or class 3 and the full code; for
+ * FLAGS the full code; for ZL_DELTA fields zl_bitwriter_delta's code. An
+ * unchanged state costs 1 bit; an FX, ANGLE or INT value never more than
+ * its full code plus 2 bits. Fields are compared after quantisation, so
+ * what is compared is what a receiver would see. Returns the number of
+ * bits written, or the writer's sticky error (ZL_ERR_OVERFLOW) once the
+ * stream is full. */
 int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
                           const void *state, int which);
 
 /* Reads a delta written by zl_schema_write_delta against the same base
  * (NULL = all-zero state) with the same `which` into out: every selected
  * field of out becomes exactly the writer's quantised value; the others are
- * left untouched. out may alias base. Returns ZL_OK, or the reader's sticky
+ * left untouched. out may alias base, which must then be quantised (as
+ * every state a read gives is): unchanged fields are left as they are, not
+ * rewritten. Returns ZL_OK, or the reader's sticky
  * error: ZL_ERR_OVERFLOW when the stream ends early, ZL_ERR_MALFORMED for a
  * field index or value outside the selection. On error out is partly
  * written and must be discarded. */
@@ -196,7 +224,7 @@ typedef struct zl_plan_field {
     uint8_t width;   /* bits of a full code */
     uint8_t op;      /* the ZL_INTERP_* rule and private flags */
     uint8_t sel;     /* the selections (ZL_SCHEMA_*) it belongs to, ZL_DELTA */
-    uint8_t spare;
+    uint8_t coarse;  /* bits every other client does not get */
 } zl_plan_field;
 
 /* Bytes [offset, offset + len) of a state. Private. */
@@ -213,6 +241,7 @@ typedef struct zl_schema_plan {
     uint8_t linear;  /* order[wide .. linear): the other LINEAR fields */
     uint8_t arc;     /* order[linear .. linear + arc): the ARC fields */
     uint8_t runs[4]; /* where the runs of ALL, WIRE, SHARED, STEP end in run[] */
+    uint8_t sent[3]; /* fields sent by WIRE, SHARED ([0] unused) */
     uint8_t order[ZL_SCHEMA_PLAN_FIELDS];
     zl_plan_field field[ZL_SCHEMA_PLAN_FIELDS]; /* in table order */
     zl_plan_run run[ZL_SCHEMA_PLAN_RUNS];

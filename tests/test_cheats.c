@@ -155,24 +155,32 @@ static void rewrite_commands(zl_sim *sim, int i, uint8_t *data, size_t len)
 /* A run of one command whose `field` holds the raw wire code `code`, every
  * other field zero: only a hostile client sends one, as the writer refuses
  * values out of range. The bits follow zl_schema_write_delta's layout
- * against the zero command: changed, the index of the last changed field,
- * an "unchanged" bit for each sent field before it, then its code. */
+ * against the zero command: changed, the place of the last changed field
+ * among those sent, an "unchanged" bit for each sent field before it, then
+ * class 3 (a whole code) and its code. */
 static int hostile_run(uint8_t *payload, uint32_t sequence, const char *field, uint32_t code)
 {
     const zl_schema *s = &zl_usercmd_schema;
     int index = zl_schema_find(s, field), k;
+    uint32_t place = 0, sent = 0;
     const zl_field *f = &s->fields[index];
     zl_commands_header head = {0, 100000u};
     zl_bitwriter w;
+    for (k = 0; k < s->count; k++) {
+        if (s->fields[k].flags & ZL_LOCAL)
+            continue;
+        place += k < index;
+        sent++;
+    }
     zl_bitwriter_init(&w, payload, ZL_PACKET_MAX_PAYLOAD);
     zl_commands_header_write(&w, &head);
     zl_bitwriter_ranged(&w, 1, 0, ZL_CMDSTREAM_MAX_PER_PACKET);
     zl_bitwriter_bits(&w, sequence & 0xFFFFu, 16);
     zl_bitwriter_bool(&w, 1);
-    zl_bitwriter_bits(&w, (uint32_t)index, zl_bits_required(s->count - 1u));
-    for (k = 0; k < index; k++)
-        if (!(s->fields[k].flags & ZL_LOCAL))
-            zl_bitwriter_bool(&w, 0);
+    zl_bitwriter_bits(&w, place, zl_bits_required(sent - 1u));
+    for (k = 0; k < (int)place; k++)
+        zl_bitwriter_bool(&w, 0);
+    zl_bitwriter_bits(&w, 3, 2);
     zl_bitwriter_bits(&w, code, zl_bits_required((uint32_t)(f->max - f->min)));
     return zl_bitwriter_finish(&w);
 }

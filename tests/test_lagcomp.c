@@ -373,9 +373,9 @@ static void test_teleport_not_rewound(void)
     ZL_CHECK_EQ(shot_across_jump(64, &entity, &kind), 0);
     ZL_CHECK_EQ(kind, ZL_LAGCOMP_REWOUND);
     ZL_CHECK_EQ(entity, 1);
-    /* 64 and a bit is a teleport: traced where it is now (y = 64.03), so
-     * the shot at y = 32 misses. */
-    ZL_CHECK_EQ(shot_across_jump(64.03125, &entity, &kind), 1);
+    /* 64 and a bit (a step of the 1/8 grid others see) is a teleport:
+     * traced where it is now (y = 64.125), so the shot at y = 32 misses. */
+    ZL_CHECK_EQ(shot_across_jump(64.125, &entity, &kind), 1);
     ZL_CHECK_EQ(kind, ZL_LAGCOMP_CURRENT);
     ZL_CHECK_EQ(entity, ZL_TRACE_WORLD);
     /* Diagonal: 50 units on two axes is 70.7 > 64. */
@@ -392,6 +392,42 @@ static void test_teleport_not_rewound(void)
         ZL_CHECK_EQ(zl_lagcomp_state_at(&lc, &when, 1, &posed), ZL_LAGCOMP_CURRENT);
         ZL_CHECK_EQ(posed.origin.x, FX(50));
     }
+}
+
+/* The history holds each player exactly as every other client received
+ * it, on the coarser grid of the shared fields (1/8 unit, 12-bit view),
+ * not as the server and the owner know it (1/32 unit, 16 bits): a shot is
+ * judged against what the shooter could have drawn, bit for bit. */
+static void test_history_is_what_others_received(void)
+{
+    fps_player players[2], received, rewound;
+    zl_lagcomp_time when;
+    uint8_t buf[64];
+    zl_bitwriter w;
+    zl_bitreader r;
+    start(TICK_US, NULL);
+    players[0] = player_at(-400, 0, 0);
+    players[1] = player_at(10.03125, -20.0625, 0.09375); /* off the 1/8 grid */
+    players[1].yaw = 0x1234;
+    players[1].pitch = 0xFF0F;
+    zl_lagcomp_record(&lc, 0, players, NULL, 2);
+    zl_lagcomp_record(&lc, 1, players, NULL, 2);
+    zl_bitwriter_init(&w, buf, sizeof buf);
+    ZL_CHECK(zl_schema_write_delta(&fps_player_schema, &w, NULL, &players[1], ZL_SCHEMA_SHARED) > 0);
+    zl_bitreader_init(&r, buf, (size_t)zl_bitwriter_finish(&w));
+    memset(&received, 0, sizeof received);
+    ZL_CHECK_EQ(zl_schema_read_delta(&fps_player_schema, &r, NULL, &received, ZL_SCHEMA_SHARED),
+                ZL_OK);
+    ZL_CHECK_EQ(zl_lagcomp_time_at(&lc, TICK_US / 2, &when), ZL_OK);
+    ZL_CHECK_EQ(zl_lagcomp_state_at(&lc, &when, 1, &rewound), ZL_LAGCOMP_REWOUND);
+    ZL_CHECK(zl_schema_equal(&fps_player_schema, &rewound, &received, ZL_SCHEMA_SHARED));
+    ZL_CHECK_EQ(rewound.origin.x, FX(10));
+    ZL_CHECK_EQ(rewound.origin.y, -FX(20)); /* halves round up: -20.0625 -> -20 */
+    ZL_CHECK_EQ(rewound.origin.z, ZL_FX_ONE / 8);
+    ZL_CHECK_EQ(rewound.yaw, 0x1230);
+    ZL_CHECK_EQ(rewound.pitch, 0xFF10);
+    /* The owner's view keeps the fine grid. */
+    ZL_CHECK(!zl_schema_equal(&fps_player_schema, &players[1], &received, ZL_SCHEMA_SHARED));
 }
 
 static void test_dead_not_hit(void)
@@ -706,14 +742,20 @@ static void sc_server_tick(void)
     }
     fps_tick_entities(&game_state, sc.players, SC_PLAYERS, 16, NULL);
     zl_lagcomp_record(&lc, sc.tick, sc.players, NULL, SC_PLAYERS);
-    zl_bitwriter_init(&w, buf, sizeof buf);
-    zl_bitwriter_bits(&w, sc.tick, 32);
-    for (k = 0; k < SC_PLAYERS; k++)
-        zl_schema_write_delta(&fps_player_schema, &w, NULL, &sc.players[k], ZL_SCHEMA_WIRE);
-    bytes = zl_bitwriter_finish(&w);
-    ZL_CHECK(bytes > 0);
-    for (k = 0; k < SC_SHOOTERS && bytes > 0; k++)
-        sc.server_hal.send(sc.server_hal.ctx, &sc.client[k].addr, buf, (size_t)bytes);
+    /* Each client gets its own player whole and the others as every other
+     * client does (their coarser grid), as snapshots carry them. */
+    for (k = 0; k < SC_SHOOTERS; k++) {
+        int i;
+        zl_bitwriter_init(&w, buf, sizeof buf);
+        zl_bitwriter_bits(&w, sc.tick, 32);
+        for (i = 0; i < SC_PLAYERS; i++)
+            zl_schema_write_delta(&fps_player_schema, &w, NULL, &sc.players[i],
+                                  i == k ? ZL_SCHEMA_WIRE : ZL_SCHEMA_SHARED);
+        bytes = zl_bitwriter_finish(&w);
+        ZL_CHECK(bytes > 0);
+        if (bytes > 0)
+            sc.server_hal.send(sc.server_hal.ctx, &sc.client[k].addr, buf, (size_t)bytes);
+    }
     sc.tick++;
 }
 
@@ -799,7 +841,9 @@ static void sc_client_receive(sc_client *cl, int k)
         for (i = 0; i < SC_PLAYERS; i++) {
             fps_player p;
             memset(&p, 0, sizeof p);
-            ZL_CHECK_EQ(zl_schema_read_delta(&fps_player_schema, &r, NULL, &p, ZL_SCHEMA_WIRE), ZL_OK);
+            ZL_CHECK_EQ(zl_schema_read_delta(&fps_player_schema, &r, NULL, &p,
+                                             i == k ? ZL_SCHEMA_WIRE : ZL_SCHEMA_SHARED),
+                        ZL_OK);
             if (i == k) {
                 cl->self = p;
                 cl->have_self = 1;
@@ -1066,6 +1110,7 @@ void zl_suite_lagcomp(void)
     ZL_RUN(test_clamped_to_maxunlag_and_history);
     ZL_RUN(test_future_refused);
     ZL_RUN(test_teleport_not_rewound);
+    ZL_RUN(test_history_is_what_others_received);
     ZL_RUN(test_dead_not_hit);
     ZL_RUN(test_broadphase_agrees_with_rewinding_everyone);
     ZL_RUN(test_tracer_and_resolve_event);

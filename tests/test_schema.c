@@ -134,6 +134,24 @@ static void test_validate(void)
     bad[0] = tfields[F_HEALTH];
     bad[0].flags = 0x40;
     ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    /* Coarser grids for other clients: FX down to whole units with bounds
+     * on that grid, ANGLE down to 1 bit, nothing else. */
+    bad[0] = tfields[F_POSX];
+    bad[0].coarse = 5;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_OK);
+    bad[0].coarse = 6;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    bad[0].coarse = 2;
+    bad[0].min += ZL_FX_ONE / 32; /* on the 1/32 grid, not the 1/8 one */
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    bad[0] = tfields[F_YAW];
+    bad[0].coarse = 15;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_OK);
+    bad[0].coarse = 16;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    bad[0] = tfields[F_HEALTH];
+    bad[0].coarse = 1;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
     s.count = 0;
     ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
 }
@@ -449,10 +467,30 @@ static void test_delta_sizes(void)
     ZL_CHECK_EQ(round_trip(&base, &state, &out), 1);
     ZL_CHECK_EQ(round_trip(NULL, &base, &out), 1);
 
-    /* One plain field: flag, 4-bit index, a changed bit for each earlier
-     * field, then its value (16 bits for yaw, 12 for flags). */
+    /* One plain field: flag, 4-bit place among the 13 fields sent, a
+     * changed bit for each earlier field, then a 2-bit class and the
+     * difference in the class's width (yaw's 16 less 8, 6 or 3 bits), or
+     * its whole code; flags are always whole (12 bits). */
     state.yaw = 5;
-    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 16);
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 2 + 8);
+    state.yaw = 200;
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 2 + 10);
+    state.yaw = (zl_angle)-4096; /* the short way round: -4096 */
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 2 + 13);
+    ZL_CHECK_EQ(out.yaw, (zl_angle)-4096);
+    state.yaw = 4096;
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 2 + 16);
+    ZL_CHECK_EQ(out.yaw, 4096);
+    /* Differences of ranged values stay inside the range: 0 -> 4095 units
+     * is a whole code (2 + 18 bits), 4095 -> 4094 a small difference. */
+    state = base;
+    state.pos.x = ZL_FX_INT(4095);
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 2 + 18);
+    base.pos.x = ZL_FX_INT(4095);
+    state.pos.x = ZL_FX_INT(4094);
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 2 + 10);
+    ZL_CHECK_EQ(out.pos.x, ZL_FX_INT(4094));
+    base.pos.x = 0;
     state = base;
     state.flags = 1;
     ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 8 + 12);
@@ -480,20 +518,23 @@ static void test_delta_sizes(void)
     ZL_CHECK_EQ(out.score, 123);
 }
 
-/* Hand-built streams that break the schema's rules. */
-static int read_crafted(uint32_t last, int value_bits, uint32_t value)
+/* Hand-built streams that break the schema's rules: the field at `place`
+ * among those sent changed, against the zero state, with code `cls` (2
+ * bits) and then `value_bits` bits of value. */
+static int read_crafted(uint32_t place, uint32_t cls, int value_bits, uint32_t value)
 {
     uint8_t buf[16];
     zl_bitwriter w;
     zl_bitreader r;
     tstate out;
-    int i, bytes;
+    int bytes;
+    uint32_t i;
     zl_bitwriter_init(&w, buf, sizeof buf);
     zl_bitwriter_bool(&w, 1);
-    zl_bitwriter_bits(&w, last, 4);
-    for (i = 0; i < (int)last; i++)
-        if (!(tfields[i].flags & ZL_LOCAL))
-            zl_bitwriter_bool(&w, 0);
+    zl_bitwriter_bits(&w, place, 4);
+    for (i = 0; i < place; i++)
+        zl_bitwriter_bool(&w, 0);
+    zl_bitwriter_bits(&w, cls, 2);
     zl_bitwriter_bits(&w, value, (unsigned)value_bits);
     bytes = zl_bitwriter_finish(&w);
     zl_bitreader_init(&r, buf, (size_t)bytes);
@@ -507,13 +548,20 @@ static void test_delta_hostile(void)
     tstate out, base, check;
     int i, n, rc, ok = 0, bad = 0;
 
-    ZL_CHECK_EQ(read_crafted(F_HEALTH, 8, 200), ZL_OK);
-    ZL_CHECK_EQ(read_crafted(F_HEALTH, 8, 201), ZL_ERR_MALFORMED);      /* above max */
-    ZL_CHECK_EQ(read_crafted(F_POSX, 18, 262112), ZL_OK);               /* 4095 units */
-    ZL_CHECK_EQ(read_crafted(F_POSX, 18, 262113), ZL_ERR_MALFORMED);    /* past 4095 */
-    ZL_CHECK_EQ(read_crafted(F_LOCAL, 0, 0), ZL_ERR_MALFORMED);         /* not sent */
-    ZL_CHECK_EQ(read_crafted(F_COUNT, 0, 0), ZL_ERR_MALFORMED);         /* no field */
-    ZL_CHECK_EQ(read_crafted(F_HEALTH, 3, 1), ZL_ERR_OVERFLOW);         /* cut short */
+    /* Whole codes (class 3); the zero state's health code is 0 and its
+     * x code 131072 (0 units on a 1/32 grid from -4096). */
+    ZL_CHECK_EQ(read_crafted(F_HEALTH, 3, 8, 200), ZL_OK);
+    ZL_CHECK_EQ(read_crafted(F_HEALTH, 3, 8, 201), ZL_ERR_MALFORMED);   /* above max */
+    ZL_CHECK_EQ(read_crafted(F_POSX, 3, 18, 262112), ZL_OK);            /* 4095 units */
+    ZL_CHECK_EQ(read_crafted(F_POSX, 3, 18, 262113), ZL_ERR_MALFORMED); /* past 4095 */
+    /* Differences (class 0: 8 - 8 bits, at least 1, for health). */
+    ZL_CHECK_EQ(read_crafted(F_HEALTH, 0, 1, 1), ZL_ERR_MALFORMED);  /* 0 - 1: below min */
+    ZL_CHECK_EQ(read_crafted(F_POSX, 2, 15, 0x3FFFu), ZL_OK);        /* +16383 steps */
+    ZL_CHECK_EQ(read_crafted(F_POSX, 2, 15, 0x4000u), ZL_OK);        /* -16384 steps */
+    ZL_CHECK_EQ(read_crafted(F_HEALTH, 3, 3, 1), ZL_ERR_OVERFLOW);   /* cut short */
+    /* The local field is not sent: place 12 is speed, and 13 is no field. */
+    ZL_CHECK_EQ(read_crafted(12, 3, 0, 0), ZL_ERR_OVERFLOW);
+    ZL_CHECK_EQ(read_crafted(13, 3, 0, 0), ZL_ERR_MALFORMED);
 
     /* Every truncation of a valid delta fails cleanly. */
     memset(&base, 0, sizeof base);

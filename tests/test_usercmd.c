@@ -83,17 +83,22 @@ static void test_sizes(void)
     c.render_tick++;
     ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 4 + 5);
     ZL_CHECK_EQ(out.render_tick, 5001);
-    /* Turning only: three changed bits before yaw, then 16 bits. */
+    /* Turning only: three changed bits before yaw, then a 2-bit class and
+     * the turn in 13 bits (up to 22 degrees), or 16 for a larger one. */
     c = prev;
     c.sequence++;
+    c.yaw = (zl_angle)(prev.yaw + 4000);
+    ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 4 + 3 + 2 + 13);
+    ZL_CHECK_EQ(out.yaw, c.yaw);
     c.yaw = 12345;
-    ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 4 + 3 + 16);
+    ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 4 + 3 + 2 + 16);
     ZL_CHECK_EQ(out.yaw, 12345);
-    /* A new msec (the last field) costs a changed bit for every field. */
+    /* A new msec (the last field) costs a changed bit for every field
+     * sent before it, then a class and a difference. */
     c = prev;
     c.sequence++;
     c.msec = 8;
-    ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 4 + 11 + 8);
+    ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 4 + 11 + 2 + 5);
     ZL_CHECK_EQ(out.msec, 8);
     /* The first command of a run, against nothing: sequence left to the
      * caller (0), every field exact. */

@@ -5,22 +5,25 @@
 #include <string.h>
 
 /* Origins on a 1/32-unit grid within the supported +/-4096 units, speeds
- * on a 1/16 grid (the clamp is 2000): 18 and 16 bits. Timers and counters
- * are exact. Fields that change every tick come first. Velocity, the
+ * on a 1/16 grid (the clamp is 2000): 18 and 16 bits. Every other client
+ * draws (and lag compensation rewinds) origins on a 1/8 grid and the view
+ * in 12 bits (0.09 degrees): finer than any screen shows, 2 and 4 bits
+ * less per changed field; the owner predicts on the fine grid. Timers and
+ * counters are exact. Fields that change every tick come first. Velocity, the
  * weapon timer and clips go to the player's own client only (ZL_OWNER):
  * prediction needs them, drawing other players does not. The respawn
  * timer runs in the server's tick, which no client predicts: it is not
  * sent at all (ZL_LOCAL), or every reconciliation of a dead player would
  * count a misprediction. */
 static const zl_field player_fields[] = {
-    ZL_FIELD_FX(fps_player, origin.x, -4096, 4095, 5, ZL_INTERP_LINEAR),
-    ZL_FIELD_FX(fps_player, origin.y, -4096, 4095, 5, ZL_INTERP_LINEAR),
-    ZL_FIELD_FX(fps_player, origin.z, -4096, 4095, 5, ZL_INTERP_LINEAR),
+    ZL_FIELD_FX_SHARED(fps_player, origin.x, -4096, 4095, 5, 3, ZL_INTERP_LINEAR),
+    ZL_FIELD_FX_SHARED(fps_player, origin.y, -4096, 4095, 5, 3, ZL_INTERP_LINEAR),
+    ZL_FIELD_FX_SHARED(fps_player, origin.z, -4096, 4095, 5, 3, ZL_INTERP_LINEAR),
     ZL_FIELD_FX(fps_player, velocity.x, -2048, 2047, 4, ZL_INTERP_LINEAR | ZL_OWNER),
     ZL_FIELD_FX(fps_player, velocity.y, -2048, 2047, 4, ZL_INTERP_LINEAR | ZL_OWNER),
     ZL_FIELD_FX(fps_player, velocity.z, -2048, 2047, 4, ZL_INTERP_LINEAR | ZL_OWNER),
-    ZL_FIELD_ANGLE(fps_player, yaw, 16, ZL_INTERP_ARC),
-    ZL_FIELD_ANGLE(fps_player, pitch, 16, ZL_INTERP_ARC),
+    ZL_FIELD_ANGLE_SHARED(fps_player, yaw, 16, 12, ZL_INTERP_ARC),
+    ZL_FIELD_ANGLE_SHARED(fps_player, pitch, 16, 12, ZL_INTERP_ARC),
     ZL_FIELD_INT(fps_player, weapon_time, 0, 4000, ZL_INTERP_STEP | ZL_OWNER),
     ZL_FIELD_FLAGS(fps_player, flags, 6, ZL_INTERP_STEP),
     ZL_FIELD_INT(fps_player, health, 0, FPS_HEALTH_MAX, ZL_INTERP_STEP),

@@ -1,0 +1,253 @@
+/* bench_bandwidth.c - what snapshots cost on the wire, in bits and bytes:
+ * another player by movement, the own entry, a full snapshot, and bytes/s
+ * per client, scored against the snapshot size targets. */
+#include <string.h>
+
+#include "fps.h"
+#include "zl_bench.h"
+#include "zl_packet.h"
+#include "zl_snapshot.h"
+
+#define TICK_HZ 64
+#define PLAYERS_MAX 64
+/* Acks arrive 6 ticks (~94 ms) after their snapshot. */
+#define RTT_TICKS 6
+/* Bytes per snapshot packet besides the entity section: UDP/IPv4 28,
+ * zerolag's packet header, and about 8 for the snapshot's own header. */
+#define PACKET_OVERHEAD (28 + ZL_PACKET_HEADER_SIZE + 8)
+/* Every run: a second to leave the full snapshot behind, then measured. */
+#define WARMUP_TICKS TICK_HZ
+#define RUN_TICKS (3 * TICK_HZ)
+/* The client's own player. */
+#define OWN 0
+
+/* How the players move. MIXED is the snapshot suite's stream (runs
+ * steering towards a new heading every second or so, jumps now and then). */
+enum { STRAIGHT, STRAFE_TURN, JUMPING, IDLE_HALF, MIXED };
+
+typedef struct bandwidth_bench {
+    zl_snapshot_world world;
+    zl_snapshot_client client, full_client;
+    fps_game game;
+    fps_player players[PLAYERS_MAX];
+    zl_angle heading[PLAYERS_MAX];
+    uint16_t ack_at[RTT_TICKS + 1];
+    uint8_t buf[ZL_MAX_PACKET * 4];
+    uint32_t rng;
+} bandwidth_bench;
+
+ZL_STATIC_ASSERT(sizeof(bandwidth_bench) <= ZL_BENCH_ARENA_BYTES, bandwidth_bench_fits_arena);
+
+static const zl_snapshot_layout layout = {&fps_player_schema, &fps_entity_schema, PLAYERS_MAX,
+                                             NULL, NULL};
+
+/* Sums over the measured snapshots. */
+typedef struct figures {
+    uint32_t snapshots, updated, update_bits, section_bits, full_bits;
+    uint32_t own_bits, own_entries, skip_bits;
+} figures;
+
+static uint32_t next_random(bandwidth_bench *b)
+{
+    b->rng ^= b->rng << 13;
+    b->rng ^= b->rng >> 17;
+    b->rng ^= b->rng << 5;
+    return b->rng;
+}
+
+static void command(bandwidth_bench *b, int pattern, uint32_t tick, uint32_t e, zl_usercmd *c)
+{
+    const fps_player *p = &b->players[e];
+    memset(c, 0, sizeof *c);
+    c->msec = (uint16_t)((tick & 1u) ? 16 : 15); /* 64 Hz on average */
+    c->yaw = p->yaw;
+    c->pitch = p->pitch;
+    c->forward = 127;
+    switch (pattern) {
+    case STRAFE_TURN: {
+        /* 105 to 200 degrees a second (298..568 of 65536 a tick), turning
+         * back every 2 s, strafing the other way every half second. */
+        int32_t turn = 298 + (int32_t)(e * 37u % 271u);
+        c->yaw = (zl_angle)(p->yaw + (uint32_t)(((tick / 128u + e) & 1u) ? turn : -turn));
+        c->side = (int8_t)(((tick / 32u + e) & 1u) ? 127 : -127);
+        break;
+    }
+    case JUMPING: /* pressed every other tick: a new jump on each landing */
+        c->buttons = (uint16_t)((tick & 1u) ? FPS_BUTTON_JUMP : 0);
+        break;
+    case MIXED: {
+        int32_t turn;
+        if (next_random(b) % 64u == 0)
+            b->heading[e] = (zl_angle)next_random(b);
+        /* Towards the heading at up to 2 degrees a tick. */
+        turn = (int16_t)(uint16_t)(b->heading[e] - p->yaw);
+        turn = turn > 364 ? 364 : turn < -364 ? -364 : turn;
+        c->yaw = (zl_angle)(p->yaw + (uint32_t)turn);
+        c->buttons = (uint16_t)(next_random(b) % 200u == 0 ? FPS_BUTTON_JUMP : 0);
+        break;
+    }
+    default: /* STRAIGHT, and IDLE_HALF's runners */
+        break;
+    }
+}
+
+/* The own entry's bits in the snapshot just written: its state code
+ * against the baseline's state, plus its number (1 bit: a neighbour) and
+ * kind (1 bit). */
+static uint32_t own_entry_bits(bandwidth_bench *b, uint32_t tick)
+{
+    uint8_t scratch[ZL_STATE_MAX * 5];
+    const void *base, *now = zl_snapshot_world_state(&b->world, tick, OWN);
+    zl_bitwriter w;
+    if (b->client.last.full)
+        return 0;
+    base = zl_snapshot_world_state(&b->world, b->client.last.base_tick, OWN);
+    if (!base || !now || memcmp(base, now, ZL_STATE_MAX) == 0)
+        return 0;
+    zl_bitwriter_init(&w, scratch, sizeof scratch);
+    return 2u + (uint32_t)zl_schema_write_delta(&fps_player_schema, &w, base, now,
+                                                ZL_SCHEMA_WIRE);
+}
+
+/* `players` move by `pattern` for RUN_TICKS; one client receives `rate`
+ * snapshots a second; the second after the first is measured. */
+static void run(bandwidth_bench *b, int pattern, uint32_t players, uint32_t rate, figures *m)
+{
+    uint32_t tick, e;
+    memset(m, 0, sizeof *m);
+    zl_snapshot_world_init(&b->world);
+    zl_snapshot_client_reset(&b->client);
+    fps_game_init(&b->game);
+    memset(b->ack_at, 0xFF, sizeof b->ack_at);
+    b->rng = 0x2545F491u;
+    for (e = 0; e < players; e++) {
+        fps_player_spawn(&b->game, &b->players[e]);
+        b->players[e].yaw = (zl_angle)next_random(b);
+        b->heading[e] = (zl_angle)next_random(b);
+    }
+    for (tick = 1; tick <= RUN_TICKS; tick++) {
+        uint16_t *due = &b->ack_at[tick % (RTT_TICKS + 1u)];
+        zl_bitwriter w;
+        zl_snapshot_world_begin(&b->world, tick);
+        for (e = 0; e < players; e++) {
+            zl_usercmd c;
+            command(b, pattern, tick, e, &c);
+            if (!(pattern == IDLE_HALF && (e & 1u)))
+                fps_run_command(&b->players[e], &c, &b->players[e], 0, NULL);
+            zl_snapshot_world_set(&b->world, &layout, (uint16_t)e, &b->players[e]);
+        }
+        if (*due != 0xFFFFu)
+            zl_snapshot_acked(&b->client, *due);
+        *due = 0xFFFFu;
+        if ((tick * rate) / TICK_HZ == ((tick - 1u) * rate) / TICK_HZ)
+            continue;
+        zl_bitwriter_init(&w, b->buf, sizeof b->buf);
+        zl_snapshot_write(&b->client, &b->world, &layout, tick, NULL, 0, NULL, OWN,
+                          sizeof b->buf * 8u, (uint16_t)tick, &w);
+        *due = (uint16_t)tick;
+        if (tick <= WARMUP_TICKS)
+            continue;
+        m->snapshots++;
+        m->updated += b->client.last.updated;
+        m->update_bits += b->client.last.update_bits;
+        m->section_bits += b->client.last.bits;
+        /* A number costs at least 1 bit; the rest pays for skips. */
+        m->skip_bits += b->client.last.number_bits - b->client.last.updated -
+                        b->client.last.entered - b->client.last.left;
+        e = own_entry_bits(b, tick);
+        m->own_bits += e;
+        m->own_entries += e > 0;
+        zl_snapshot_client_reset(&b->full_client);
+        zl_bitwriter_init(&w, b->buf, sizeof b->buf);
+        zl_snapshot_write(&b->full_client, &b->world, &layout, tick, NULL, 0, NULL, OWN,
+                          sizeof b->buf * 8u, 0, &w);
+        m->full_bits += b->full_client.last.bits;
+    }
+}
+
+/* Tenths of num / den. */
+static uint32_t tenths(uint32_t num, uint32_t den)
+{
+    return den ? (uint32_t)((10ull * num + den / 2u) / den) : 0u;
+}
+
+static const char *verdict(int met)
+{
+    return met ? "met" : "NOT met";
+}
+
+/* Bits per updated player (another's entry: number, kind, state code, the
+ * own one's taken out), in tenths. */
+static uint32_t other_bits_x10(const figures *m)
+{
+    return tenths(m->update_bits - m->own_bits, m->updated - m->own_entries);
+}
+
+void zl_bench_bandwidth(void)
+{
+    static const char *const names[4] = {"straight", "strafing and turning", "jumping", "idle"};
+    static const uint32_t counts[2] = {16, 64}, rates[2] = {20, 64};
+    bandwidth_bench *b = (bandwidth_bench *)zl_bench_arena(sizeof *b);
+    figures m;
+    uint32_t per, full_x10 = 0, moving_x10 = 0, idle_x100 = 0, bytes_64 = 0;
+    int i, k;
+    zl_bench_note("bandwidth", "64 players, 64 snapshots/s, acks %u ticks late (94 ms):",
+                  (unsigned)RTT_TICKS);
+    for (i = STRAIGHT; i <= IDLE_HALF; i++) {
+        run(b, i, PLAYERS_MAX, TICK_HZ, &m);
+        if (i == IDLE_HALF) {
+            /* Half stand still between runners: no entry, only the longer
+             * numbers of the runners around them. */
+            idle_x100 = 10u * tenths(m.skip_bits, m.snapshots * PLAYERS_MAX / 2u);
+            zl_bench_note("bandwidth", "  another player, %-21s %u.%02u bits", names[i],
+                          (unsigned)(idle_x100 / 100u), (unsigned)(idle_x100 % 100u));
+            continue;
+        }
+        per = other_bits_x10(&m);
+        zl_bench_note("bandwidth", "  another player, %-21s %u.%u bits (%u of %u updated per "
+                      "snapshot)", names[i], (unsigned)(per / 10u), (unsigned)(per % 10u),
+                      (unsigned)(m.updated / m.snapshots), (unsigned)PLAYERS_MAX);
+        if (i == STRAIGHT) {
+            uint32_t own = tenths(m.own_bits, m.own_entries);
+            zl_bench_note("bandwidth", "  own entry (every wire field), running     %u.%u bits",
+                          (unsigned)(own / 10u), (unsigned)(own % 10u));
+        }
+    }
+    zl_bench_note("bandwidth", "the snapshot suite's stream (running, steering, jumping now and "
+                  "then), bytes/s per client with packet headers:");
+    for (k = 0; k < 2; k++) {
+        for (i = 0; i < 2; i++) {
+            uint32_t bytes;
+            run(b, MIXED, counts[k], rates[i], &m);
+            bytes = (m.section_bits / 8u + m.snapshots * PACKET_OVERHEAD) * rates[i] /
+                    m.snapshots;
+            per = other_bits_x10(&m);
+            zl_bench_note("bandwidth", "  %2u players, %2u/s: %6u bytes/s (%u.%u bits per moving "
+                          "player)", (unsigned)counts[k], (unsigned)rates[i], (unsigned)bytes,
+                          (unsigned)(per / 10u), (unsigned)(per % 10u));
+            if (counts[k] == 64 && rates[i] == 64) {
+                bytes_64 = bytes;
+                moving_x10 = per;
+                full_x10 = tenths(m.full_bits, m.snapshots * PLAYERS_MAX);
+            }
+        }
+    }
+    zl_bench_note("bandwidth", "  full snapshot of 64 players: %u bytes, %u.%u bits per player",
+                  (unsigned)(full_x10 * PLAYERS_MAX / 80u), (unsigned)(full_x10 / 10u),
+                  (unsigned)(full_x10 % 10u));
+    /* The targets of the snapshot-size work, against the figures before
+     * it (55 bits per moving player, 1.93 per idle one, full / delta 1.65,
+     * 31,341 bytes/s). */
+    zl_bench_note("bandwidth", "target: moving player <= 40 bits: %s (%u.%u)",
+                  verdict(moving_x10 <= 400u), (unsigned)(moving_x10 / 10u),
+                  (unsigned)(moving_x10 % 10u));
+    zl_bench_note("bandwidth", "target: idle player <= 2 bits: %s (%u.%02u)",
+                  verdict(idle_x100 <= 200u), (unsigned)(idle_x100 / 100u),
+                  (unsigned)(idle_x100 % 100u));
+    zl_bench_note("bandwidth", "target: full / moving delta >= 2: %s (%u.%02u)",
+                  verdict(full_x10 >= 2u * moving_x10),
+                  (unsigned)(full_x10 / (moving_x10 ? moving_x10 : 1u)),
+                  (unsigned)(100u * full_x10 / (moving_x10 ? moving_x10 : 1u) % 100u));
+    zl_bench_note("bandwidth", "target: 64 players at 64/s <= 23506 bytes/s (31341 less 25%%): "
+                  "%s (%u)", verdict(bytes_64 <= 23506u), (unsigned)bytes_64);
+}
