@@ -424,6 +424,15 @@ static void test_server_refuses_bad_tokens(void)
     ZL_CHECK_EQ(zl_token_mint(&t, &g, ZL_MATCH_UNIX_S, ZL_MATCH_UNIX_S + 60u, nonce, key_b), ZL_OK);
     request_from(&stranger, &t);
     ZL_CHECK_EQ(drops(ZL_SERVER_DROP_TOKEN_FORGED), 1);
+    /* Garbage claiming an expiry in the past: refused on the expiry it
+     * carries in clear, before any decryption (opened, it would count as
+     * forged). */
+    memset(&t, 0x5C, sizeof t);
+    t.expire_s = ZL_MATCH_UNIX_S - 1u;
+    stranger = zl_addr_ipv4(10, 9, 9, 11, 4446);
+    request_from(&stranger, &t);
+    ZL_CHECK_EQ(drops(ZL_SERVER_DROP_TOKEN_EXPIRED), 2);
+    ZL_CHECK_EQ(drops(ZL_SERVER_DROP_TOKEN_FORGED), 1);
     /* No token at all: told so (from another address: the stranger has
      * spent its 4 requests a second). */
     stranger = zl_addr_ipv4(10, 9, 9, 10, 4445);
