@@ -266,7 +266,7 @@ static int connect_bot(bench_match *b, uint32_t k)
     zl_msg_challenge ch;
     zl_msg_accept ac;
     const uint8_t *in;
-    size_t len;
+    size_t len, tag = b->sealed ? ZL_PACKET_TAG_SIZE : 0u; /* replies to a token end in one */
     memset(t, 0, sizeof *t);
     t->addr = zl_addr_ipv4(10, 1, (uint8_t)(k >> 8), (uint8_t)k, (uint16_t)(BASE_PORT + k));
     t->nonce = 0x9E3779B97F4A7C15u * (k + 1u);
@@ -282,7 +282,7 @@ static int connect_bot(bench_match *b, uint32_t k)
               zl_msg_write(request_type, payload, sizeof out - ZL_PACKET_HEADER_SIZE, &rq),
               request_type);
     in = reply(t, ZL_MSG_CHALLENGE, &len);
-    if (!in || zl_msg_read(ZL_MSG_CHALLENGE, in, len, &ch) != ZL_OK)
+    if (!in || len < tag || zl_msg_read(ZL_MSG_CHALLENGE, in, len - tag, &ch) != ZL_OK)
         return 0;
     rs.token.nonce = t->nonce;
     rs.token.window = ch.window;
@@ -293,7 +293,7 @@ static int connect_bot(bench_match *b, uint32_t k)
               zl_msg_write(response_type, payload, sizeof out - ZL_PACKET_HEADER_SIZE, &rs),
               response_type);
     in = reply(t, ZL_MSG_ACCEPT, &len);
-    if (!in || zl_msg_read(ZL_MSG_ACCEPT, in, len, &ac) != ZL_OK)
+    if (!in || len < tag || zl_msg_read(ZL_MSG_ACCEPT, in, len - tag, &ac) != ZL_OK)
         return 0;
     t->first_tick = ac.server_tick + 1u;
     t->link_id = zl_connection_id(t->nonce);

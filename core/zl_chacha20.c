@@ -47,23 +47,30 @@ static void rounds(uint32_t x[16])
     }
 }
 
-/* XORs n bytes (at most a block) at in with the keystream block ks, whole
- * words first, then the odd bytes one by one. Each input word is read
- * before its output word is written, so out == in works. */
-static void xor_keystream(uint8_t *out, const uint8_t *in, const uint32_t ks[16], size_t n)
+/* XORs n bytes (at most a block) at in with a keystream block: the rounds'
+ * output x plus the state they started from, which is what makes the block
+ * function impossible to run backwards. Whole words first, then the odd
+ * bytes of a last partial word one by one. Each input word is read before
+ * its output word is written, so out == in works. */
+static void xor_keystream(uint8_t *out, const uint8_t *in, const uint32_t x[16],
+                          const uint32_t state[16], size_t n)
 {
     size_t i, words = n / 4;
+    uint32_t k;
     for (i = 0; i < words; i++)
-        store32_le(out + 4 * i, load32_le(in + 4 * i) ^ ks[i]);
-    for (i = 4 * words; i < n; i++)
-        out[i] = (uint8_t)(in[i] ^ (uint8_t)(ks[i / 4] >> (8 * (i % 4))));
+        store32_le(out + 4 * i, load32_le(in + 4 * i) ^ (x[i] + state[i]));
+    if (4 * words == n)
+        return;
+    k = x[words] + state[words];
+    for (i = 4 * words; i < n; i++, k >>= 8)
+        out[i] = (uint8_t)(in[i] ^ (uint8_t)k);
 }
 
 int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
                     const uint8_t key[ZL_CHACHA20_KEY_SIZE],
                     const uint8_t nonce[ZL_CHACHA20_NONCE_SIZE], uint32_t counter)
 {
-    uint32_t state[16], ks[16];
+    uint32_t state[16], x[16];
     uint64_t blocks_left = ((uint64_t)1 << 32) - counter;
     size_t i, n;
     ZL_ASSERT(key != NULL && nonce != NULL && ((out != NULL && in != NULL) || len == 0));
@@ -74,24 +81,20 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
     state[13] = load32_le(nonce);
     state[14] = load32_le(nonce + 4);
     state[15] = load32_le(nonce + 8);
-    /* One keystream block at a time: the rounds, then the input added
-     * back, which is what makes the block function impossible to run
-     * backwards. */
+    /* One keystream block at a time. */
     while (len > 0) {
         n = len < ZL_CHACHA20_BLOCK_SIZE ? len : ZL_CHACHA20_BLOCK_SIZE;
         for (i = 0; i < 16; i++)
-            ks[i] = state[i];
-        rounds(ks);
-        for (i = 0; i < 16; i++)
-            ks[i] += state[i];
-        xor_keystream(out, in, ks, n);
+            x[i] = state[i];
+        rounds(x);
+        xor_keystream(out, in, x, state, n);
         state[12]++;
         in += n;
         out += n;
         len -= n;
     }
     zl_crypto_wipe(state, sizeof state);
-    zl_crypto_wipe(ks, sizeof ks);
+    zl_crypto_wipe(x, sizeof x);
     return ZL_OK;
 }
 

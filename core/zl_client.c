@@ -167,13 +167,34 @@ static void on_accept(zl_client *c, const zl_msg_accept *a, uint64_t now_us)
     c->token = NULL; /* the caller may wipe it now */
 }
 
+/* The bytes of a reply's message: with a token, all but its tag. */
+static size_t reply_body(const zl_client *c, size_t len)
+{
+    return c->token && len >= ZL_PACKET_TAG_SIZE ? len - ZL_PACKET_TAG_SIZE : len;
+}
+
+/* 1 when a reply needs no tag (no token) or carries the right one under
+ * the token's server-to-client key (zl_conn_tag_reply): an on-path forger
+ * has no token, so its challenges and accepts are dropped like junk. */
+static int authentic(const zl_client *c, uint8_t type, const uint8_t *payload, size_t len,
+                     uint64_t cookie, uint32_t tick)
+{
+    uint8_t nonce[ZL_XAEAD_NONCE_SIZE];
+    if (!c->token)
+        return 1;
+    zl_conn_reply_nonce(nonce, type, cookie, tick);
+    return zl_conn_reply_tagged(payload, len, c->token->server_key, nonce);
+}
+
 /* Handshake replies, before a connection exists. */
 static void on_unlinked(zl_client *c, uint8_t type, const uint8_t *payload, size_t len,
                         uint64_t now_us)
 {
     if (type == ZL_MSG_CHALLENGE && c->state == ZL_CLIENT_REQUESTING) {
         zl_msg_challenge m;
-        if (zl_msg_read(ZL_MSG_CHALLENGE, payload, len, &m) != ZL_OK || m.nonce != c->conn.nonce) {
+        if (zl_msg_read(ZL_MSG_CHALLENGE, payload, reply_body(c, len), &m) != ZL_OK ||
+            m.nonce != c->conn.nonce ||
+            !authentic(c, ZL_MSG_CHALLENGE, payload, len, m.cookie, 0)) {
             c->bad_messages++;
             return;
         }
@@ -185,7 +206,9 @@ static void on_unlinked(zl_client *c, uint8_t type, const uint8_t *payload, size
         send_handshake(c);
     } else if (type == ZL_MSG_ACCEPT && c->state == ZL_CLIENT_RESPONDING) {
         zl_msg_accept m;
-        if (zl_msg_read(ZL_MSG_ACCEPT, payload, len, &m) != ZL_OK || m.nonce != c->conn.nonce) {
+        if (zl_msg_read(ZL_MSG_ACCEPT, payload, reply_body(c, len), &m) != ZL_OK ||
+            m.nonce != c->conn.nonce ||
+            !authentic(c, ZL_MSG_ACCEPT, payload, len, c->cookie, m.server_tick)) {
             c->bad_messages++;
             return;
         }

@@ -2,6 +2,7 @@
  * the protocol's, sealing and sending, and the repeated goodbye. */
 #include <string.h>
 
+#include "zl_bytes.h"
 #include "zl_conn.h"
 
 uint32_t zl_connection_id(uint64_t nonce)
@@ -149,6 +150,40 @@ int zl_conn_send_unlinked(const zl_sender *out, const zl_addr *to, uint8_t type,
     if (len > 0)
         out->send(out->ctx, to, packet, (size_t)len);
     return len;
+}
+
+void zl_conn_reply_nonce(uint8_t nonce[ZL_XAEAD_NONCE_SIZE], uint8_t type, uint64_t cookie,
+                         uint32_t tick)
+{
+    ZL_ASSERT(nonce);
+    memset(nonce, 0, ZL_XAEAD_NONCE_SIZE);
+    memcpy(nonce, "zlreply", 7);
+    nonce[7] = type;
+    zl_put_le(nonce + 8, cookie, 8);
+    zl_put_le(nonce + 16, tick, 4);
+}
+
+int zl_conn_tag_reply(uint8_t *payload, int payload_bytes, const uint8_t key[ZL_AEAD_KEY_SIZE],
+                      const uint8_t nonce[ZL_XAEAD_NONCE_SIZE])
+{
+    ZL_ASSERT(payload && key && nonce);
+    if (payload_bytes < 0)
+        return payload_bytes;
+    /* The payload is the associated data; the tag alone is written. */
+    return payload_bytes + zl_xchacha20poly1305_seal(payload + payload_bytes, ZL_PACKET_TAG_SIZE,
+                                                     NULL, 0, payload, (size_t)payload_bytes,
+                                                     nonce, key);
+}
+
+int zl_conn_reply_tagged(const uint8_t *payload, size_t len, const uint8_t key[ZL_AEAD_KEY_SIZE],
+                         const uint8_t nonce[ZL_XAEAD_NONCE_SIZE])
+{
+    ZL_ASSERT(key && nonce && (payload || len == 0));
+    if (len < ZL_PACKET_TAG_SIZE)
+        return 0;
+    return zl_xchacha20poly1305_open(NULL, 0, payload + len - ZL_PACKET_TAG_SIZE,
+                                     ZL_PACKET_TAG_SIZE, payload, len - ZL_PACKET_TAG_SIZE, nonce,
+                                     key) == 0;
 }
 
 int zl_conn_send_messages(zl_conn *c, zl_reliable *r, uint64_t now_us)

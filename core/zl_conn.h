@@ -123,6 +123,30 @@ int zl_conn_seal_unlinked(void *packet, size_t payload_bytes, uint8_t type);
 int zl_conn_send_unlinked(const zl_sender *out, const zl_addr *to, uint8_t type, uint8_t *packet,
                           int payload_bytes);
 
+/* Handshake replies to a token holder (CHALLENGE, ACCEPT) end in a
+ * ZL_PACKET_TAG_SIZE-byte tag: XChaCha20-Poly1305 over no plaintext, the
+ * payload as associated data, under the token's server-to-client key, so
+ * nobody without the token can forge one. Its 24-byte nonce, which both
+ * ends build: the reply's type, the cookie it carries or answers, and for
+ * an ACCEPT the server tick it names; replies that differ in any byte get
+ * different nonces (the cookie covers the client's nonce, address and
+ * window), and none can meet the packets' 12-byte nonces, which are used
+ * with the key itself. */
+void zl_conn_reply_nonce(uint8_t nonce[ZL_XAEAD_NONCE_SIZE], uint8_t type, uint64_t cookie,
+                         uint32_t tick);
+
+/* Appends the tag of the payload_bytes at payload (room for
+ * ZL_PACKET_TAG_SIZE more) under key and nonce. Returns the payload's new
+ * length, or payload_bytes when it is negative (a writer's error). */
+int zl_conn_tag_reply(uint8_t *payload, int payload_bytes, const uint8_t key[ZL_AEAD_KEY_SIZE],
+                      const uint8_t nonce[ZL_XAEAD_NONCE_SIZE]);
+
+/* 1 when the last ZL_PACKET_TAG_SIZE of the len bytes at payload are the
+ * tag of the others under key and nonce; 0 otherwise (checked in constant
+ * time, nothing written). */
+int zl_conn_reply_tagged(const uint8_t *payload, size_t len, const uint8_t key[ZL_AEAD_KEY_SIZE],
+                         const uint8_t nonce[ZL_XAEAD_NONCE_SIZE]);
+
 /* Sends a RELIABLE packet with r's due messages (zl_reliable_write) when
  * any is due at now_us: those never sent, and those not acknowledged a
  * round trip and a quarter after they went (at least 20 ms; 100 ms before

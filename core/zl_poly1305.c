@@ -1,6 +1,8 @@
 /* zl_poly1305.c - the Poly1305 one-time authenticator (RFC 8439): arithmetic
  * modulo 2^130 - 5 on five 26-bit limbs with 32x32->64 multiplies, the same
  * operations whatever the key and message, and a final reduction by mask. */
+#include <string.h>
+
 #include "zl_crypto.h"
 
 #include "zl_crypto_bytes.h"
@@ -89,13 +91,16 @@ static void absorb(zl_poly1305 *p, const uint8_t *m, size_t blocks, uint32_t hib
 void zl_poly1305_update(zl_poly1305 *p, const void *data, size_t len)
 {
     const uint8_t *m = (const uint8_t *)data;
-    size_t whole;
+    size_t take, whole;
     ZL_ASSERT(p != NULL && (m != NULL || len == 0));
+    if (len == 0)
+        return; /* m may be NULL, which memcpy must not see */
     if (p->used > 0) {
-        while (len > 0 && p->used < 16) {
-            p->buf[p->used++] = *m++;
-            len--;
-        }
+        take = len < 16 - p->used ? len : 16 - p->used;
+        memcpy(p->buf + p->used, m, take);
+        p->used += take;
+        m += take;
+        len -= take;
         if (p->used < 16)
             return;
         absorb(p, p->buf, 1, 1u << 24);
@@ -104,11 +109,9 @@ void zl_poly1305_update(zl_poly1305 *p, const void *data, size_t len)
     whole = len / 16;
     if (whole > 0)
         absorb(p, m, whole, 1u << 24);
-    m += whole * 16;
-    len -= whole * 16;
-    while (len > 0) {
-        p->buf[p->used++] = *m++;
-        len--;
+    if (len % 16 > 0) {
+        memcpy(p->buf, m + whole * 16, len % 16);
+        p->used = len % 16;
     }
 }
 
@@ -116,14 +119,12 @@ void zl_poly1305_final(zl_poly1305 *p, uint8_t tag[ZL_POLY1305_TAG_SIZE])
 {
     uint32_t h0, h1, h2, h3, h4, g0, g1, g2, g3, g4, mask, c;
     uint64_t t;
-    int i;
     ZL_ASSERT(p != NULL && tag != NULL);
     /* A last partial block ends with a 1 byte, then zeros, in place of
      * the 2^128 bit of a full block. */
     if (p->used > 0) {
         p->buf[p->used] = 1;
-        for (i = (int)p->used + 1; i < 16; i++)
-            p->buf[i] = 0;
+        memset(p->buf + p->used + 1, 0, 15 - p->used);
         absorb(p, p->buf, 1, 0);
     }
     /* Carry fully. h was below 2^130 + 2^36 (h1's excess): when h4

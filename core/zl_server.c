@@ -259,9 +259,12 @@ static int admitted(zl_server *s, const zl_addr *from, const handshake *hs, uint
 
 static void on_request(zl_server *s, const zl_addr *from, const handshake *hs, uint64_t now_us)
 {
-    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_CHALLENGE_SIZE];
+    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_CHALLENGE_SIZE + ZL_PACKET_TAG_SIZE];
+    uint8_t *payload = packet + ZL_PACKET_HEADER_SIZE;
+    uint8_t nonce[ZL_XAEAD_NONCE_SIZE];
     zl_token_grant grant;
     zl_msg_challenge ch;
+    int n;
     if (hs->protocol_id != ZL_PROTOCOL_ID) {
         s->dropped[ZL_SERVER_DROP_VERSION]++;
         send_deny(s, from, hs->nonce, ZL_DENY_VERSION);
@@ -269,27 +272,40 @@ static void on_request(zl_server *s, const zl_addr *from, const handshake *hs, u
     }
     if (!admitted(s, from, hs, now_us, &grant))
         return;
-    zl_crypto_wipe(&grant, sizeof grant);
     ch.nonce = hs->nonce;
     ch.window = zl_cookie_window(now_us);
     ch.cookie = zl_cookie_make(s->cookie_secret, from, ch.window, hs->nonce);
-    zl_conn_send_unlinked(&s->out, from, ZL_MSG_CHALLENGE, packet,
-                          zl_msg_write(ZL_MSG_CHALLENGE, packet + ZL_PACKET_HEADER_SIZE,
-                                       ZL_CHALLENGE_SIZE, &ch));
+    n = zl_msg_write(ZL_MSG_CHALLENGE, payload, ZL_CHALLENGE_SIZE, &ch);
+    /* A token holder's challenge is tagged with its token's key. */
+    if (hs->token) {
+        zl_conn_reply_nonce(nonce, ZL_MSG_CHALLENGE, ch.cookie, 0);
+        n = zl_conn_tag_reply(payload, n, grant.server_key, nonce);
+    }
+    zl_crypto_wipe(&grant, sizeof grant);
+    zl_conn_send_unlinked(&s->out, from, ZL_MSG_CHALLENGE, packet, n);
 }
 
-static void send_accept(zl_server *s, int slot)
+/* cookie: the one the RESPONSE asking for it carried. */
+static void send_accept(zl_server *s, int slot, uint64_t cookie)
 {
-    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_ACCEPT_SIZE];
+    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_ACCEPT_SIZE + ZL_PACKET_TAG_SIZE];
+    uint8_t *payload = packet + ZL_PACKET_HEADER_SIZE;
+    uint8_t nonce[ZL_XAEAD_NONCE_SIZE];
+    const zl_conn *c = &s->slot[slot].conn;
     zl_msg_accept a;
-    a.nonce = s->slot[slot].conn.nonce;
+    int n;
+    a.nonce = c->nonce;
     a.slot = (uint16_t)slot;
     a.tick_rate = s->config.tick_rate;
     a.server_tick = s->tick;
     a.settings = s->slot[slot].settings;
-    zl_conn_send_unlinked(&s->out, &s->slot[slot].conn.peer, ZL_MSG_ACCEPT, packet,
-                          zl_msg_write(ZL_MSG_ACCEPT, packet + ZL_PACKET_HEADER_SIZE,
-                                       ZL_ACCEPT_SIZE, &a));
+    n = zl_msg_write(ZL_MSG_ACCEPT, payload, ZL_ACCEPT_SIZE, &a);
+    /* A sealed connection's key is its token's: the ACCEPT is tagged. */
+    if (c->sealed) {
+        zl_conn_reply_nonce(nonce, ZL_MSG_ACCEPT, cookie, a.server_tick);
+        n = zl_conn_tag_reply(payload, n, c->send_key, nonce);
+    }
+    zl_conn_send_unlinked(&s->out, &c->peer, ZL_MSG_ACCEPT, packet, n);
 }
 
 /* grant: the token's (NULL on a plain server). */
@@ -358,7 +374,7 @@ static void on_response(zl_server *s, const zl_addr *from, const handshake *hs, 
          * is a new attempt from a client that has not seen its old
          * connection end: it waits for the timeout like anyone else. */
         if (s->slot[slot].conn.nonce == hs->nonce)
-            send_accept(s, slot);
+            send_accept(s, slot, hs->cookie);
         else
             s->dropped[ZL_SERVER_DROP_NONCE]++;
         return;
@@ -375,7 +391,7 @@ static void on_response(zl_server *s, const zl_addr *from, const handshake *hs, 
             zl_token_cache_add(&s->tokens, hs->token->nonce, from, hs->token->expire_s,
                                unix_now_s(s, now_us));
         connect_client(s, slot, from, hs, hs->token ? &grant : NULL, now_us);
-        send_accept(s, slot);
+        send_accept(s, slot, hs->cookie);
     }
     zl_crypto_wipe(&grant, sizeof grant);
 }

@@ -424,6 +424,15 @@ static void test_server_refuses_bad_tokens(void)
     ZL_CHECK_EQ(zl_token_mint(&t, &g, ZL_MATCH_UNIX_S, ZL_MATCH_UNIX_S + 60u, nonce, key_b), ZL_OK);
     request_from(&stranger, &t);
     ZL_CHECK_EQ(drops(ZL_SERVER_DROP_TOKEN_FORGED), 1);
+    /* Garbage claiming an expiry in the past: refused on the expiry it
+     * carries in clear, before any decryption (opened, it would count as
+     * forged). */
+    memset(&t, 0x5C, sizeof t);
+    t.expire_s = ZL_MATCH_UNIX_S - 1u;
+    stranger = zl_addr_ipv4(10, 9, 9, 11, 4446);
+    request_from(&stranger, &t);
+    ZL_CHECK_EQ(drops(ZL_SERVER_DROP_TOKEN_EXPIRED), 2);
+    ZL_CHECK_EQ(drops(ZL_SERVER_DROP_TOKEN_FORGED), 1);
     /* No token at all: told so (from another address: the stranger has
      * spent its 4 requests a second). */
     stranger = zl_addr_ipv4(10, 9, 9, 10, 4445);
@@ -431,6 +440,69 @@ static void test_server_refuses_bad_tokens(void)
     ZL_CHECK_EQ(drops(ZL_SERVER_DROP_PLAIN), 1);
     zl_match_run(1000000u);
     ZL_CHECK_EQ(zl_server_client_count(&zl_match_world.server), ZL_MATCH_BOTS);
+    ZL_CHECK_EQ(zl_match_connected(), ZL_MATCH_BOTS);
+}
+
+/* Hands client 0 a handshake reply of type with the payload_bytes at
+ * packet + ZL_PACKET_HEADER_SIZE, as if from the server. */
+static void forge_reply(uint8_t type, uint8_t *packet, int payload_bytes)
+{
+    int n = zl_conn_seal_unlinked(packet, (size_t)payload_bytes, type);
+    ZL_CHECK(n > 0);
+    zl_client_receive(&zl_match_world.client[0], &zl_match_world.server_addr, packet, (size_t)n,
+                      zl_test_time_us);
+}
+
+/* Someone on the path saw the client's nonce and the server's cookie but
+ * holds no token: the CHALLENGE and ACCEPT it forges, untagged or tagged
+ * under another key, are dropped, and the client connects as usual. */
+static void test_forged_replies_ignored(void)
+{
+    zl_match_setup s;
+    zl_client *c = &zl_match_world.client[0];
+    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_ACCEPT_SIZE + ZL_PACKET_TAG_SIZE];
+    uint8_t *payload = packet + ZL_PACKET_HEADER_SIZE;
+    uint8_t nonce[ZL_XAEAD_NONCE_SIZE];
+    zl_client_stats st;
+    zl_msg_challenge ch;
+    zl_msg_accept ac;
+    uint32_t bad;
+    int n, waited;
+    memset(&s, 0, sizeof s);
+    s.rtt_us = 100000u;
+    zl_match_start(&s);
+    ZL_CHECK_EQ(zl_client_state(c), ZL_CLIENT_REQUESTING);
+    ch.nonce = c->conn.nonce;
+    ch.window = 1;
+    ch.cookie = 42;
+    n = zl_msg_write(ZL_MSG_CHALLENGE, payload, ZL_CHALLENGE_SIZE, &ch);
+    forge_reply(ZL_MSG_CHALLENGE, packet, n);
+    zl_conn_reply_nonce(nonce, ZL_MSG_CHALLENGE, ch.cookie, 0);
+    n = zl_msg_write(ZL_MSG_CHALLENGE, payload, ZL_CHALLENGE_SIZE, &ch);
+    forge_reply(ZL_MSG_CHALLENGE, packet, zl_conn_tag_reply(payload, n, key_b, nonce));
+    ZL_CHECK_EQ(zl_client_state(c), ZL_CLIENT_REQUESTING);
+    zl_client_get_stats(c, zl_test_time_us, &st);
+    ZL_CHECK_EQ(st.bad_messages, 2);
+    /* The real challenge, tagged, moves it on. */
+    for (waited = 0; waited < 1000 && zl_client_state(c) == ZL_CLIENT_REQUESTING; waited++)
+        zl_match_run(1000u);
+    ZL_CHECK_EQ(zl_client_state(c), ZL_CLIENT_RESPONDING);
+    ac.nonce = c->conn.nonce;
+    ac.slot = 5;
+    ac.tick_rate = 64;
+    ac.server_tick = 1;
+    zl_client_settings_default(&ac.settings);
+    zl_client_get_stats(c, zl_test_time_us, &st);
+    bad = st.bad_messages;
+    n = zl_msg_write(ZL_MSG_ACCEPT, payload, ZL_ACCEPT_SIZE, &ac);
+    forge_reply(ZL_MSG_ACCEPT, packet, n);
+    zl_conn_reply_nonce(nonce, ZL_MSG_ACCEPT, c->cookie, ac.server_tick);
+    n = zl_msg_write(ZL_MSG_ACCEPT, payload, ZL_ACCEPT_SIZE, &ac);
+    forge_reply(ZL_MSG_ACCEPT, packet, zl_conn_tag_reply(payload, n, key_b, nonce));
+    ZL_CHECK_EQ(zl_client_state(c), ZL_CLIENT_RESPONDING);
+    zl_client_get_stats(c, zl_test_time_us, &st);
+    ZL_CHECK_EQ(st.bad_messages, bad + 2u);
+    zl_match_run(2000000u);
     ZL_CHECK_EQ(zl_match_connected(), ZL_MATCH_BOTS);
 }
 
@@ -569,6 +641,7 @@ void zl_suite_token(void)
     ZL_RUN(test_sequence_widening);
     ZL_RUN(test_token_match_joins_sealed);
     ZL_RUN(test_server_refuses_bad_tokens);
+    ZL_RUN(test_forged_replies_ignored);
     ZL_RUN(test_honest_join_during_flood);
     ZL_RUN(test_replayer_costs_victim_nothing);
     ZL_RUN(test_rebinding_client_plays_on);
