@@ -387,8 +387,10 @@ static void classify(writer_job *j, const uint16_t *relevant, int relevant_count
         j->op[e] = op;
         if (op == OP_NONE || op == OP_KEEP || op == OP_LEAVE)
             c->accum[e] = 0; /* nothing owed, or a fixed key */
-        if (op != OP_NONE && op != OP_KEEP)
+        if (op != OP_NONE && op != OP_KEEP) {
             j->cand[j->cand_count++] = (uint16_t)e;
+            j->code_at[e] = 0; /* not measured yet */
+        }
     }
 }
 
@@ -505,6 +507,37 @@ static uint32_t measure_all(writer_job *j)
     return bits;
 }
 
+/* Writes the run's bytes, every entry as another client sees it, from the
+ * job of a client whose entries are the run's (any such client's give the
+ * same bytes). Returns 0, the run then serving nobody, when they do not
+ * fit it. */
+static int write_run(writer_job *j)
+{
+    zl_snapshot_run *run = &j->w->run;
+    uint16_t own = j->own;
+    int32_t prev = -1;
+    zl_bitwriter rw;
+    uint32_t i;
+    zl_bitwriter_init(&rw, run->bytes, sizeof run->bytes);
+    j->own = ZL_SNAPSHOT_NONE;
+    write_header(j, &rw, j->cand_count);
+    for (i = 0; i < j->cand_count && rw.error == ZL_OK; i++) {
+        uint16_t e = j->cand[i];
+        int n;
+        write_gap(&rw, (uint32_t)((int32_t)e - prev - 1));
+        prev = e;
+        run->body[i] = (uint16_t)zl_bitwriter_bits_used(&rw);
+        n = write_state(j, &rw, e);
+        run->end[i] = (uint16_t)zl_bitwriter_bits_used(&rw);
+        run->size[i] = (uint16_t)(n > 0 ? n : 0);
+    }
+    j->own = own;
+    run->bits = zl_bitwriter_bits_used(&rw);
+    run->written = rw.error == ZL_OK;
+    run->valid = run->written;
+    return run->written;
+}
+
 /* Writes the section from the tick's run when this client needs exactly
  * the run's entries (same baseline, entities, kinds and base states):
  * whole bytes of the run and its own entity's entry with every field.
@@ -525,6 +558,8 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget)
         if (e == j->own)
             k = i;
     }
+    if (!run->written && !write_run(j))
+        return 0;
     bits = run->bits;
     if (j->own < ZL_MAX_ENTITIES && j->op[j->own] != OP_NONE && j->op[j->own] != OP_KEEP) {
         own = body_code(j, j->own);
@@ -552,42 +587,28 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget)
     return 1;
 }
 
-/* Keeps the section this client got, every entry with its shared fields,
- * as the tick's run, unless the run already serves other clients. */
-static void keep_run(writer_job *j)
+/* Keeps the entries of the section this client got (`bits` long) as the
+ * tick's run, unless the run already serves other clients or the section
+ * is larger than a run holds. Its bytes are written when a second client
+ * needs the same entries: with a relevance rule most clients' entries are
+ * their own, and their runs serve nobody. */
+static void keep_run(writer_job *j, uint32_t bits)
 {
     zl_snapshot_run *run = &j->w->run;
-    uint16_t own = j->own;
-    int32_t prev = -1;
-    zl_bitwriter rw;
     uint32_t i;
-    if (run->valid && run->hits > 0)
+    if ((run->valid && run->hits > 0) || bits > 8u * sizeof run->bytes)
         return;
-    run->valid = 0;
-    run->hits = 0;
-    zl_bitwriter_init(&rw, run->bytes, sizeof run->bytes);
-    j->own = ZL_SNAPSHOT_NONE; /* every entry as another client sees it */
-    write_header(j, &rw, j->cand_count);
-    for (i = 0; i < j->cand_count && rw.error == ZL_OK; i++) {
+    for (i = 0; i < j->cand_count; i++) {
         uint16_t e = j->cand[i];
-        int n;
-        write_gap(&rw, (uint32_t)((int32_t)e - prev - 1));
-        prev = e;
         run->entity[i] = e;
         run->op[i] = j->op[e];
         run->from[i] = from_of(j, e);
-        run->body[i] = (uint16_t)zl_bitwriter_bits_used(&rw);
-        n = write_state(j, &rw, e);
-        run->end[i] = (uint16_t)zl_bitwriter_bits_used(&rw);
-        run->size[i] = (uint16_t)(n > 0 ? n : 0);
     }
-    j->own = own;
-    if (rw.error != ZL_OK)
-        return;
     run->count = (uint16_t)j->cand_count;
     run->has_base = j->base != NULL;
     run->base_tick = j->base ? j->base->tick : 0;
-    run->bits = zl_bitwriter_bits_used(&rw);
+    run->hits = 0;
+    run->written = 0;
     run->valid = 1;
 }
 
@@ -696,6 +717,7 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     writer_job *j = &job;
     zl_bitwriter saved;
     uint32_t start;
+    uint32_t whole;
     int count, fitted;
     ZL_ASSERT(c != NULL && world != NULL && layout != NULL && bw != NULL);
     ZL_ASSERT(relevant != NULL || relevant_count == 0);
@@ -716,14 +738,14 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     start = zl_bitwriter_bits_used(bw);
     fitted = write_shared(j, bw, budget_bits);
     /* Measured first, a section that will not fit is never written. */
-    if (!fitted && measure_all(j) <= budget_bits) {
+    if (!fitted && (whole = measure_all(j)) <= budget_bits) {
         uint32_t i;
         memset(j->chosen, 0, sizeof j->chosen);
         for (i = 0; i < j->cand_count; i++)
             bit_set(j->chosen, j->cand[i]);
         write_chosen(j, bw, j->cand_count);
         if (bw->error == ZL_OK) {
-            keep_run(j);
+            keep_run(j, whole);
             fitted = 1;
         }
     }

@@ -69,6 +69,7 @@ typedef struct zl_snapshot_code {
  * entity's entry swapped for the one with every field. */
 typedef struct zl_snapshot_run {
     uint8_t valid;
+    uint8_t written; /* bytes, body, end and size hold the section */
     uint8_t has_base;
     uint32_t base_tick;
     uint32_t bits;  /* the section, header included */
