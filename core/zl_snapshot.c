@@ -119,7 +119,7 @@ static const zl_snapshot_record *usable_baseline(const zl_snapshot_client *c, ui
 /* The world state the client holds for an entity of the baseline, or NULL
  * when that tick has left the history. Most were sent in the baseline
  * itself, whose slot is at hand. */
-static const void *base_state(const zl_snapshot_world *w, const zl_snapshot_world_slot *base_slot,
+static inline const void *base_state(const zl_snapshot_world *w, const zl_snapshot_world_slot *base_slot,
                               const zl_snapshot_record *base, uint16_t entity)
 {
     uint16_t age = base->age[entity];
@@ -156,6 +156,10 @@ typedef struct writer_job {
     /* 1 + the index in the world's codes of each candidate's entry body,
      * as measuring found it (0: none, the codes were full). */
     uint16_t code_at[ZL_MAX_ENTITIES];
+    /* Written from the tick's run: the entry bits for the stats, the run's
+     * with this client's own entry. */
+    uint8_t from_run;
+    uint32_t enter_bits, update_bits, number_bits;
     uint32_t cand_count;
     uint8_t chosen[ZL_SNAPSHOT_BITMAP_BYTES];
     /* Entities wanted or held, by bitmap byte: a zero byte is 8 entities
@@ -507,6 +511,27 @@ static uint32_t measure_all(writer_job *j)
     return bits;
 }
 
+/* Entry bits per kind for the stats, from the chosen set. */
+static void entry_stats(const writer_job *j, zl_snapshot_stats *st)
+{
+    int32_t prev = -1;
+    uint32_t i;
+    for (i = 0; i < j->cand_count; i++) {
+        uint16_t e = j->cand[i];
+        uint32_t bits, number;
+        if (!bit_get(j->chosen, e))
+            continue;
+        number = gap_cost((uint32_t)((int32_t)e - prev - 1));
+        bits = number + kind_cost(j->op[e]) + j->size[e];
+        st->number_bits += number;
+        prev = e;
+        if (j->op[e] == OP_UPDATE)
+            st->update_bits += bits;
+        else if (j->op[e] != OP_LEAVE)
+            st->enter_bits += bits;
+    }
+}
+
 /* Writes the run's bytes, every entry as another client sees it, from the
  * job of a client whose entries are the run's (any such client's give the
  * same bytes). Returns 0, the run then serving nobody, when they do not
@@ -581,8 +606,24 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget)
         j->size[j->cand[i]] = run->size[i];
         bit_set(j->chosen, j->cand[i]);
     }
-    if (own)
+    if (run->hits == 0) { /* the same for every client served but the own entry */
+        zl_snapshot_stats st;
+        memset(&st, 0, sizeof st);
+        entry_stats(j, &st);
+        run->enter_bits = st.enter_bits;
+        run->update_bits = st.update_bits;
+        run->number_bits = st.number_bits;
+    }
+    j->from_run = 1;
+    j->enter_bits = run->enter_bits;
+    j->update_bits = run->update_bits;
+    j->number_bits = run->number_bits;
+    if (own) {
+        uint32_t *kind_bits = j->op[j->own] == OP_UPDATE ? &j->update_bits : &j->enter_bits;
         j->size[j->own] = own->state_bits;
+        if (j->op[j->own] != OP_LEAVE)
+            *kind_bits = *kind_bits - run->size[k] + own->state_bits;
+    }
     run->hits++;
     return 1;
 }
@@ -687,27 +728,6 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
     c->have_last = 1;
 }
 
-/* Entry bits per kind for the stats, from the chosen set. */
-static void entry_stats(const writer_job *j, zl_snapshot_stats *st)
-{
-    int32_t prev = -1;
-    uint32_t i;
-    for (i = 0; i < j->cand_count; i++) {
-        uint16_t e = j->cand[i];
-        uint32_t bits, number;
-        if (!bit_get(j->chosen, e))
-            continue;
-        number = gap_cost((uint32_t)((int32_t)e - prev - 1));
-        bits = number + kind_cost(j->op[e]) + j->size[e];
-        st->number_bits += number;
-        prev = e;
-        if (j->op[e] == OP_UPDATE)
-            st->update_bits += bits;
-        else if (j->op[e] != OP_LEAVE)
-            st->enter_bits += bits;
-    }
-}
-
 int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
                       const zl_snapshot_layout *layout, uint32_t tick, const uint16_t *relevant,
                       int relevant_count, const uint32_t *priority, uint16_t own_entity,
@@ -731,6 +751,7 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     j->own = own_entity;
     j->base = usable_baseline(c, tick);
     j->base_slot = j->base ? world_slot(world, j->base->tick) : NULL;
+    j->from_run = 0;
     codes_for(world, tick);
     classify(j, relevant, relevant_count, priority);
 
@@ -760,6 +781,12 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
         }
     }
     record(j, packet_sequence, zl_bitwriter_bits_used(bw) - start);
-    entry_stats(j, &c->last);
+    if (j->from_run) {
+        c->last.enter_bits = j->enter_bits;
+        c->last.update_bits = j->update_bits;
+        c->last.number_bits = j->number_bits;
+    } else {
+        entry_stats(j, &c->last);
+    }
     return (int)c->last.bits;
 }
