@@ -119,7 +119,7 @@ static const zl_snapshot_record *usable_baseline(const zl_snapshot_client *c, ui
 /* The world state the client holds for an entity of the baseline, or NULL
  * when that tick has left the history. Most were sent in the baseline
  * itself, whose slot is at hand. */
-static const void *base_state(const zl_snapshot_world *w, const zl_snapshot_world_slot *base_slot,
+static inline const void *base_state(const zl_snapshot_world *w, const zl_snapshot_world_slot *base_slot,
                               const zl_snapshot_record *base, uint16_t entity)
 {
     uint16_t age = base->age[entity];
@@ -156,6 +156,10 @@ typedef struct writer_job {
     /* 1 + the index in the world's codes of each candidate's entry body,
      * as measuring found it (0: none, the codes were full). */
     uint16_t code_at[ZL_MAX_ENTITIES];
+    /* Written from the tick's run: the entry bits for the stats, the run's
+     * with this client's own entry. */
+    uint8_t from_run;
+    uint32_t enter_bits, update_bits, number_bits;
     uint32_t cand_count;
     uint8_t chosen[ZL_SNAPSHOT_BITMAP_BYTES];
     /* Entities wanted or held, by bitmap byte: a zero byte is 8 entities
@@ -387,8 +391,10 @@ static void classify(writer_job *j, const uint16_t *relevant, int relevant_count
         j->op[e] = op;
         if (op == OP_NONE || op == OP_KEEP || op == OP_LEAVE)
             c->accum[e] = 0; /* nothing owed, or a fixed key */
-        if (op != OP_NONE && op != OP_KEEP)
+        if (op != OP_NONE && op != OP_KEEP) {
             j->cand[j->cand_count++] = (uint16_t)e;
+            j->code_at[e] = 0; /* not measured yet */
+        }
     }
 }
 
@@ -505,6 +511,58 @@ static uint32_t measure_all(writer_job *j)
     return bits;
 }
 
+/* Entry bits per kind for the stats, from the chosen set. */
+static void entry_stats(const writer_job *j, zl_snapshot_stats *st)
+{
+    int32_t prev = -1;
+    uint32_t i;
+    for (i = 0; i < j->cand_count; i++) {
+        uint16_t e = j->cand[i];
+        uint32_t bits, number;
+        if (!bit_get(j->chosen, e))
+            continue;
+        number = gap_cost((uint32_t)((int32_t)e - prev - 1));
+        bits = number + kind_cost(j->op[e]) + j->size[e];
+        st->number_bits += number;
+        prev = e;
+        if (j->op[e] == OP_UPDATE)
+            st->update_bits += bits;
+        else if (j->op[e] != OP_LEAVE)
+            st->enter_bits += bits;
+    }
+}
+
+/* Writes the run's bytes, every entry as another client sees it, from the
+ * job of a client whose entries are the run's (any such client's give the
+ * same bytes). Returns 0, the run then serving nobody, when they do not
+ * fit it. */
+static int write_run(writer_job *j)
+{
+    zl_snapshot_run *run = &j->w->run;
+    uint16_t own = j->own;
+    int32_t prev = -1;
+    zl_bitwriter rw;
+    uint32_t i;
+    zl_bitwriter_init(&rw, run->bytes, sizeof run->bytes);
+    j->own = ZL_SNAPSHOT_NONE;
+    write_header(j, &rw, j->cand_count);
+    for (i = 0; i < j->cand_count && rw.error == ZL_OK; i++) {
+        uint16_t e = j->cand[i];
+        int n;
+        write_gap(&rw, (uint32_t)((int32_t)e - prev - 1));
+        prev = e;
+        run->body[i] = (uint16_t)zl_bitwriter_bits_used(&rw);
+        n = write_state(j, &rw, e);
+        run->end[i] = (uint16_t)zl_bitwriter_bits_used(&rw);
+        run->size[i] = (uint16_t)(n > 0 ? n : 0);
+    }
+    j->own = own;
+    run->bits = zl_bitwriter_bits_used(&rw);
+    run->written = rw.error == ZL_OK;
+    run->valid = run->written;
+    return run->written;
+}
+
 /* Writes the section from the tick's run when this client needs exactly
  * the run's entries (same baseline, entities, kinds and base states):
  * whole bytes of the run and its own entity's entry with every field.
@@ -525,6 +583,8 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget)
         if (e == j->own)
             k = i;
     }
+    if (!run->written && !write_run(j))
+        return 0;
     bits = run->bits;
     if (j->own < ZL_MAX_ENTITIES && j->op[j->own] != OP_NONE && j->op[j->own] != OP_KEEP) {
         own = body_code(j, j->own);
@@ -546,48 +606,50 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget)
         j->size[j->cand[i]] = run->size[i];
         bit_set(j->chosen, j->cand[i]);
     }
-    if (own)
+    if (run->hits == 0) { /* the same for every client served but the own entry */
+        zl_snapshot_stats st;
+        memset(&st, 0, sizeof st);
+        entry_stats(j, &st);
+        run->enter_bits = st.enter_bits;
+        run->update_bits = st.update_bits;
+        run->number_bits = st.number_bits;
+    }
+    j->from_run = 1;
+    j->enter_bits = run->enter_bits;
+    j->update_bits = run->update_bits;
+    j->number_bits = run->number_bits;
+    if (own) {
+        uint32_t *kind_bits = j->op[j->own] == OP_UPDATE ? &j->update_bits : &j->enter_bits;
         j->size[j->own] = own->state_bits;
+        if (j->op[j->own] != OP_LEAVE)
+            *kind_bits = *kind_bits - run->size[k] + own->state_bits;
+    }
     run->hits++;
     return 1;
 }
 
-/* Keeps the section this client got, every entry with its shared fields,
- * as the tick's run, unless the run already serves other clients. */
-static void keep_run(writer_job *j)
+/* Keeps the entries of the section this client got (`bits` long) as the
+ * tick's run, unless the run already serves other clients or the section
+ * is larger than a run holds. Its bytes are written when a second client
+ * needs the same entries: with a relevance rule most clients' entries are
+ * their own, and their runs serve nobody. */
+static void keep_run(writer_job *j, uint32_t bits)
 {
     zl_snapshot_run *run = &j->w->run;
-    uint16_t own = j->own;
-    int32_t prev = -1;
-    zl_bitwriter rw;
     uint32_t i;
-    if (run->valid && run->hits > 0)
+    if ((run->valid && run->hits > 0) || bits > 8u * sizeof run->bytes)
         return;
-    run->valid = 0;
-    run->hits = 0;
-    zl_bitwriter_init(&rw, run->bytes, sizeof run->bytes);
-    j->own = ZL_SNAPSHOT_NONE; /* every entry as another client sees it */
-    write_header(j, &rw, j->cand_count);
-    for (i = 0; i < j->cand_count && rw.error == ZL_OK; i++) {
+    for (i = 0; i < j->cand_count; i++) {
         uint16_t e = j->cand[i];
-        int n;
-        write_gap(&rw, (uint32_t)((int32_t)e - prev - 1));
-        prev = e;
         run->entity[i] = e;
         run->op[i] = j->op[e];
         run->from[i] = from_of(j, e);
-        run->body[i] = (uint16_t)zl_bitwriter_bits_used(&rw);
-        n = write_state(j, &rw, e);
-        run->end[i] = (uint16_t)zl_bitwriter_bits_used(&rw);
-        run->size[i] = (uint16_t)(n > 0 ? n : 0);
     }
-    j->own = own;
-    if (rw.error != ZL_OK)
-        return;
     run->count = (uint16_t)j->cand_count;
     run->has_base = j->base != NULL;
     run->base_tick = j->base ? j->base->tick : 0;
-    run->bits = zl_bitwriter_bits_used(&rw);
+    run->hits = 0;
+    run->written = 0;
     run->valid = 1;
 }
 
@@ -666,27 +728,6 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
     c->have_last = 1;
 }
 
-/* Entry bits per kind for the stats, from the chosen set. */
-static void entry_stats(const writer_job *j, zl_snapshot_stats *st)
-{
-    int32_t prev = -1;
-    uint32_t i;
-    for (i = 0; i < j->cand_count; i++) {
-        uint16_t e = j->cand[i];
-        uint32_t bits, number;
-        if (!bit_get(j->chosen, e))
-            continue;
-        number = gap_cost((uint32_t)((int32_t)e - prev - 1));
-        bits = number + kind_cost(j->op[e]) + j->size[e];
-        st->number_bits += number;
-        prev = e;
-        if (j->op[e] == OP_UPDATE)
-            st->update_bits += bits;
-        else if (j->op[e] != OP_LEAVE)
-            st->enter_bits += bits;
-    }
-}
-
 int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
                       const zl_snapshot_layout *layout, uint32_t tick, const uint16_t *relevant,
                       int relevant_count, const uint32_t *priority, uint16_t own_entity,
@@ -696,6 +737,7 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     writer_job *j = &job;
     zl_bitwriter saved;
     uint32_t start;
+    uint32_t whole;
     int count, fitted;
     ZL_ASSERT(c != NULL && world != NULL && layout != NULL && bw != NULL);
     ZL_ASSERT(relevant != NULL || relevant_count == 0);
@@ -709,6 +751,7 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     j->own = own_entity;
     j->base = usable_baseline(c, tick);
     j->base_slot = j->base ? world_slot(world, j->base->tick) : NULL;
+    j->from_run = 0;
     codes_for(world, tick);
     classify(j, relevant, relevant_count, priority);
 
@@ -716,14 +759,14 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     start = zl_bitwriter_bits_used(bw);
     fitted = write_shared(j, bw, budget_bits);
     /* Measured first, a section that will not fit is never written. */
-    if (!fitted && measure_all(j) <= budget_bits) {
+    if (!fitted && (whole = measure_all(j)) <= budget_bits) {
         uint32_t i;
         memset(j->chosen, 0, sizeof j->chosen);
         for (i = 0; i < j->cand_count; i++)
             bit_set(j->chosen, j->cand[i]);
         write_chosen(j, bw, j->cand_count);
         if (bw->error == ZL_OK) {
-            keep_run(j);
+            keep_run(j, whole);
             fitted = 1;
         }
     }
@@ -738,6 +781,12 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
         }
     }
     record(j, packet_sequence, zl_bitwriter_bits_used(bw) - start);
-    entry_stats(j, &c->last);
+    if (j->from_run) {
+        c->last.enter_bits = j->enter_bits;
+        c->last.update_bits = j->update_bits;
+        c->last.number_bits = j->number_bits;
+    } else {
+        entry_stats(j, &c->last);
+    }
     return (int)c->last.bits;
 }

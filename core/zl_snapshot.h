@@ -70,6 +70,7 @@ typedef struct zl_snapshot_code {
  * entity's entry swapped for the one with every field. */
 typedef struct zl_snapshot_run {
     uint8_t valid;
+    uint8_t written; /* bytes, body, end and size hold the section */
     uint8_t has_base;
     uint32_t base_tick;
     uint32_t bits;  /* the section, header included */
@@ -81,6 +82,8 @@ typedef struct zl_snapshot_run {
     uint16_t body[ZL_MAX_ENTITIES];   /* bit where the entry's kind starts */
     uint16_t end[ZL_MAX_ENTITIES];    /* bit after its state code */
     uint16_t size[ZL_MAX_ENTITIES];   /* bits of its state code */
+    uint32_t enter_bits, update_bits, number_bits; /* as zl_snapshot_stats's,
+                                                      of the first client served */
     uint8_t bytes[ZL_MAX_PACKET];
 } zl_snapshot_run;
 
