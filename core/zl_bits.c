@@ -270,7 +270,7 @@ static void fail(zl_bitreader *r, int err)
     r->bit_pos = r->size_bits;
 }
 
-uint32_t zl_bitreader_bits(zl_bitreader *r, unsigned nbits)
+uint32_t zl_bitreader_bits_any(zl_bitreader *r, unsigned nbits)
 {
     uint32_t idx, value;
     unsigned shift;
@@ -283,34 +283,16 @@ uint32_t zl_bitreader_bits(zl_bitreader *r, unsigned nbits)
     }
     idx = r->bit_pos >> 3;
     shift = r->bit_pos & 7u;
-    if (nbits <= 25u && idx + 4u <= r->size_bits >> 3) {
-        /* Four whole bytes hold any 25 bits from any bit position: one
-         * gather, no loop, for the widths fields and flags use. */
-        const uint8_t *d = r->data + idx;
-        value = ((uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 |
-                 (uint32_t)d[3] << 24) >> shift;
-    } else {
-        /* Only bytes holding at least one wanted bit are loaded, so a
-         * buffer whose size is not a multiple of 4 is never read past its
-         * end. */
-        value = (uint32_t)r->data[idx] >> shift;
-        for (shift = 8u - shift; shift < nbits; shift += 8u)
-            value |= (uint32_t)r->data[++idx] << shift;
-    }
+    /* Only bytes holding at least one wanted bit are loaded, so a buffer
+     * whose size is not a multiple of 4 is never read past its end. (Four
+     * whole bytes at hand: the inline zl_bitreader_bits reads them.) */
+    value = (uint32_t)r->data[idx] >> shift;
+    for (shift = 8u - shift; shift < nbits; shift += 8u)
+        value |= (uint32_t)r->data[++idx] << shift;
     if (nbits < 32u)
         value &= (1u << nbits) - 1u;
     r->bit_pos += nbits;
     return value;
-}
-
-/* The most frequent read (a changed bit per field): one byte, one bit. */
-int zl_bitreader_bool(zl_bitreader *r)
-{
-    uint32_t pos = r->bit_pos;
-    if (r->error != ZL_OK || pos >= r->size_bits)
-        return (int)zl_bitreader_bits(r, 1);
-    r->bit_pos = pos + 1u;
-    return (int)(((uint32_t)r->data[pos >> 3] >> (pos & 7u)) & 1u);
 }
 
 int32_t zl_bitreader_ranged(zl_bitreader *r, int32_t min, int32_t max)

@@ -80,10 +80,34 @@ void zl_bitwriter_copy_at(zl_bitwriter *w, const uint8_t *src, uint32_t first, u
 /* Reads the size_bytes bytes at buf, owned by the caller, kept unchanged
  * until reading is done. Any size works, not only multiples of 4. */
 void zl_bitreader_init(zl_bitreader *r, const void *buf, size_t size_bytes);
-/* The next nbits (0..32) as an unsigned value; 0 on error. */
-uint32_t zl_bitreader_bits(zl_bitreader *r, unsigned nbits);
-/* One bit as 0 or 1; 0 on error. */
-int zl_bitreader_bool(zl_bitreader *r);
+/* zl_bitreader_bits for any case; call that one. */
+uint32_t zl_bitreader_bits_any(zl_bitreader *r, unsigned nbits);
+/* The next nbits (0..32) as an unsigned value; 0 on error. Inline where
+ * four whole bytes hold the bits (1..25 of them, no error so far): one
+ * gather and a shift, the read every field and event makes; anything
+ * else goes to zl_bitreader_bits_any. */
+static inline uint32_t zl_bitreader_bits(zl_bitreader *r, unsigned nbits)
+{
+    uint32_t pos = r->bit_pos, idx = pos >> 3;
+    if (r->error == ZL_OK && nbits - 1u < 25u && idx + 4u <= r->size_bits >> 3) {
+        const uint8_t *d = r->data + idx;
+        uint32_t value = ((uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 |
+                          (uint32_t)d[3] << 24) >> (pos & 7u);
+        r->bit_pos = pos + nbits;
+        return value & ((1u << nbits) - 1u);
+    }
+    return zl_bitreader_bits_any(r, nbits);
+}
+/* One bit as 0 or 1; 0 on error. Inline: the most frequent read (a
+ * changed bit per field, a flag per event), one byte and one bit. */
+static inline int zl_bitreader_bool(zl_bitreader *r)
+{
+    uint32_t pos = r->bit_pos;
+    if (r->error != ZL_OK || pos >= r->size_bits)
+        return (int)zl_bitreader_bits_any(r, 1);
+    r->bit_pos = pos + 1u;
+    return (int)(((uint32_t)r->data[pos >> 3] >> (pos & 7u)) & 1u);
+}
 /* A value outside [min, max] on the wire sets ZL_ERR_MALFORMED and gives min. */
 int32_t zl_bitreader_ranged(zl_bitreader *r, int32_t min, int32_t max);
 /* Inverse of zl_bitwriter_delta; 0 on error. Every bit pattern decodes, so
