@@ -10,6 +10,7 @@
 
 typedef struct protocol_bench {
     zl_usercmd run[RUN];
+    zl_schema_plan plan; /* how a server reads them */
     uint8_t packet[64];
     size_t bytes;
     zl_clock clock;
@@ -23,6 +24,7 @@ static void make_run(protocol_bench *b)
     zl_bitwriter w;
     int i;
     bench_script(script);
+    (void)zl_schema_plan_init(&b->plan, &zl_usercmd_schema);
     for (i = 0; i < RUN; i++) {
         b->run[i] = script[i + 1];
         b->run[i].sequence = 1000u + (uint32_t)i;
@@ -56,7 +58,8 @@ static void body_read(void *ctx, uint32_t n)
     for (i = 0; i < n; i++) {
         zl_bitreader r;
         zl_bitreader_init(&r, b->packet, b->bytes);
-        zl_bench_sink += (uint32_t)zl_cmdstream_read(&r, 999u, out, RUN) + out[RUN - 1].sequence;
+        zl_bench_sink +=
+            (uint32_t)zl_cmdstream_read(&r, &b->plan, 999u, out, RUN) + out[RUN - 1].sequence;
     }
 }
 

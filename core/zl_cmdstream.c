@@ -53,7 +53,8 @@ int zl_cmdstream_write(zl_bitwriter *w, const zl_usercmd *cmds, int count)
     return (int)(zl_bitwriter_bits_used(w) - start);
 }
 
-int zl_cmdstream_read(zl_bitreader *r, uint32_t newest_known, zl_usercmd *out, int max)
+int zl_cmdstream_read(zl_bitreader *r, const zl_schema_plan *plan, uint32_t newest_known,
+                      zl_usercmd *out, int max)
 {
     int count, i;
     uint32_t first;
@@ -72,7 +73,7 @@ int zl_cmdstream_read(zl_bitreader *r, uint32_t newest_known, zl_usercmd *out, i
     /* Each read numbers its command from the one before, so numbering the
      * first is enough. */
     for (i = 0; i < count; i++) {
-        if (zl_usercmd_read(r, i > 0 ? &out[i - 1] : NULL, &out[i]) != ZL_OK)
+        if (zl_usercmd_read(r, plan, i > 0 ? &out[i - 1] : NULL, &out[i]) != ZL_OK)
             return r->error;
         if (i == 0)
             out[0].sequence = first;

@@ -54,7 +54,8 @@ int zl_commands_header_read(zl_bitreader *r, zl_commands_header *h);
 int zl_cmdstream_write(zl_bitwriter *w, const zl_usercmd *cmds, int count);
 
 /* Reads a run written by zl_cmdstream_write into out[0 .. max-1] (max >= 0,
- * caller-owned). The 16-bit first sequence is widened to the 32-bit
+ * caller-owned), through plan (zl_usercmd_schema prepared, as
+ * zl_usercmd_read takes it). The 16-bit first sequence is widened to the 32-bit
  * sequence nearest newest_known (within -32768 .. +32767): pass the newest
  * sequence received from this client (zl_cmdbuf_newest), which before the
  * first packet is the sequence just before the client's first command.
@@ -62,7 +63,8 @@ int zl_cmdstream_write(zl_bitwriter *w, const zl_usercmd *cmds, int count);
  * out[0].sequence + i. Returns the count (0 included); on hostile bytes
  * ZL_ERR_OVERFLOW (the stream ends early) or ZL_ERR_MALFORMED (a value out
  * of range, or a count above max): out is then garbage. */
-int zl_cmdstream_read(zl_bitreader *r, uint32_t newest_known, zl_usercmd *out, int max);
+int zl_cmdstream_read(zl_bitreader *r, const zl_schema_plan *plan, uint32_t newest_known,
+                      zl_usercmd *out, int max);
 
 /* ---- The server's input buffer for one client ----
  * push takes every received run; it keeps each command once, in sequence

@@ -890,14 +890,59 @@ void zl_schema_plan_interpolate(const zl_schema_plan *p, void *out, const void *
     }
 }
 
-/* Only servers write deltas, and they write with the walk (its cost is the
- * baseline of the snapshot encoder's work); one loop of writing serves
- * both, so the plan's results cannot drift from it. */
+/* A changed field's value against its base's code, as read_value and
+ * zl_schema_plan_read_delta take it back. */
+static void plan_write_value(const zl_plan_field *f, zl_bitwriter *w, unsigned drop,
+                             uint32_t base_code, uint32_t code)
+{
+    if (f->sel & ZL_DELTA)
+        zl_bitwriter_delta(w, to_i32(code - base_code)); /* wraps mod 2^32 */
+    else if (f->op & OP_WHOLE)
+        zl_bitwriter_bits(w, code, f->width);
+    else
+        write_change(w, f->width - drop, base_code, code, f->op & OP_WRAPS);
+}
+
+/* The walk's two passes with each code taken once: the sent fields' codes
+ * and their bases' are kept from the first pass for the second. */
 int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
                                const void *state, int which)
 {
-    ZL_ASSERT(p);
-    return zl_schema_write_delta(p->schema, w, base, state, which);
+    uint32_t code[ZL_SCHEMA_PLAN_FIELDS], base_code[ZL_SCHEMA_PLAN_FIELDS];
+    uint8_t field[ZL_SCHEMA_PLAN_FIELDS];
+    uint32_t start;
+    int last = -1, sent = 0, i;
+    ZL_ASSERT(p && w && state && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
+    if (!p->planned)
+        return zl_schema_write_delta(p->schema, w, base, state, which);
+    start = zl_bitwriter_bits_used(w);
+    for (i = 0; i < p->schema->count; i++) {
+        const zl_plan_field *f = &p->field[i];
+        unsigned drop;
+        if (!(f->sel & SEL(which)))
+            continue;
+        drop = drop_for(f, which);
+        code[sent] = plan_encode(f, drop, plan_load(f, state));
+        base_code[sent] = plan_code_of(f, drop, base);
+        if (code[sent] != base_code[sent])
+            last = sent;
+        field[sent++] = (uint8_t)i;
+    }
+    zl_bitwriter_bool(w, last >= 0);
+    if (last >= 0) {
+        zl_bitwriter_bits(w, (uint32_t)last, zl_bits_required((uint32_t)sent - 1u));
+        for (i = 0; i <= last; i++) {
+            const zl_plan_field *f = &p->field[field[i]];
+            int changed = code[i] != base_code[i];
+            if (i < last)
+                zl_bitwriter_bool(w, changed);
+            if (changed)
+                plan_write_value(f, w, drop_for(f, which), base_code[i], code[i]);
+        }
+    }
+    if (w->error != ZL_OK)
+        return w->error;
+    return (int)(zl_bitwriter_bits_used(w) - start);
 }
 
 int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const void *base,

@@ -111,6 +111,9 @@ int zl_server_init_(zl_server *s, const zl_server_config *c, const zl_game *game
     zl_ratelimit_init(&s->limiter, &c->ratelimit, secret + ZL_SIPHASH_KEY_SIZE);
     s->tick_us = (1000000u + c->tick_rate / 2u) / c->tick_rate;
     s->next_tick_us = now_us + s->tick_us;
+    /* A plan too small for commands (ZL_SCHEMA_PLAN_*) still reads them, by
+     * walking the table. */
+    (void)zl_schema_plan_init(&s->usercmd_plan, &zl_usercmd_schema);
     s->layout.player_schema = game->player_schema;
     s->layout.entity_schema = game->entity_schema;
     s->layout.players = ZL_MAX_CLIENTS;
@@ -405,7 +408,8 @@ static void on_commands(zl_server *s, zl_server_slot *c, const uint8_t *payload,
     int n;
     zl_bitreader_init(&r, payload, len);
     zl_commands_header_read(&r, &head);
-    n = zl_cmdstream_read(&r, zl_cmdbuf_newest(&c->commands), cmds, ZL_CMDSTREAM_MAX_PER_PACKET);
+    n = zl_cmdstream_read(&r, &s->usercmd_plan, zl_cmdbuf_newest(&c->commands), cmds,
+                          ZL_CMDSTREAM_MAX_PER_PACKET);
     if (n < 0) {
         c->bad_messages++;
         return;

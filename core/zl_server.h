@@ -202,6 +202,7 @@ typedef struct zl_server {
     uint32_t tick;           /* the last tick run */
     uint64_t next_tick_us;
     zl_snapshot_layout layout;
+    zl_schema_plan usercmd_plan; /* how commands are read */
     zl_ratelimit limiter;
     zl_token_cache tokens;   /* tokens admitted, so none is used twice */
     uint64_t start_us;       /* zl_server_init's now_us (config.unix_time_s) */

@@ -34,6 +34,15 @@ void zl_snapshot_world_begin(zl_snapshot_world *w, uint32_t tick)
     memset(s->present, 0, sizeof s->present);
 }
 
+/* The world's plan for schema: the player's, or the one other schema's the
+ * world last met (a game with several others re-prepares it as it sets
+ * states, and writers then walk the others' tables). */
+static zl_schema_plan *plan_slot(zl_snapshot_world *w, const zl_snapshot_layout *layout,
+                                 const zl_schema *schema)
+{
+    return &w->plan[schema == layout->player_schema ? 0 : 1];
+}
+
 void zl_snapshot_world_set(zl_snapshot_world *w, const zl_snapshot_layout *layout,
                            uint16_t entity, const void *state)
 {
@@ -43,7 +52,7 @@ void zl_snapshot_world_set(zl_snapshot_world *w, const zl_snapshot_layout *layou
     ZL_ASSERT(w->started && layout != NULL && state != NULL && entity < ZL_MAX_ENTITIES);
     schema = schema_of(layout, entity);
     ZL_ASSERT(schema != NULL && schema->size <= ZL_STATE_MAX);
-    plan = &w->plan[schema == layout->player_schema ? 0 : 1];
+    plan = plan_slot(w, layout, schema);
     if (plan->schema != schema)
         (void)zl_schema_plan_init(plan, schema); /* a schema too large is walked */
     /* A canonical copy (padding and local fields zero) lets memcmp decide
@@ -200,13 +209,19 @@ static void write_kind(zl_bitwriter *bw, uint8_t op)
  * a leave). Returns the state code's bits or the writer's error. */
 static int write_body(const writer_job *j, zl_bitwriter *bw, uint16_t e)
 {
+    const zl_schema *schema;
+    const zl_schema_plan *plan;
+    const void *base;
     uint8_t op = j->op[e];
     write_kind(bw, op);
     if (op == OP_LEAVE)
         return bw->error;
-    return zl_schema_write_delta(schema_of(j->layout, e), bw,
-                                 op == OP_UPDATE ? base_state(j->w, j->base_slot, j->base, e) : NULL,
-                                 j->now->states[e], fields_for(e, j->own));
+    schema = schema_of(j->layout, e);
+    plan = plan_slot(j->w, j->layout, schema);
+    base = op == OP_UPDATE ? base_state(j->w, j->base_slot, j->base, e) : NULL;
+    if (plan->schema == schema)
+        return zl_schema_plan_write_delta(plan, bw, base, j->now->states[e], fields_for(e, j->own));
+    return zl_schema_write_delta(schema, bw, base, j->now->states[e], fields_for(e, j->own));
 }
 
 /* The tick of the state e's entry is coded against: 0 for the zero state. */

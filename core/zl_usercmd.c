@@ -47,11 +47,12 @@ int zl_usercmd_write(zl_bitwriter *w, const zl_usercmd *prev, const zl_usercmd *
     return zl_schema_write_delta(&zl_usercmd_schema, w, prev, cmd, ZL_SCHEMA_WIRE);
 }
 
-int zl_usercmd_read(zl_bitreader *r, const zl_usercmd *prev, zl_usercmd *out)
+int zl_usercmd_read(zl_bitreader *r, const zl_schema_plan *plan, const zl_usercmd *prev,
+                    zl_usercmd *out)
 {
     /* Taken before out is written: out may alias prev. */
     uint32_t sequence = prev ? prev->sequence + 1u : 0u;
-    ZL_ASSERT(r && out);
+    ZL_ASSERT(r && plan && plan->schema == &zl_usercmd_schema && out);
     out->sequence = sequence;
-    return zl_schema_read_delta(&zl_usercmd_schema, r, prev, out, ZL_SCHEMA_WIRE);
+    return zl_schema_plan_read_delta(plan, r, prev, out, ZL_SCHEMA_WIRE);
 }

@@ -9,6 +9,9 @@
 
 #if ZL_SIM_AVAILABLE
 
+/* How commands are read: zl_usercmd_schema prepared once per run. */
+static zl_schema_plan cmd_plan;
+
 #define HONEST 0
 #define CHEATER 1
 #define FRAME_MS (ZL_SIM_FRAME_US / 1000u)
@@ -141,7 +144,7 @@ static void rewrite_commands(zl_sim *sim, int i, uint8_t *data, size_t len)
     }
     zl_bitreader_init(&r, plain + ZL_PACKET_HEADER_SIZE, (size_t)payload);
     ZL_CHECK_EQ(zl_commands_header_read(&r, &head), ZL_OK);
-    n = zl_cmdstream_read(&r, zl_predict_newest(&sim->c[i].client.predict), cmds,
+    n = zl_cmdstream_read(&r, &cmd_plan, zl_predict_newest(&sim->c[i].client.predict), cmds,
                           ZL_CMDSTREAM_MAX_PER_PACKET);
     ZL_CHECK(n >= 0);
     for (k = 0; k < n; k++)
@@ -646,6 +649,7 @@ static void test_packet_flood(void)
 
 void zl_suite_cheats(void)
 {
+    (void)zl_schema_plan_init(&cmd_plan, &zl_usercmd_schema);
     ZL_RUN(test_speed_hack);
     ZL_RUN(test_fire_rate_and_ammo);
     ZL_RUN(test_backtracking);

@@ -8,6 +8,9 @@
 #include "zl_loopnet.h"
 #include "zl_test.h"
 
+/* How commands are read: zl_usercmd_schema prepared once per run. */
+static zl_schema_plan cmd_plan;
+
 #define START_US 1000000u
 
 /* A command whose every field follows from its sequence, so the server side
@@ -82,7 +85,7 @@ static void test_round_trip_every_count(void)
             if (count == 16)
                 bits16 += bits;
             zl_bitreader_init(&r, buf, (size_t)bytes);
-            got = zl_cmdstream_read(&r, known, out, ZL_CMDSTREAM_MAX_PER_PACKET);
+            got = zl_cmdstream_read(&r, &cmd_plan, known, out, ZL_CMDSTREAM_MAX_PER_PACKET);
             ok &= ZL_CHECK_EQ(got, count);
             ok &= ZL_CHECK_EQ(zl_bitreader_bits_left(&r), (uint32_t)bytes * 8u - (uint32_t)bits);
             for (i = 0; i < count && got == count; i++)
@@ -105,10 +108,10 @@ static void test_empty_run_is_cheap(void)
     ZL_CHECK_EQ(zl_cmdstream_write(&w, NULL, 0),
                 (int)zl_bits_required(ZL_CMDSTREAM_MAX_PER_PACKET));
     zl_bitreader_init(&r, buf, (size_t)zl_bitwriter_finish(&w));
-    ZL_CHECK_EQ(zl_cmdstream_read(&r, 77, out, 1), 0);
+    ZL_CHECK_EQ(zl_cmdstream_read(&r, &cmd_plan, 77, out, 1), 0);
     /* With no room at all, an empty run still reads. */
     zl_bitreader_init(&r, buf, 1);
-    ZL_CHECK_EQ(zl_cmdstream_read(&r, 77, NULL, 0), 0);
+    ZL_CHECK_EQ(zl_cmdstream_read(&r, &cmd_plan, 77, NULL, 0), 0);
 }
 
 /* Writes a run starting at `first` and reads it back knowing `known`;
@@ -125,7 +128,7 @@ static uint32_t widen(uint32_t first, uint32_t known, int count)
     zl_bitwriter_init(&w, buf, sizeof buf);
     ZL_CHECK(zl_cmdstream_write(&w, in, count) > 0);
     zl_bitreader_init(&r, buf, (size_t)zl_bitwriter_finish(&w));
-    if (!ZL_CHECK_EQ(zl_cmdstream_read(&r, known, out, 4), count))
+    if (!ZL_CHECK_EQ(zl_cmdstream_read(&r, &cmd_plan, known, out, 4), count))
         return 0xDEADBEEFu;
     for (i = 1; i < count; i++)
         ZL_CHECK_EQ(out[i].sequence, out[0].sequence + (uint32_t)i);
@@ -199,16 +202,16 @@ static void test_hostile_truncation_every_length(void)
         zl_bitreader r;
         memcpy(exact, buf, len);
         zl_bitreader_init(&r, exact, len);
-        ok = ZL_CHECK_EQ(zl_cmdstream_read(&r, 7000, out, 16), ZL_ERR_OVERFLOW);
+        ok = ZL_CHECK_EQ(zl_cmdstream_read(&r, &cmd_plan, 7000, out, 16), ZL_ERR_OVERFLOW);
         zl_test_release_buffer(exact);
     }
     /* A run longer than the caller's room is malformed, not truncated. */
     {
         zl_bitreader r;
         zl_bitreader_init(&r, buf, (size_t)bytes);
-        ZL_CHECK_EQ(zl_cmdstream_read(&r, 7000, out, 15), ZL_ERR_MALFORMED);
+        ZL_CHECK_EQ(zl_cmdstream_read(&r, &cmd_plan, 7000, out, 15), ZL_ERR_MALFORMED);
         zl_bitreader_init(&r, buf, (size_t)bytes);
-        ZL_CHECK_EQ(zl_cmdstream_read(&r, 7000, out, 16), 16);
+        ZL_CHECK_EQ(zl_cmdstream_read(&r, &cmd_plan, 7000, out, 16), 16);
     }
 }
 
@@ -230,7 +233,7 @@ static void test_hostile_random_bytes(void)
         if (len > 0)
             buf[0] = (uint8_t)(buf[0] & 0xC3u);
         zl_bitreader_init(&r, buf, len);
-        got = zl_cmdstream_read(&r, 123456u, out, max);
+        got = zl_cmdstream_read(&r, &cmd_plan, 123456u, out, max);
         if (got >= 0) {
             ok_runs++;
             ZL_CHECK(got <= max);
@@ -455,7 +458,7 @@ static void server_receive(uint64_t now)
     while ((len = raw_s.receive(raw_s.ctx, &from, pkt, sizeof pkt)) >= 0) {
         zl_bitreader r;
         zl_bitreader_init(&r, pkt, (size_t)len);
-        n = zl_cmdstream_read(&r, zl_cmdbuf_newest(&sbuf), run, ZL_CMDSTREAM_MAX_PER_PACKET);
+        n = zl_cmdstream_read(&r, &cmd_plan, zl_cmdbuf_newest(&sbuf), run, ZL_CMDSTREAM_MAX_PER_PACKET);
         if (!ZL_CHECK(n >= 0))
             continue;
         for (i = 0; i < n; i++) {
@@ -755,6 +758,7 @@ static void test_burst_after_silence_no_gain(void)
 
 void zl_suite_cmdstream(void)
 {
+    (void)zl_schema_plan_init(&cmd_plan, &zl_usercmd_schema);
     ZL_RUN(test_round_trip_every_count);
     ZL_RUN(test_empty_run_is_cheap);
     ZL_RUN(test_widening_across_wraps);

@@ -8,6 +8,9 @@
 #include "zl_predict.h"
 #include "zl_test.h"
 
+/* How commands are read: zl_usercmd_schema prepared once per run. */
+static zl_schema_plan cmd_plan;
+
 #define FX(u) ZL_FX_INT(u)
 #define MAX_SEQ 12288u  /* commands one scenario can record */
 #define REDUNDANCY 64u  /* unacknowledged commands one client packet repeats */
@@ -205,7 +208,7 @@ static int server_read(sim *s, const uint8_t *buf, int len)
     first = zl_bitreader_bits(&r, 32);
     n = zl_bitreader_bits(&r, 8);
     for (k = 0; k < n; k++) {
-        if (zl_usercmd_read(&r, k ? &prev : NULL, &cmd) != ZL_OK)
+        if (zl_usercmd_read(&r, &cmd_plan, k ? &prev : NULL, &cmd) != ZL_OK)
             return ran;
         if (k == 0)
             cmd.sequence = first;
@@ -1104,6 +1107,7 @@ static void test_smoothing_off(void)
 
 void zl_suite_predict(void)
 {
+    (void)zl_schema_plan_init(&cmd_plan, &zl_usercmd_schema);
     ZL_RUN(test_prediction_matches_rules);
     ZL_RUN(test_ring_full_unit);
     ZL_RUN(test_stale_duplicate_reordered_acks);

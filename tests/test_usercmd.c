@@ -5,6 +5,9 @@
 #include "zl_test.h"
 #include "zl_usercmd.h"
 
+/* How commands are read: zl_usercmd_schema prepared once per run. */
+static zl_schema_plan cmd_plan;
+
 static zl_usercmd base_cmd(void)
 {
     zl_usercmd c;
@@ -67,7 +70,7 @@ static int write_read(const zl_usercmd *prev, const zl_usercmd *cmd, zl_usercmd 
     bits = zl_usercmd_write(&w, prev, cmd);
     bytes = zl_bitwriter_finish(&w);
     zl_bitreader_init(&r, buf, (size_t)(bytes > 0 ? bytes : 0));
-    ZL_CHECK_EQ(zl_usercmd_read(&r, prev, out), ZL_OK);
+    ZL_CHECK_EQ(zl_usercmd_read(&r, &cmd_plan, prev, out), ZL_OK);
     return bits;
 }
 
@@ -188,7 +191,7 @@ static void test_hostile(void)
         for (k = 0; k < len; k++)
             buf[k] = (uint8_t)zl_test_rng_u32(&rng);
         zl_bitreader_init(&r, buf, len);
-        rc = zl_usercmd_read(&r, (i & 1) ? &prev : NULL, &out);
+        rc = zl_usercmd_read(&r, &cmd_plan, (i & 1) ? &prev : NULL, &out);
         if (rc == ZL_OK) {
             ok++;
             ZL_CHECK_EQ(zl_usercmd_validate(&out), ZL_OK);
@@ -203,6 +206,7 @@ static void test_hostile(void)
 
 void zl_suite_usercmd(void)
 {
+    (void)zl_schema_plan_init(&cmd_plan, &zl_usercmd_schema);
     ZL_RUN(test_validate);
     ZL_RUN(test_sizes);
     ZL_RUN(test_stream);

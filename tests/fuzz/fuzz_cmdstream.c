@@ -22,6 +22,9 @@
  *   then       the packet
  * Each packet is copied into a buffer of exactly its length, so
  * AddressSanitizer catches a read past its end. */
+/* How commands are read: zl_usercmd_schema prepared once per run. */
+static zl_schema_plan cmd_plan;
+
 #define TICK_US 15625u
 #define FLAG_TICK 0x40u
 #define FLAG_TICK2 0x80u
@@ -37,7 +40,7 @@ static int check_read(const uint8_t *p, size_t len, uint32_t known, zl_usercmd *
     zl_bitreader r;
     int n, i;
     zl_bitreader_init(&r, p, len);
-    n = zl_cmdstream_read(&r, known, out, ZL_CMDSTREAM_MAX_PER_PACKET);
+    n = zl_cmdstream_read(&r, &cmd_plan, known, out, ZL_CMDSTREAM_MAX_PER_PACKET);
     if (n < 0) {
         REQUIRE(n == ZL_ERR_OVERFLOW || n == ZL_ERR_MALFORMED);
         return 0;
@@ -60,7 +63,7 @@ static int check_read(const uint8_t *p, size_t len, uint32_t known, zl_usercmd *
         bytes = zl_bitwriter_finish(&w);
         REQUIRE(bytes > 0);
         zl_bitreader_init(&r, again, (size_t)bytes);
-        REQUIRE(zl_cmdstream_read(&r, out[0].sequence, back, ZL_CMDSTREAM_MAX_PER_PACKET) == n);
+        REQUIRE(zl_cmdstream_read(&r, &cmd_plan, out[0].sequence, back, ZL_CMDSTREAM_MAX_PER_PACKET) == n);
         for (i = 0; i < n; i++)
             REQUIRE(zl_schema_equal(&zl_usercmd_schema, &back[i], &out[i], ZL_SCHEMA_ALL));
     }
@@ -69,6 +72,7 @@ static int check_read(const uint8_t *p, size_t len, uint32_t known, zl_usercmd *
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    (void)zl_schema_plan_init(&cmd_plan, &zl_usercmd_schema);
     zl_cmdbuf_settings s;
     zl_cmdbuf_stats st;
     zl_usercmd run[ZL_CMDSTREAM_MAX_PER_PACKET], out[8];
