@@ -52,7 +52,19 @@ int zl_usercmd_read(zl_bitreader *r, const zl_schema_plan *plan, const zl_usercm
 {
     /* Taken before out is written: out may alias prev. */
     uint32_t sequence = prev ? prev->sequence + 1u : 0u;
+    int rc;
     ZL_ASSERT(r && plan && plan->schema == &zl_usercmd_schema && out);
+    if (!prev) {
+        rc = zl_schema_plan_read_delta(plan, r, NULL, out, ZL_SCHEMA_WIRE);
+    } else {
+        /* In place over a copy of prev: a valid command's every value is a
+         * code of its field, so the fields the delta leaves alone keep
+         * prev's bytes without coding them again, and reading stops at
+         * the last field sent. */
+        if (out != prev)
+            *out = *prev;
+        rc = zl_schema_plan_read_delta(plan, r, out, out, ZL_SCHEMA_WIRE);
+    }
     out->sequence = sequence;
-    return zl_schema_plan_read_delta(plan, r, prev, out, ZL_SCHEMA_WIRE);
+    return rc;
 }

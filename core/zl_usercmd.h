@@ -55,10 +55,12 @@ int zl_usercmd_validate(const zl_usercmd *cmd);
 int zl_usercmd_write(zl_bitwriter *w, const zl_usercmd *prev, const zl_usercmd *cmd);
 
 /* Reads a command written by zl_usercmd_write against the same prev into
- * out (which may alias prev), through plan: zl_usercmd_schema prepared by
+ * out (which may alias prev; prev passes zl_usercmd_validate, as every
+ * command read does), through plan: zl_usercmd_schema prepared by
  * zl_schema_plan_init (a server reads a command from every client every
- * tick; the plan makes each field's decisions once, not per read). out->sequence becomes prev->sequence + 1, or
- * 0 with a NULL prev (the caller then sets it from the packet). Whatever
+ * tick; the plan makes each field's decisions once, not per read).
+ * out->sequence becomes prev->sequence + 1, or 0 with a NULL prev (the
+ * caller then sets it from the packet). Whatever
  * is accepted passes zl_usercmd_validate. Returns ZL_OK, or the reader's
  * sticky error (ZL_ERR_OVERFLOW, ZL_ERR_MALFORMED); out is then garbage. */
 int zl_usercmd_read(zl_bitreader *r, const zl_schema_plan *plan, const zl_usercmd *prev,
