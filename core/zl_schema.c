@@ -390,21 +390,62 @@ static inline uint32_t difference(uint32_t code, uint32_t base, unsigned width, 
     return ((d & low_mask(width)) ^ s) - s;
 }
 
-static void write_change(zl_bitwriter *w, unsigned width, uint32_t base, uint32_t code,
-                         int wraps)
+/* A delta's bits on their way to the writer: gathered in a word, so its
+ * many short pieces (a flag, a class, a small difference) reach the writer
+ * 32 bits at a time rather than in a call each. The bits are the same. */
+typedef struct delta_out {
+    zl_bitwriter *w;
+    uint64_t bits;
+    unsigned count; /* bits gathered, below 32 between puts */
+} delta_out;
+
+static inline void put(delta_out *o, uint32_t value, unsigned n)
+{
+    o->bits |= (uint64_t)value << o->count;
+    o->count += n;
+    if (o->count >= 32u) {
+        zl_bitwriter_bits(o->w, (uint32_t)o->bits, 32);
+        o->bits >>= 32;
+        o->count -= 32u;
+    }
+}
+
+static void begin(delta_out *o, zl_bitwriter *w)
+{
+    o->w = w;
+    o->bits = 0;
+    o->count = 0;
+}
+
+/* Hands the writer what is gathered. */
+static void flush(delta_out *o)
+{
+    zl_bitwriter_bits(o->w, (uint32_t)o->bits, o->count);
+    o->bits = 0;
+    o->count = 0;
+}
+
+/* A ZL_DELTA field's difference, in the writer's own coding. */
+static void put_delta(delta_out *o, uint32_t base_code, uint32_t code)
+{
+    flush(o);
+    zl_bitwriter_delta(o->w, to_i32(code - base_code)); /* wraps mod 2^32 */
+}
+
+static void write_change(delta_out *o, unsigned width, uint32_t base, uint32_t code, int wraps)
 {
     uint32_t d = difference(code, base, width, wraps);
     unsigned c;
     for (c = 0; c < CLASS_WHOLE; c++) {
         unsigned k = class_width(width, c);
         if (d + (1u << (k - 1u)) < (1u << k)) { /* d fits k bits, signed */
-            zl_bitwriter_bits(w, c, CLASS_BITS);
-            zl_bitwriter_bits(w, d & low_mask(k), k);
+            put(o, c, CLASS_BITS);
+            put(o, d & low_mask(k), k);
             return;
         }
     }
-    zl_bitwriter_bits(w, CLASS_WHOLE, CLASS_BITS);
-    zl_bitwriter_bits(w, code, width);
+    put(o, CLASS_WHOLE, CLASS_BITS);
+    put(o, code, width);
 }
 
 /* The code write_change sent, not yet checked against the field's range.
@@ -423,15 +464,15 @@ static inline uint32_t read_change(zl_bitreader *r, unsigned width, uint32_t bas
     return wraps ? code & low_mask(width) : code;
 }
 
-static void write_value(const zl_field *f, zl_bitwriter *w, uint32_t base_code, uint32_t code)
+static void write_value(const zl_field *f, delta_out *o, uint32_t base_code, uint32_t code)
 {
     unsigned width = zl_bits_required(max_code(f));
     if (f->flags & ZL_DELTA)
-        zl_bitwriter_delta(w, to_i32(code - base_code)); /* wraps mod 2^32 */
+        put_delta(o, base_code, code);
     else if (f->kind == ZL_FIELD_KIND_FLAGS)
-        zl_bitwriter_bits(w, code, width);
+        put(o, code, width);
     else
-        write_change(w, width, base_code, code, f->kind == ZL_FIELD_KIND_ANGLE);
+        write_change(o, width, base_code, code, f->kind == ZL_FIELD_KIND_ANGLE);
 }
 
 /* Sets ZL_ERR_MALFORMED unless an earlier error already stuck. */
@@ -490,6 +531,7 @@ int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
     int last = -1, sent = 0, place = 0;
     int i;
     zl_field coarser;
+    delta_out o;
     ZL_ASSERT(s && w && state && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
     for (i = 0; i < s->count; i++) {
         const zl_field *f = for_audience(&s->fields[i], which, &coarser);
@@ -501,9 +543,10 @@ int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
         }
         sent++;
     }
-    zl_bitwriter_bool(w, last >= 0);
+    begin(&o, w);
+    put(&o, (uint32_t)(last >= 0), 1);
     if (last >= 0) {
-        zl_bitwriter_bits(w, (uint32_t)place, zl_bits_required((uint32_t)sent - 1u));
+        put(&o, (uint32_t)place, zl_bits_required((uint32_t)sent - 1u));
         for (i = 0; i <= last; i++) {
             const zl_field *f = for_audience(&s->fields[i], which, &coarser);
             uint32_t code, base_code;
@@ -512,11 +555,12 @@ int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
             code = code_of(f, state);
             base_code = code_of(f, base);
             if (i < last)
-                zl_bitwriter_bool(w, code != base_code);
+                put(&o, code != base_code, 1);
             if (code != base_code)
-                write_value(f, w, base_code, code);
+                write_value(f, &o, base_code, code);
         }
     }
+    flush(&o);
     if (w->error != ZL_OK)
         return w->error;
     return (int)(zl_bitwriter_bits_used(w) - start);
@@ -892,15 +936,15 @@ void zl_schema_plan_interpolate(const zl_schema_plan *p, void *out, const void *
 
 /* A changed field's value against its base's code, as read_value and
  * zl_schema_plan_read_delta take it back. */
-static void plan_write_value(const zl_plan_field *f, zl_bitwriter *w, unsigned drop,
+static void plan_write_value(const zl_plan_field *f, delta_out *o, unsigned drop,
                              uint32_t base_code, uint32_t code)
 {
     if (f->sel & ZL_DELTA)
-        zl_bitwriter_delta(w, to_i32(code - base_code)); /* wraps mod 2^32 */
+        put_delta(o, base_code, code);
     else if (f->op & OP_WHOLE)
-        zl_bitwriter_bits(w, code, f->width);
+        put(o, code, f->width);
     else
-        write_change(w, f->width - drop, base_code, code, f->op & OP_WRAPS);
+        write_change(o, f->width - drop, base_code, code, f->op & OP_WRAPS);
 }
 
 /* The walk's two passes with each code taken once: the sent fields' codes
@@ -912,6 +956,7 @@ int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const v
     uint8_t field[ZL_SCHEMA_PLAN_FIELDS];
     uint32_t start;
     int last = -1, sent = 0, i;
+    delta_out o;
     ZL_ASSERT(p && w && state && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
     if (!p->planned)
         return zl_schema_write_delta(p->schema, w, base, state, which);
@@ -928,18 +973,20 @@ int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const v
             last = sent;
         field[sent++] = (uint8_t)i;
     }
-    zl_bitwriter_bool(w, last >= 0);
+    begin(&o, w);
+    put(&o, (uint32_t)(last >= 0), 1);
     if (last >= 0) {
-        zl_bitwriter_bits(w, (uint32_t)last, zl_bits_required((uint32_t)sent - 1u));
+        put(&o, (uint32_t)last, zl_bits_required((uint32_t)sent - 1u));
         for (i = 0; i <= last; i++) {
             const zl_plan_field *f = &p->field[field[i]];
             int changed = code[i] != base_code[i];
             if (i < last)
-                zl_bitwriter_bool(w, changed);
+                put(&o, (uint32_t)changed, 1);
             if (changed)
-                plan_write_value(f, w, drop_for(f, which), base_code[i], code[i]);
+                plan_write_value(f, &o, drop_for(f, which), base_code[i], code[i]);
         }
     }
+    flush(&o);
     if (w->error != ZL_OK)
         return w->error;
     return (int)(zl_bitwriter_bits_used(w) - start);
