@@ -61,10 +61,18 @@ static void notify(zl_server *s, uint8_t kind, uint8_t reason, int slot)
     s->notices_written++;
 }
 
+/* Keeps slot_port in step with the slot's connected flag and peer. */
+static void note_slot_port(zl_server *s, int slot)
+{
+    const zl_server_slot *c = &s->slot[slot];
+    s->slot_port[slot] = c->connected ? 0x10000u | c->conn.peer.port : 0u;
+}
+
 static void free_slot(zl_server *s, int slot, uint8_t reason)
 {
     notify(s, ZL_NOTICE_LEAVE, reason, slot);
     s->slot[slot].connected = 0;
+    note_slot_port(s, slot);
     s->present[slot] = 0;
 }
 
@@ -126,14 +134,14 @@ int zl_server_init_(zl_server *s, const zl_server_config *c, const zl_game *game
     return ZL_OK;
 }
 
-/* Every datagram scans the slots: the port, read in place, turns away
+/* Every datagram scans the slots: the port, in one small array, turns away
  * nearly every other client's slot before a call compares the rest. */
 static int find_slot(const zl_server *s, const zl_addr *a)
 {
+    uint32_t key = 0x10000u | a->port;
     int i;
     for (i = 0; i < s->config.max_clients; i++)
-        if (s->slot[i].connected && s->slot[i].conn.peer.port == a->port &&
-            zl_addr_equal(&s->slot[i].conn.peer, a))
+        if (s->slot_port[i] == key && zl_addr_equal(&s->slot[i].conn.peer, a))
             return i;
     return -1;
 }
@@ -316,6 +324,7 @@ static void connect_client(zl_server *s, int slot, const zl_addr *from, const ha
     memset(c, 0, sizeof *c);
     c->connected = 1;
     zl_conn_init(&c->conn, &s->out, from, hs->nonce);
+    note_slot_port(s, slot);
     zl_conn_start_link(&c->conn, now_us);
     c->timeout_us = s->config.timeout_us;
     if (grant) {
@@ -601,6 +610,7 @@ static int moved(zl_server *s, const zl_addr *from, uint8_t *packet, size_t len,
             c->conn.receive_newest <= newest)
             return 0;
         c->conn.peer = *from;
+        note_slot_port(s, i);
         c->moves++;
         on_linked(s, i, &d, len, now_us);
         return 1;
