@@ -162,12 +162,89 @@ static void retire(zl_event_sender *s, const zl_event_log *log, const zl_event_a
         s->sent_end = s->acked;
 }
 
-int zl_event_section_write(zl_event_sender *s, const zl_event_log *log,
+/* An event in a section: its lead (lead_bits of it: the 1 bit, whether it
+ * follows the previous one, its id unless it does), its age, its source
+ * and body. One write for the head: bits go out lowest first. */
+static void write_event(zl_bitwriter *w, uint32_t lead, uint32_t lead_bits, uint32_t age,
+                        const zl_event_entry *e)
+{
+    zl_bitwriter_bits(w, lead | age << lead_bits, lead_bits + ZL_EVENT_AGE_BITS);
+    zl_bitwriter_copy(w, e->body, e->bits);
+}
+
+/* Bits of the lead of a section's first event. */
+#define FIRST_LEAD_BITS (1u + ID_BITS)
+
+/* Codes the run of the snapshots of `tick` from event `from` (at most the
+ * ZL_EVENT_RUN newest) unless it already covers them. Its first event is
+ * coded as the first of a section, the others as following it: a client
+ * whose section starts there copies it from a byte boundary. It stops
+ * before an event whose age does not fit the wire: such an event is never
+ * sent. */
+static void code_run(zl_event_log *log, uint32_t tick, uint32_t from)
+{
+    zl_event_run *run = &log->run;
+    zl_bitwriter w;
+    uint32_t id;
+    if (log->next - from > ZL_EVENT_RUN)
+        from = log->next - ZL_EVENT_RUN;
+    if (from == log->next || (run->coded && run->tick == tick && run->next == log->next &&
+                              !after(run->first, from)))
+        return;
+    zl_bitwriter_init(&w, run->bits, sizeof run->bits);
+    run->count = 0;
+    for (id = from; id != log->next; id++) {
+        const zl_event_entry *e = entry_of(log, id);
+        if (tick - e->tick > ZL_EVENT_MAX_AGE)
+            break;
+        run->at[run->count] = zl_bitwriter_bits_used(&w);
+        if (run->count++ == 0)
+            write_event(&w, 1u | (id & 0xFFFFu) << 1, FIRST_LEAD_BITS, tick - e->tick, e);
+        else
+            write_event(&w, 3u, 2u, tick - e->tick, e);
+    }
+    run->at[run->count] = zl_bitwriter_bits_used(&w);
+    run->tick = tick;
+    run->next = log->next;
+    run->first = from;
+    run->coded = 1;
+}
+
+/* Bits of the run waiting to be copied into a section: [from, to). */
+typedef struct pending {
+    uint32_t from, to;
+} pending;
+
+static void flush(zl_bitwriter *w, const zl_event_run *run, pending *p)
+{
+    zl_bitwriter_copy_at(w, run->bits, p->from, p->to - p->from);
+    p->from = p->to = 0;
+}
+
+/* Puts event k of the run into the section through p. `own`: the run's
+ * lead of it is the one the section needs; otherwise `lead` goes first. */
+static void take_from_run(zl_bitwriter *w, const zl_event_run *run, pending *p, uint32_t k,
+                          int own, uint32_t lead, uint32_t lead_bits)
+{
+    if (!own || p->to != run->at[k]) {
+        flush(w, run, p);
+        p->from = run->at[k];
+        if (!own) {
+            zl_bitwriter_bits(w, lead, lead_bits);
+            p->from += k == 0 ? FIRST_LEAD_BITS : 2u;
+        }
+    }
+    p->to = run->at[k + 1u];
+}
+
+int zl_event_section_write(zl_event_sender *s, zl_event_log *log,
                            const zl_event_audience *audience, uint32_t tick,
                            uint32_t resend_ticks, uint32_t budget_bits, zl_bitwriter *w,
                            zl_event_section *out)
 {
+    const zl_event_run *run = &log->run;
     uint32_t id, start, used = 0, count = 0, prev = 0;
+    pending p = {0, 0};
     int resend;
     ZL_ASSERT(s && log && audience && w && out && resend_ticks >= 1);
     if (budget_bits < 1)
@@ -177,32 +254,35 @@ int zl_event_section_write(zl_event_sender *s, const zl_event_log *log,
     start = s->recent_end[s->copies % ZL_EVENT_COPIES];
     if (resend || after(s->acked, start))
         start = s->acked;
+    code_run(log, tick, start);
     for (id = start; id != log->next && count < ZL_EVENTS_PER_SNAPSHOT; id++) {
         const zl_event_entry *e = entry_of(log, id);
-        /* "An event", whether it follows the previous one, its id, its
-         * age: one write (bits go out lowest first). */
+        uint32_t k = id - run->first;
         int follows = count > 0 && id == prev + 1u;
-        uint32_t head = 1u, head_bits = 1u;
+        uint32_t lead = 1u, lead_bits = 1u;
         if (!concerns(e, audience))
             continue;
         if (count > 0) {
-            head |= (uint32_t)follows << 1;
-            head_bits = 2u;
+            lead |= (uint32_t)follows << 1;
+            lead_bits = 2u;
         }
         if (!follows) {
-            head |= (id & 0xFFFFu) << head_bits;
-            head_bits += ID_BITS;
+            lead |= (id & 0xFFFFu) << lead_bits;
+            lead_bits += ID_BITS;
         }
-        head |= (tick - e->tick) << head_bits;
-        head_bits += ZL_EVENT_AGE_BITS;
-        if (used + head_bits + e->bits + 1u > budget_bits)
+        if (used + lead_bits + ZL_EVENT_AGE_BITS + e->bits + 1u > budget_bits)
             break;
-        zl_bitwriter_bits(w, head, head_bits);
-        zl_bitwriter_copy(w, e->body, e->bits);
-        used += head_bits + e->bits;
+        if (k < run->count) {
+            take_from_run(w, run, &p, k, k == 0 ? count == 0 : follows, lead, lead_bits);
+        } else {
+            flush(w, run, &p);
+            write_event(w, lead, lead_bits, tick - e->tick, e);
+        }
+        used += lead_bits + ZL_EVENT_AGE_BITS + e->bits;
         prev = id;
         count++;
     }
+    flush(w, run, &p);
     zl_bitwriter_bool(w, 0);
     used++;
     if (w->error != ZL_OK)

@@ -69,11 +69,27 @@ typedef struct zl_event_entry {
     uint8_t body[ZL_EVENT_BODY_BYTES]; /* source, then the schema's code */
 } zl_event_entry;
 
+/* Private: the newest events coded the way a section carries an event
+ * that follows the previous one ([1][1], its age, its source and body),
+ * one after another for the snapshots of one tick, so that a client's run
+ * of consecutive events is one copy. Event i of it starts at bit at[i]. */
+#define ZL_EVENT_RUN ZL_EVENTS_PER_SNAPSHOT
+typedef struct zl_event_run {
+    uint32_t tick;  /* the snapshots' tick it was coded for */
+    uint32_t next;  /* the log's next id then: a new event codes it again */
+    uint32_t first; /* id of its first event */
+    uint32_t count; /* events coded */
+    uint8_t coded;
+    uint32_t at[ZL_EVENT_RUN + 1];
+    uint8_t bits[(ZL_EVENT_RUN * (2u + ZL_EVENT_AGE_BITS + 8u * ZL_EVENT_BODY_BYTES) + 7u) / 8u];
+} zl_event_run;
+
 /* The events clients should see, shared by every client. Caller-owned. */
 typedef struct zl_event_log {
     uint32_t next;       /* id the next event gets */
     uint32_t too_large;  /* events whose body did not fit ZL_EVENT_BODY_BYTES: not logged */
     zl_event_entry entry[ZL_EVENT_LOG];
+    zl_event_run run;
 } zl_event_log;
 
 void zl_event_log_init(zl_event_log *log);
@@ -146,8 +162,9 @@ typedef struct zl_event_section {
  * included), described in *out. resend_ticks: how long an event waits for
  * its acknowledgement before it is sent again (a round trip and a margin,
  * in ticks, at least 1). Returns the bits written, or ZL_ERR_OVERFLOW
- * when not even the end bit fits. */
-int zl_event_section_write(zl_event_sender *s, const zl_event_log *log,
+ * when not even the end bit fits. The log keeps its newest events coded
+ * for `tick` (the first client of a tick codes them, the others copy). */
+int zl_event_section_write(zl_event_sender *s, zl_event_log *log,
                            const zl_event_audience *audience, uint32_t tick,
                            uint32_t resend_ticks, uint32_t budget_bits, zl_bitwriter *w,
                            zl_event_section *out);

@@ -104,6 +104,8 @@ void zl_link_record_sent(zl_link *l, const zl_packet_header *h, size_t len, uint
     if ((uint16_t)(h->sequence - l->unjudged) >= ZL_LINK_SENT_CAPACITY)
         judge_oldest_sent(l);
     slot = ZL_SEQBUF_INSERT(&l->sent, h->sequence);
+    if ((uint16_t)(l->acks_seen_ack - h->sequence) < ZL_LINK_ACK_WINDOW)
+        l->acks_seen &= ~(1u << (uint16_t)(l->acks_seen_ack - h->sequence));
     l->sent.item[slot].send_us = (uint32_t)now_us;
     l->sent.item[slot].acked = 0;
     l->next_sequence++;
@@ -203,15 +205,32 @@ static void rtt_sample(zl_link *l, uint32_t sample_us)
     l->srtt8 = l->srtt8 - (l->srtt8 >> 3) + sample_us;
 }
 
+/* The bits of acks_seen moved to the positions of an ack naming `ack`. */
+static uint32_t acks_seen_at(const zl_link *l, uint16_t ack)
+{
+    int shift = (int16_t)(uint16_t)(ack - l->acks_seen_ack);
+    if (shift >= 0 && shift < ZL_LINK_ACK_WINDOW)
+        return l->acks_seen << shift;
+    if (shift < 0 && shift > -ZL_LINK_ACK_WINDOW)
+        return l->acks_seen >> -shift;
+    return 0;
+}
+
+/* A peer acknowledges nearly the same window in every packet: only the
+ * sequences not seen acknowledged before are looked up. */
 static void take_acks(zl_link *l, const zl_packet_header *h, uint64_t now_us, zl_link_acks *acks)
 {
+    uint32_t seen = acks_seen_at(l, h->ack), todo = h->ack_bits & ~seen;
     int i;
-    for (i = ZL_LINK_ACK_WINDOW - 1; i >= 0; i--) {
+    l->acks_seen = seen | h->ack_bits;
+    l->acks_seen_ack = h->ack;
+    for (i = ZL_LINK_ACK_WINDOW - 1; todo != 0; i--) {
         uint16_t seq = (uint16_t)(h->ack - (uint16_t)i);
         int idx;
         zl_link_sent *s;
-        if (!((h->ack_bits >> i) & 1u))
+        if (!((todo >> i) & 1u))
             continue;
+        todo &= ~(1u << i);
         idx = ZL_SEQBUF_FIND(&l->sent, seq);
         if (idx < 0 || l->sent.item[idx].acked)
             continue;

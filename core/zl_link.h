@@ -73,6 +73,11 @@ typedef struct zl_link {
     uint16_t next_sequence;
     uint16_t unjudged;      /* oldest sent sequence not yet judged lost or not */
     zl_link_sent_buffer sent;
+    /* Bit i: sequence acks_seen_ack - i needs no look-up when acknowledged
+     * again: it is acknowledged already or not in `sent`. Sending a
+     * sequence clears its bit. */
+    uint32_t acks_seen;
+    uint16_t acks_seen_ack;
     uint16_t received_newest;
     uint8_t received_span;  /* window positions since the oldest packet
                                received: 0..64; the rest predate the link */

@@ -61,10 +61,18 @@ static void notify(zl_server *s, uint8_t kind, uint8_t reason, int slot)
     s->notices_written++;
 }
 
+/* Keeps slot_port in step with the slot's connected flag and peer. */
+static void note_slot_port(zl_server *s, int slot)
+{
+    const zl_server_slot *c = &s->slot[slot];
+    s->slot_port[slot] = c->connected ? 0x10000u | c->conn.peer.port : 0u;
+}
+
 static void free_slot(zl_server *s, int slot, uint8_t reason)
 {
     notify(s, ZL_NOTICE_LEAVE, reason, slot);
     s->slot[slot].connected = 0;
+    note_slot_port(s, slot);
     s->present[slot] = 0;
 }
 
@@ -129,14 +137,14 @@ int zl_server_init_(zl_server *s, const zl_server_config *c, const zl_game *game
     return ZL_OK;
 }
 
-/* Every datagram scans the slots: the port, read in place, turns away
+/* Every datagram scans the slots: the port, in one small array, turns away
  * nearly every other client's slot before a call compares the rest. */
 static int find_slot(const zl_server *s, const zl_addr *a)
 {
+    uint32_t key = 0x10000u | a->port;
     int i;
     for (i = 0; i < s->config.max_clients; i++)
-        if (s->slot[i].connected && s->slot[i].conn.peer.port == a->port &&
-            zl_addr_equal(&s->slot[i].conn.peer, a))
+        if (s->slot_port[i] == key && zl_addr_equal(&s->slot[i].conn.peer, a))
             return i;
     return -1;
 }
@@ -319,6 +327,7 @@ static void connect_client(zl_server *s, int slot, const zl_addr *from, const ha
     memset(c, 0, sizeof *c);
     c->connected = 1;
     zl_conn_init(&c->conn, &s->out, from, hs->nonce);
+    note_slot_port(s, slot);
     zl_conn_start_link(&c->conn, now_us);
     c->timeout_us = s->config.timeout_us;
     if (grant) {
@@ -420,20 +429,35 @@ static void on_commands(zl_server *s, zl_server_slot *c, const uint8_t *payload,
     zl_cmdbuf_push(&c->commands, cmds, n, now_us);
 }
 
+/* The n lowest bits set (n up to 32). */
+static uint32_t low_bits(uint32_t n)
+{
+    return n >= 32u ? 0xFFFFFFFFu : (1u << n) - 1u;
+}
+
 /* 1 when a header acknowledges a sequence this connection never sent: one
  * ahead of the newest, or one from before the first while fewer than half
  * the sequence space have gone out. The link ignores such acks, so they
  * cannot fake a snapshot baseline; an honest peer never sends one, so they
- * are counted. */
+ * are counted.
+ * Bit i of the ack bits names sequence ack - i, sent when newest minus it
+ * (mod 2^16), that is d + i with d = newest - ack, is below `known`. Those
+ * i form one range, found without a loop over the window: from 0 when the
+ * ack itself is known; past the wrap to 0 when the ack is a little ahead
+ * of the newest (d within 32 of 2^16; known <= 2^15 is then below d). */
+ZL_STATIC_ASSERT(ZL_LINK_ACK_WINDOW == 32, acks_unsent_window);
 static int acks_unsent(const zl_server_slot *c, const zl_packet_header *h)
 {
     uint16_t newest = (uint16_t)(zl_link_next_sequence(&c->conn.link) - 1u);
     uint32_t known = c->conn.stats.sent < 32768u ? c->conn.stats.sent : 32768u;
-    uint32_t i;
-    for (i = 0; i < ZL_LINK_ACK_WINDOW; i++)
-        if (((h->ack_bits >> i) & 1u) && (uint16_t)(newest - (uint16_t)(h->ack - i)) >= known)
-            return 1;
-    return 0;
+    uint32_t d = (uint16_t)(newest - h->ack), sent = 0;
+    if (d < known) {
+        sent = low_bits(known - d);
+    } else if (d > 0x10000u - ZL_LINK_ACK_WINDOW) {
+        uint32_t wrap = 0x10000u - d;
+        sent = low_bits(wrap + known) & ~low_bits(wrap);
+    }
+    return (h->ack_bits & ~sent) != 0;
 }
 
 /* A datagram sealed for slot's connection, header h. */
@@ -590,6 +614,7 @@ static int moved(zl_server *s, const zl_addr *from, uint8_t *packet, size_t len,
             c->conn.receive_newest <= newest)
             return 0;
         c->conn.peer = *from;
+        note_slot_port(s, i);
         c->moves++;
         on_linked(s, i, &d, len, now_us);
         return 1;

@@ -217,6 +217,9 @@ typedef struct zl_server {
     uint32_t shots_unkept;   /* traces beyond ZL_SERVER_SHOTS in a tick, in all */
     zl_server_shot shot[ZL_SERVER_SHOTS];
     uint8_t present[ZL_MAX_CLIENTS]; /* 1: the slot's player is in the game */
+    /* Per slot: 0x10000 | its peer's port while connected, else 0; every
+     * datagram looks its sender up here first. */
+    uint32_t slot_port[ZL_MAX_CLIENTS];
     uint32_t players[ZL_MAX_CLIENTS * ZL_STATE_MAX / 4]; /* live states, packed
                                                           at the schema's size */
     uint32_t scratch[ZL_STATE_MAX / 4];

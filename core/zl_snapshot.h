@@ -285,7 +285,7 @@ const zl_snapshot_frame *zl_snapshot_receiver_newest(const zl_snapshot_receiver 
 /* The events a snapshot message carries to one client. */
 typedef struct zl_snapshot_events {
     zl_event_sender *sender;
-    const zl_event_log *log;
+    zl_event_log *log;
     zl_event_audience audience;
     uint32_t resend_ticks; /* zl_event_section_write's */
 } zl_snapshot_events;

@@ -599,6 +599,33 @@ static void test_link_hostile_headers(void)
     ZL_CHECK_EQ(st.packets_received, 13);
 }
 
+/* An ack that named a sequence before it was sent, repeated once it is
+ * sent, acknowledges it: the link does not take the first for an answer.
+ * An ack repeated as is acknowledges nothing twice. */
+static void test_link_ack_before_send(void)
+{
+    zl_link_acks acks;
+    zl_link_init(&link_a, 0);
+    keep_sends(&link_a, 0, 3, 0);
+    ZL_CHECK_EQ(forge(&link_a, 0, 4, 0x1Fu, &acks), ZL_PACKET_HEADER_SIZE);
+    ZL_CHECK_EQ(acks.count, 3);
+    keep_sends(&link_a, 3, 5, 0);
+    ZL_CHECK_EQ(forge(&link_a, 1, 4, 0x1Fu, &acks), ZL_PACKET_HEADER_SIZE);
+    ZL_CHECK_EQ(acks.count, 2);
+    ZL_CHECK_EQ(acks.sequence[0], 3);
+    ZL_CHECK_EQ(acks.sequence[1], 4);
+    ZL_CHECK_EQ(forge(&link_a, 2, 4, 0x1Fu, &acks), ZL_PACKET_HEADER_SIZE);
+    ZL_CHECK_EQ(acks.count, 0);
+    /* An older ack, then a newer one: each packet still counted once. */
+    keep_sends(&link_a, 5, 8, 0);
+    ZL_CHECK_EQ(forge(&link_a, 3, 6, 0x1u, &acks), ZL_PACKET_HEADER_SIZE);
+    ZL_CHECK_EQ(acks.count, 1);
+    ZL_CHECK_EQ(forge(&link_a, 4, 7, 0xFFu, &acks), ZL_PACKET_HEADER_SIZE);
+    ZL_CHECK_EQ(acks.count, 2);
+    ZL_CHECK_EQ(acks.sequence[0], 5);
+    ZL_CHECK_EQ(acks.sequence[1], 7);
+}
+
 /* Bad datagrams on a link are dropped and counted by reason. */
 static void test_link_counts_bad_datagrams(void)
 {
@@ -710,6 +737,7 @@ void zl_suite_link(void)
     ZL_RUN(test_link_late_packet_not_lost);
     ZL_RUN(test_link_loss_out_without_acks);
     ZL_RUN(test_link_hostile_headers);
+    ZL_RUN(test_link_ack_before_send);
     ZL_RUN(test_link_counts_bad_datagrams);
     ZL_RUN(test_link_bandwidth);
     ZL_RUN(test_link_long_run_across_wrap);
