@@ -963,14 +963,22 @@ int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const v
     start = zl_bitwriter_bits_used(w);
     for (i = 0; i < p->schema->count; i++) {
         const zl_plan_field *f = &p->field[i];
+        uint32_t raw, base_raw;
         unsigned drop;
         if (!(f->sel & SEL(which)))
             continue;
-        drop = drop_for(f, which);
-        code[sent] = plan_encode(f, drop, plan_load(f, state));
-        base_code[sent] = plan_code_of(f, drop, base);
-        if (code[sent] != base_code[sent])
-            last = sent;
+        raw = plan_load(f, state);
+        base_raw = base ? plan_load(f, base) : 0u;
+        if (raw == base_raw) { /* the same code: no need to find it */
+            code[sent] = 0;
+            base_code[sent] = 0;
+        } else {
+            drop = drop_for(f, which);
+            code[sent] = plan_encode(f, drop, raw);
+            base_code[sent] = plan_encode(f, drop, base_raw);
+            if (code[sent] != base_code[sent])
+                last = sent;
+        }
         field[sent++] = (uint8_t)i;
     }
     begin(&o, w);
