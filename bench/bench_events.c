@@ -9,6 +9,7 @@
 
 typedef struct events_bench {
     zl_event_log log;
+    zl_schema_plan plan; /* fps_event_schema, prepared */
     zl_event_sender sender;
     zl_reliable channel;
     uint8_t buf[ZL_MAX_PACKET];
@@ -47,9 +48,10 @@ static uint32_t section_bits(events_bench *b, const zl_event *ev, uint32_t count
     zl_bitwriter w;
     uint32_t i;
     zl_event_log_init(&b->log);
+    (void)zl_schema_plan_init(&b->plan, &fps_event_schema);
     zl_event_sender_reset(&b->sender, &b->log);
     for (i = 0; i < count; i++)
-        zl_event_log_append(&b->log, &fps_event_schema, ev, 0);
+        zl_event_log_append(&b->log, &b->plan, ev, 0);
     zl_bitwriter_init(&w, b->buf, sizeof b->buf);
     if (zl_event_section_write(&b->sender, &b->log, &everyone, ev->tick + 1u, 1u,
                                8u * sizeof b->buf, &w, &sec) < 0)

@@ -29,18 +29,18 @@ void zl_event_log_init(zl_event_log *log)
     memset(log, 0, sizeof(*log));
 }
 
-int zl_event_log_append(zl_event_log *log, const zl_schema *schema, const zl_event *ev,
+int zl_event_log_append(zl_event_log *log, const zl_schema_plan *plan, const zl_event *ev,
                         int predicted)
 {
     zl_event_entry *e;
     zl_bitwriter w;
     int bits;
-    ZL_ASSERT(log && schema && ev && schema->size == sizeof(zl_event));
+    ZL_ASSERT(log && plan && plan->schema && ev && plan->schema->size == sizeof(zl_event));
     e = entry_at(log, log->next);
     zl_bitwriter_init(&w, e->body, sizeof(e->body));
     /* The source goes with the body: every snapshot copies both at once. */
     zl_bitwriter_ranged(&w, ev->source, -1, ZL_MAX_ENTITIES - 1);
-    zl_schema_write_delta(schema, &w, NULL, ev, ZL_SCHEMA_WIRE);
+    zl_schema_plan_write_delta(plan, &w, NULL, ev, ZL_SCHEMA_WIRE);
     bits = w.error != ZL_OK ? w.error : (int)zl_bitwriter_bits_used(&w);
     if (bits < 0) {
         log->too_large++;

@@ -94,10 +94,11 @@ typedef struct zl_event_log {
 
 void zl_event_log_init(zl_event_log *log);
 
-/* Codes ev (its tick and source as stamped) through schema and logs it;
+/* Codes ev (its tick and source as stamped) through plan (the game's event
+ * schema, prepared by zl_schema_plan_init) and logs it;
  * predicted: it was pushed by run_command. The oldest event gives way to
  * it when the log is full. ZL_OK, or ZL_ERR_OVERFLOW (counted in too_large). */
-int zl_event_log_append(zl_event_log *log, const zl_schema *schema, const zl_event *ev,
+int zl_event_log_append(zl_event_log *log, const zl_schema_plan *plan, const zl_event *ev,
                         int predicted);
 
 /* Measurements of what one client was sent; counters only grow. */

@@ -119,9 +119,11 @@ int zl_server_init_(zl_server *s, const zl_server_config *c, const zl_game *game
     zl_ratelimit_init(&s->limiter, &c->ratelimit, secret + ZL_SIPHASH_KEY_SIZE);
     s->tick_us = (1000000u + c->tick_rate / 2u) / c->tick_rate;
     s->next_tick_us = now_us + s->tick_us;
-    /* A plan too small for commands (ZL_SCHEMA_PLAN_*) still reads them, by
+    /* A plan too small for its schema (ZL_SCHEMA_PLAN_*) still codes it, by
      * walking the table. */
     (void)zl_schema_plan_init(&s->usercmd_plan, &zl_usercmd_schema);
+    if (game->event_schema)
+        (void)zl_schema_plan_init(&s->event_plan, game->event_schema);
     s->layout.player_schema = game->player_schema;
     s->layout.entity_schema = game->entity_schema;
     s->layout.players = ZL_MAX_CLIENTS;
@@ -895,7 +897,7 @@ static void log_events(zl_server *s)
     for (i = 0; i < s->events.count; i++) {
         const zl_event *ev = &s->events.items[i];
         if (s->game.event_schema && (!s->game.share_event || s->game.share_event(s->game.ctx, ev)))
-            zl_event_log_append(&s->event_log, s->game.event_schema, ev, s->event_predicted[i]);
+            zl_event_log_append(&s->event_log, &s->event_plan, ev, s->event_predicted[i]);
         s->event_predicted[i] = 0;
     }
 }

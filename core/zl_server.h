@@ -203,6 +203,7 @@ typedef struct zl_server {
     uint64_t next_tick_us;
     zl_snapshot_layout layout;
     zl_schema_plan usercmd_plan; /* how commands are read */
+    zl_schema_plan event_plan;   /* how events are coded (game.event_schema) */
     zl_ratelimit limiter;
     zl_token_cache tokens;   /* tokens admitted, so none is used twice */
     uint64_t start_us;       /* zl_server_init's now_us (config.unix_time_s) */

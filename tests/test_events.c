@@ -127,6 +127,7 @@ typedef struct flight {
 } flight;
 
 static zl_event_log log_;
+static zl_schema_plan event_plan; /* fps_event_schema, prepared */
 static zl_event_sender sender;
 static zl_event_queue queue;
 static flight channel[DELAY + 1][IN_FLIGHT];
@@ -232,7 +233,7 @@ static void test_section_exactly_once(void)
             int32_t source = zl_test_rng_range(&rng, -1, 3);
             int predicted = source >= 0 && zl_test_rng_range(&rng, 0, 1);
             zl_event ev = random_event(&rng, source, tick);
-            ZL_CHECK_EQ(zl_event_log_append(&log_, &fps_event_schema, &ev, predicted), ZL_OK);
+            ZL_CHECK_EQ(zl_event_log_append(&log_, &event_plan, &ev, predicted), ZL_OK);
             if (!(predicted && source == CLIENT) && n_expected < ZL_COUNTOF(expected))
                 expected[n_expected++] = log_.next - 1u;
         }
@@ -284,7 +285,7 @@ static void test_aged_and_full(void)
     zl_event_queue_init(&queue);
     for (tick = 1; tick <= 10; tick++) {
         zl_event ev = random_event(&rng, 2, tick);
-        zl_event_log_append(&log_, &fps_event_schema, &ev, 0);
+        zl_event_log_append(&log_, &event_plan, &ev, 0);
     }
     zl_bitwriter_init(&w, buf, sizeof buf);
     /* At tick 5 + the bound, ticks 1..4 are too old; 5..10 are not, yet. */
@@ -302,7 +303,7 @@ static void test_aged_and_full(void)
     zl_event_sender_reset(&sender, &log_);
     for (i = 0; i < ZL_CLIENT_EVENTS + 5u; i++) {
         zl_event ev = random_event(&rng, 2, 1);
-        zl_event_log_append(&log_, &fps_event_schema, &ev, 0);
+        zl_event_log_append(&log_, &event_plan, &ev, 0);
     }
     for (i = 0; i < (ZL_CLIENT_EVENTS + 5u + ZL_EVENTS_PER_SNAPSHOT - 1u) / ZL_EVENTS_PER_SNAPSHOT;
          i++) {
@@ -353,7 +354,7 @@ static void test_audience(void)
     for (i = 0; i < ZL_COUNTOF(cases); i++) {
         zl_event ev = random_event(&rng, cases[i].source, 1);
         ev.target = cases[i].target;
-        zl_event_log_append(&log_, &fps_event_schema, &ev, cases[i].predicted);
+        zl_event_log_append(&log_, &event_plan, &ev, cases[i].predicted);
     }
     memset(buf, 0, sizeof buf);
     zl_bitwriter_init(&w, buf, sizeof buf);
@@ -421,6 +422,7 @@ static void test_hostile_sections(void)
 
 void zl_suite_events(void)
 {
+    (void)zl_schema_plan_init(&event_plan, &fps_event_schema);
     ZL_RUN(test_section_exactly_once);
     ZL_RUN(test_aged_and_full);
     ZL_RUN(test_audience);
