@@ -395,19 +395,23 @@ static inline uint32_t difference(uint32_t code, uint32_t base, unsigned width, 
  * 32 bits at a time rather than in a call each. The bits are the same. */
 typedef struct delta_out {
     zl_bitwriter *w;
-    uint64_t bits;
+    uint32_t bits;
     unsigned count; /* bits gathered, below 32 between puts */
 } delta_out;
 
+/* 32-bit arithmetic only: a Cortex-M3 shifts a 64-bit word in six or more
+ * instructions. */
 static inline void put(delta_out *o, uint32_t value, unsigned n)
 {
-    o->bits |= (uint64_t)value << o->count;
-    o->count += n;
-    if (o->count >= 32u) {
-        zl_bitwriter_bits(o->w, (uint32_t)o->bits, 32);
-        o->bits >>= 32;
-        o->count -= 32u;
+    unsigned room = 32u - o->count;
+    o->bits |= value << o->count; /* what does not fit falls off the top */
+    if (n < room) {
+        o->count += n;
+        return;
     }
+    zl_bitwriter_bits(o->w, o->bits, 32);
+    o->bits = room < 32u ? value >> room : 0u;
+    o->count = n - room;
 }
 
 static void begin(delta_out *o, zl_bitwriter *w)
@@ -420,7 +424,7 @@ static void begin(delta_out *o, zl_bitwriter *w)
 /* Hands the writer what is gathered. */
 static void flush(delta_out *o)
 {
-    zl_bitwriter_bits(o->w, (uint32_t)o->bits, o->count);
+    zl_bitwriter_bits(o->w, o->bits, o->count);
     o->bits = 0;
     o->count = 0;
 }
