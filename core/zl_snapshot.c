@@ -140,6 +140,9 @@ static uint32_t add_saturated(uint32_t a, uint32_t b, uint32_t max)
 #define KEY_LEAVE 0xFFFFFFFEu
 #define KEY_ACCUM_MAX 0xFFFFFFFDu
 
+/* Words of the chosen set: the entities and a zero word on each side. */
+#define CHOSEN_WORDS ((ZL_MAX_ENTITIES + 31) / 32 + 2)
+
 /* Everything one zl_snapshot_write works with. */
 typedef struct writer_job {
     zl_snapshot_client *c;
@@ -161,7 +164,9 @@ typedef struct writer_job {
     uint8_t from_run;
     uint32_t enter_bits, update_bits, number_bits;
     uint32_t cand_count;
-    uint8_t chosen[ZL_SNAPSHOT_BITMAP_BYTES];
+    /* The chosen entries, entity e at bit e + 32: a zero word on each side
+     * lets a 32-entity window around any entity be read without checks. */
+    uint32_t chosen[CHOSEN_WORDS];
     /* Entities wanted or held, by bitmap byte: a zero byte is 8 entities
      * with nothing to do, which the per-entity loops skip. */
     uint8_t any[ZL_SNAPSHOT_BITMAP_BYTES];
@@ -405,39 +410,116 @@ static uint32_t key_of(const writer_job *j, uint16_t e)
     return j->op[e] == OP_LEAVE ? KEY_LEAVE : j->c->accum[e];
 }
 
-/* Nearest chosen entity below e (-1 if none) and above e (-1 if none).
- * Bytes with none chosen are passed whole: early in a choice most are. */
-static void neighbours(const writer_job *j, uint16_t e, int32_t *below, int32_t *above)
+static int is_chosen(const writer_job *j, uint32_t e)
 {
-    int32_t i;
-    *below = -1;
-    *above = -1;
-    for (i = (int32_t)e - 1; i >= 0; i--) {
-        if (!j->chosen[i >> 3])
-            i -= i & 7; /* the loop steps to the byte below */
-        else if (bit_get(j->chosen, (uint32_t)i)) {
-            *below = i;
-            break;
+    return (int)((j->chosen[(e >> 5) + 1u] >> (e & 31u)) & 1u);
+}
+
+static void choose_entity(writer_job *j, uint32_t e)
+{
+    j->chosen[(e >> 5) + 1u] |= 1u << (e & 31u);
+}
+
+/* The 32 bits of the chosen set from bit p (p <= ZL_MAX_ENTITIES + 32). */
+static uint32_t chosen_window(const writer_job *j, uint32_t p)
+{
+    uint32_t k = p >> 5, s = p & 31u;
+    return s ? j->chosen[k] >> s | j->chosen[k + 1u] << (32u - s) : j->chosen[k];
+}
+
+/* Index of the lowest and the highest set bit of x != 0: one instruction
+ * each where the compiler offers it (Cortex-M3 has CLZ and RBIT). */
+static unsigned lowest_bit(uint32_t x)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctz(x);
+#else
+    static const uint8_t debruijn[32] = {0,  1,  28, 2,  29, 14, 24, 3,  30, 22, 20,
+                                         15, 25, 17, 4,  8,  31, 27, 13, 23, 21, 19,
+                                         16, 7,  26, 12, 18, 6,  11, 5,  10, 9};
+    return debruijn[((x & (0u - x)) * 0x077CB531u) >> 27];
+#endif
+}
+
+static unsigned highest_bit(uint32_t x)
+{
+#if defined(__GNUC__)
+    return 31u - (unsigned)__builtin_clz(x);
+#else
+    unsigned n = 0;
+    if (x >> 16) { n += 16u; x >>= 16; }
+    if (x >> 8) { n += 8u; x >>= 8; }
+    if (x >> 4) { n += 4u; x >>= 4; }
+    if (x >> 2) { n += 2u; x >>= 2; }
+    return n + (x >> 1);
+#endif
+}
+
+/* Nearest chosen entity below e (-1 if none) and above e (-1 if none),
+ * looked for only within 32 numbers: any gap of 31 or more takes the
+ * escape, whose cost is the same for every length, so a neighbour
+ * further away costs what none does (-1 below: a gap of e >= 32). */
+static void neighbours(const writer_job *j, uint32_t e, int32_t *below, int32_t *above)
+{
+    uint32_t lower = chosen_window(j, e);       /* entities e - 32 .. e - 1 */
+    uint32_t upper = chosen_window(j, e + 33u); /* entities e + 1 .. e + 32 */
+    *below = lower ? (int32_t)(e - 32u + highest_bit(lower)) : -1;
+    *above = upper ? (int32_t)(e + 1u + lowest_bit(upper)) : -1;
+}
+
+/* Keys told apart by sort_few; more send the sort to merging. */
+#define FEW_KEYS 16u
+
+/* sort_by_key for keys of at most FEW_KEYS values, common when every
+ * entity gains the same priority per snapshot: the values, highest first,
+ * then a counting sort by rank, stable. Returns 0, v untouched, when there
+ * are more values. */
+static int sort_few(uint16_t *v, uint16_t *tmp, const uint32_t *key, uint32_t n)
+{
+    uint32_t value[FEW_KEYS], at[FEW_KEYS + 1u];
+    uint8_t rank[ZL_MAX_ENTITIES];
+    uint32_t kinds = 0, i, r;
+    for (i = 0; i < n; i++) {
+        uint32_t k = key[v[i]];
+        r = 0;
+        while (r < kinds && value[r] > k)
+            r++;
+        if (r == kinds || value[r] != k) {
+            if (kinds == FEW_KEYS)
+                return 0;
+            memmove(value + r + 1u, value + r, (kinds - r) * sizeof value[0]);
+            value[r] = k;
+            kinds++;
         }
     }
-    for (i = (int32_t)e + 1; i < ZL_MAX_ENTITIES; i++) {
-        if (!j->chosen[i >> 3])
-            i += 7 - (i & 7); /* the loop steps to the byte above */
-        else if (bit_get(j->chosen, (uint32_t)i)) {
-            *above = i;
-            break;
-        }
+    memset(at, 0, sizeof at);
+    for (i = 0; i < n; i++) {
+        uint32_t k = key[v[i]];
+        r = 0;
+        while (value[r] != k)
+            r++;
+        rank[i] = (uint8_t)r;
+        at[r + 1u]++;
     }
+    for (r = 1; r < kinds; r++)
+        at[r] += at[r - 1u]; /* at[r]: where rank r starts */
+    for (i = 0; i < n; i++)
+        tmp[at[rank[i]]++] = v[i];
+    memcpy(v, tmp, n * sizeof v[0]);
+    return 1;
 }
 
 /* Sorts v[0 .. n) by key[entity], highest first, ties in their order (so
- * ascending numbers stay ascending): a merge sort through tmp, n log n
- * compares where inserting took n^2 / 4 when the budget is short every
- * snapshot (the whole world does not fit one packet). */
+ * ascending numbers stay ascending): by rank when the keys take few
+ * values, else a merge sort through tmp, n log n compares where inserting
+ * took n^2 / 4 when the budget is short every snapshot (the whole world
+ * does not fit one packet). */
 static void sort_by_key(uint16_t *v, uint16_t *tmp, const uint32_t *key, uint32_t n)
 {
     uint16_t *from = v, *to = tmp, *swap;
     uint32_t width, lo;
+    if (sort_few(v, tmp, key, n))
+        return;
     for (width = 1; width < n; width *= 2u) {
         for (lo = 0; lo < n; lo += 2u * width) {
             uint32_t mid = n - lo > width ? lo + width : n;
@@ -485,7 +567,7 @@ static int choose(writer_job *j, uint32_t budget)
             cost += (int32_t)gap_cost((uint32_t)(above - (int32_t)e - 1)) -
                     (int32_t)gap_cost((uint32_t)(above - below - 1));
         if (cost <= (int32_t)(budget - used)) {
-            bit_set(j->chosen, e);
+            choose_entity(j, e);
             used = (uint32_t)((int32_t)used + cost);
             n++;
         } else if (e == j->own) {
@@ -519,7 +601,7 @@ static void entry_stats(const writer_job *j, zl_snapshot_stats *st)
     for (i = 0; i < j->cand_count; i++) {
         uint16_t e = j->cand[i];
         uint32_t bits, number;
-        if (!bit_get(j->chosen, e))
+        if (!is_chosen(j, e))
             continue;
         number = gap_cost((uint32_t)((int32_t)e - prev - 1));
         bits = number + kind_cost(j->op[e]) + j->size[e];
@@ -604,7 +686,7 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget)
     memset(j->chosen, 0, sizeof j->chosen);
     for (i = 0; i < j->cand_count; i++) {
         j->size[j->cand[i]] = run->size[i];
-        bit_set(j->chosen, j->cand[i]);
+        choose_entity(j, j->cand[i]);
     }
     if (run->hits == 0) { /* the same for every client served but the own entry */
         zl_snapshot_stats st;
@@ -660,7 +742,7 @@ static void write_chosen(const writer_job *j, zl_bitwriter *bw, uint32_t count)
     write_header(j, bw, count);
     for (i = 0; i < j->cand_count; i++) {
         uint16_t e = j->cand[i];
-        if (bit_get(j->chosen, e)) {
+        if (is_chosen(j, e)) {
             (void)write_entry(j, bw, e, prev); /* errors stick in bw */
             prev = e;
         }
@@ -697,7 +779,7 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
         if (op == OP_KEEP) {
             age = 0; /* equal bytes: the client holds this tick's state */
             st->unchanged++;
-        } else if (op != OP_NONE && bit_get(j->chosen, e)) {
+        } else if (op != OP_NONE && is_chosen(j, e)) {
             age = op == OP_LEAVE ? ZL_SNAPSHOT_ABSENT : 0;
             c->accum[e] = 0;
             if (op == OP_LEAVE)
@@ -763,7 +845,7 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
         uint32_t i;
         memset(j->chosen, 0, sizeof j->chosen);
         for (i = 0; i < j->cand_count; i++)
-            bit_set(j->chosen, j->cand[i]);
+            choose_entity(j, j->cand[i]);
         write_chosen(j, bw, j->cand_count);
         if (bw->error == ZL_OK) {
             keep_run(j, whole);
