@@ -140,6 +140,12 @@ static uint32_t add_saturated(uint32_t a, uint32_t b, uint32_t max)
 #define KEY_LEAVE 0xFFFFFFFEu
 #define KEY_ACCUM_MAX 0xFFFFFFFDu
 
+/* Entry bits of a section by kind, for the stats: gap codes, and the
+ * entries that update or enter (gap, kind and state code). */
+typedef struct entry_bits {
+    uint32_t number, update, enter;
+} entry_bits;
+
 /* Words of the chosen set: the entities and a zero word on each side. */
 #define CHOSEN_WORDS ((ZL_MAX_ENTITIES + 31) / 32 + 2)
 
@@ -159,10 +165,7 @@ typedef struct writer_job {
     /* 1 + the index in the world's codes of each candidate's entry body,
      * as measuring found it (0: none, the codes were full). */
     uint16_t code_at[ZL_MAX_ENTITIES];
-    /* Written from the tick's run: the entry bits for the stats, the run's
-     * with this client's own entry. */
-    uint8_t from_run;
-    uint32_t enter_bits, update_bits, number_bits;
+    entry_bits bits; /* of the section written */
     uint32_t cand_count;
     /* The chosen entries, entity e at bit e + 32: a zero word on each side
      * lets a 32-entity window around any entity be read without checks. */
@@ -287,12 +290,14 @@ static int write_state(const writer_job *j, zl_bitwriter *bw, uint16_t e)
     return bw->error != ZL_OK ? bw->error : (int)code->state_bits;
 }
 
-/* Writes one entry (gap from prev, -1 for none). Returns the state code's
- * bits (0 for a leave) or the writer's error. */
-static int write_entry(const writer_job *j, zl_bitwriter *bw, uint16_t e, int32_t prev)
+/* Counts an entry of `op` whose gap code took `number` bits into t. */
+static void tally(entry_bits *t, uint8_t op, unsigned number, uint32_t state_bits)
 {
-    write_gap(bw, (uint32_t)((int32_t)e - prev - 1));
-    return write_state(j, bw, e);
+    t->number += number;
+    if (op == OP_UPDATE)
+        t->update += number + kind_cost(op) + state_bits;
+    else if (op != OP_LEAVE)
+        t->enter += number + kind_cost(op) + state_bits;
 }
 
 /* Bits of an entry's state code alone, without writing it anywhere; the
@@ -425,34 +430,6 @@ static uint32_t chosen_window(const writer_job *j, uint32_t p)
 {
     uint32_t k = p >> 5, s = p & 31u;
     return s ? j->chosen[k] >> s | j->chosen[k + 1u] << (32u - s) : j->chosen[k];
-}
-
-/* Index of the lowest and the highest set bit of x != 0: one instruction
- * each where the compiler offers it (Cortex-M3 has CLZ and RBIT). */
-static unsigned lowest_bit(uint32_t x)
-{
-#if defined(__GNUC__)
-    return (unsigned)__builtin_ctz(x);
-#else
-    static const uint8_t debruijn[32] = {0,  1,  28, 2,  29, 14, 24, 3,  30, 22, 20,
-                                         15, 25, 17, 4,  8,  31, 27, 13, 23, 21, 19,
-                                         16, 7,  26, 12, 18, 6,  11, 5,  10, 9};
-    return debruijn[((x & (0u - x)) * 0x077CB531u) >> 27];
-#endif
-}
-
-static unsigned highest_bit(uint32_t x)
-{
-#if defined(__GNUC__)
-    return 31u - (unsigned)__builtin_clz(x);
-#else
-    unsigned n = 0;
-    if (x >> 16) { n += 16u; x >>= 16; }
-    if (x >> 8) { n += 8u; x >>= 8; }
-    if (x >> 4) { n += 4u; x >>= 4; }
-    if (x >> 2) { n += 2u; x >>= 2; }
-    return n + (x >> 1);
-#endif
 }
 
 /* Nearest chosen entity below e (-1 if none) and above e (-1 if none),
@@ -593,27 +570,6 @@ static uint32_t measure_all(writer_job *j)
     return bits;
 }
 
-/* Entry bits per kind for the stats, from the chosen set. */
-static void entry_stats(const writer_job *j, zl_snapshot_stats *st)
-{
-    int32_t prev = -1;
-    uint32_t i;
-    for (i = 0; i < j->cand_count; i++) {
-        uint16_t e = j->cand[i];
-        uint32_t bits, number;
-        if (!is_chosen(j, e))
-            continue;
-        number = gap_cost((uint32_t)((int32_t)e - prev - 1));
-        bits = number + kind_cost(j->op[e]) + j->size[e];
-        st->number_bits += number;
-        prev = e;
-        if (j->op[e] == OP_UPDATE)
-            st->update_bits += bits;
-        else if (j->op[e] != OP_LEAVE)
-            st->enter_bits += bits;
-    }
-}
-
 /* Writes the run's bytes, every entry as another client sees it, from the
  * job of a client whose entries are the run's (any such client's give the
  * same bytes). Returns 0, the run then serving nobody, when they do not
@@ -622,6 +578,7 @@ static int write_run(writer_job *j)
 {
     zl_snapshot_run *run = &j->w->run;
     uint16_t own = j->own;
+    entry_bits t = {0, 0, 0};
     int32_t prev = -1;
     zl_bitwriter rw;
     uint32_t i;
@@ -630,15 +587,20 @@ static int write_run(writer_job *j)
     write_header(j, &rw, j->cand_count);
     for (i = 0; i < j->cand_count && rw.error == ZL_OK; i++) {
         uint16_t e = j->cand[i];
+        unsigned number = write_gap(&rw, (uint32_t)((int32_t)e - prev - 1));
         int n;
-        write_gap(&rw, (uint32_t)((int32_t)e - prev - 1));
         prev = e;
         run->body[i] = (uint16_t)zl_bitwriter_bits_used(&rw);
         n = write_state(j, &rw, e);
         run->end[i] = (uint16_t)zl_bitwriter_bits_used(&rw);
         run->size[i] = (uint16_t)(n > 0 ? n : 0);
+        tally(&t, j->op[e], number, run->size[i]);
     }
     j->own = own;
+    /* The same for every client served but the own entry. */
+    run->enter_bits = t.enter;
+    run->update_bits = t.update;
+    run->number_bits = t.number;
     run->bits = zl_bitwriter_bits_used(&rw);
     run->written = rw.error == ZL_OK;
     run->valid = run->written;
@@ -688,20 +650,11 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget)
         j->size[j->cand[i]] = run->size[i];
         choose_entity(j, j->cand[i]);
     }
-    if (run->hits == 0) { /* the same for every client served but the own entry */
-        zl_snapshot_stats st;
-        memset(&st, 0, sizeof st);
-        entry_stats(j, &st);
-        run->enter_bits = st.enter_bits;
-        run->update_bits = st.update_bits;
-        run->number_bits = st.number_bits;
-    }
-    j->from_run = 1;
-    j->enter_bits = run->enter_bits;
-    j->update_bits = run->update_bits;
-    j->number_bits = run->number_bits;
+    j->bits.enter = run->enter_bits;
+    j->bits.update = run->update_bits;
+    j->bits.number = run->number_bits;
     if (own) {
-        uint32_t *kind_bits = j->op[j->own] == OP_UPDATE ? &j->update_bits : &j->enter_bits;
+        uint32_t *kind_bits = j->op[j->own] == OP_UPDATE ? &j->bits.update : &j->bits.enter;
         j->size[j->own] = own->state_bits;
         if (j->op[j->own] != OP_LEAVE)
             *kind_bits = *kind_bits - run->size[k] + own->state_bits;
@@ -735,15 +688,18 @@ static void keep_run(writer_job *j, uint32_t bits)
     run->valid = 1;
 }
 
-static void write_chosen(const writer_job *j, zl_bitwriter *bw, uint32_t count)
+static void write_chosen(writer_job *j, zl_bitwriter *bw, uint32_t count)
 {
     int32_t prev = -1;
     uint32_t i;
+    memset(&j->bits, 0, sizeof j->bits);
     write_header(j, bw, count);
     for (i = 0; i < j->cand_count; i++) {
         uint16_t e = j->cand[i];
         if (is_chosen(j, e)) {
-            (void)write_entry(j, bw, e, prev); /* errors stick in bw */
+            unsigned number = write_gap(bw, (uint32_t)((int32_t)e - prev - 1));
+            (void)write_state(j, bw, e); /* errors stick in bw */
+            tally(&j->bits, j->op[e], number, j->size[e]);
             prev = e;
         }
     }
@@ -833,7 +789,6 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     j->own = own_entity;
     j->base = usable_baseline(c, tick);
     j->base_slot = j->base ? world_slot(world, j->base->tick) : NULL;
-    j->from_run = 0;
     codes_for(world, tick);
     classify(j, relevant, relevant_count, priority);
 
@@ -863,12 +818,8 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
         }
     }
     record(j, packet_sequence, zl_bitwriter_bits_used(bw) - start);
-    if (j->from_run) {
-        c->last.enter_bits = j->enter_bits;
-        c->last.update_bits = j->update_bits;
-        c->last.number_bits = j->number_bits;
-    } else {
-        entry_stats(j, &c->last);
-    }
+    c->last.enter_bits = j->bits.enter;
+    c->last.update_bits = j->bits.update;
+    c->last.number_bits = j->bits.number;
     return (int)c->last.bits;
 }
