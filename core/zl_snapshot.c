@@ -239,23 +239,31 @@ static void codes_for(zl_snapshot_world *w, uint32_t tick)
     w->run.hits = 0;
 }
 
-/* e's entry body for this client (kind and state code), written into the
- * world's codes for the tick or found there (another client's entry
- * started from the same state), or NULL when the codes are full. */
-static const zl_snapshot_code *body_code(const writer_job *j, uint16_t e)
+/* e's entry body for this client (kind and state code) as the world's
+ * codes for the tick hold it (another client's entry started from the
+ * same state), or NULL. Inline: every candidate of every client asks. */
+static inline const zl_snapshot_code *find_code(const writer_job *j, uint16_t e, uint8_t op,
+                                                uint8_t which, uint32_t from)
 {
-    zl_snapshot_world *w = j->w;
-    uint8_t op = j->op[e], which = (uint8_t)fields_for(e, j->own);
-    uint32_t from = from_of(j, e);
-    zl_snapshot_code *code;
-    zl_bitwriter cw;
+    const zl_snapshot_world *w = j->w;
     uint16_t i;
-    int n;
     for (i = w->code_head[e]; i != 0; i = w->code[i - 1u].next) {
-        code = &w->code[i - 1u];
+        const zl_snapshot_code *code = &w->code[i - 1u];
         if (code->op == op && code->which == which && code->from == from)
             return code;
     }
+    return NULL;
+}
+
+/* e's entry body written into the world's codes for the tick, or NULL
+ * when the codes are full. */
+static const zl_snapshot_code *new_code(const writer_job *j, uint16_t e, uint8_t op,
+                                        uint8_t which, uint32_t from)
+{
+    zl_snapshot_world *w = j->w;
+    zl_snapshot_code *code;
+    zl_bitwriter cw;
+    int n;
     if (w->code_count == ZL_SNAPSHOT_CODES)
         return NULL;
     zl_bitwriter_init(&cw, w->code_bytes + w->code_used, ZL_SNAPSHOT_CODE_BYTES - w->code_used);
@@ -273,6 +281,16 @@ static const zl_snapshot_code *body_code(const writer_job *j, uint16_t e)
     w->code_head[e] = (uint16_t)w->code_count;
     w->code_used += (zl_bitwriter_bits_used(&cw) + 7u) / 8u;
     return code;
+}
+
+/* e's entry body for this client, found in the world's codes or written
+ * there, or NULL when the codes are full. */
+static inline const zl_snapshot_code *body_code(const writer_job *j, uint16_t e)
+{
+    uint8_t op = j->op[e], which = (uint8_t)fields_for(e, j->own);
+    uint32_t from = from_of(j, e);
+    const zl_snapshot_code *code = find_code(j, e, op, which, from);
+    return code ? code : new_code(j, e, op, which, from);
 }
 
 /* Writes e's entry body into bw, from the codes when it can. Returns the
