@@ -178,57 +178,6 @@ void zl_bitwriter_copy(zl_bitwriter *w, const uint8_t *src, uint32_t nbits)
     zl_bitwriter_copy_at(w, src, 0, nbits);
 }
 
-/* Four bytes as a little-endian number, written so that compilers make
- * one load or store of them where the target allows it. */
-static uint32_t load32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void store32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
-/* The n (1 .. 8) bytes at p as a little-endian number, reading each once
- * or twice and nothing else: two four-byte loads that may overlap, or the
- * first, middle and last byte. */
-static uint64_t gather(const uint8_t *p, unsigned n)
-{
-    if (n >= 4u)
-        return load32(p) | (uint64_t)load32(p + n - 4u) << (8u * (n - 4u));
-    return (uint64_t)p[0] | (uint64_t)p[n >> 1] << (8u * (n >> 1)) |
-           (uint64_t)p[n - 1u] << (8u * (n - 1u));
-}
-
-/* Stores the low n (1 .. 8) bytes of v at p the same way. */
-static void scatter(uint8_t *p, uint64_t v, unsigned n)
-{
-    if (n >= 4u) {
-        store32(p + n - 4u, (uint32_t)(v >> (8u * (n - 4u))));
-        store32(p, (uint32_t)v);
-        return;
-    }
-    p[n - 1u] = (uint8_t)(v >> (8u * (n - 1u)));
-    p[n >> 1] = (uint8_t)(v >> (8u * (n >> 1)));
-    p[0] = (uint8_t)v;
-}
-
-/* Appends nbits <= COPY_WORD from bit s (< 8) of src as one word, kept
- * with the bits the destination byte already has. */
-#define COPY_WORD 57u
-static void copy_word(zl_bitwriter *w, const uint8_t *src, unsigned s, uint32_t nbits)
-{
-    uint8_t *out = w->data + (w->bit_pos >> 3);
-    unsigned off = w->bit_pos & 7u;
-    uint64_t v = gather(src, (s + nbits + 7u) >> 3) >> s & (((uint64_t)1 << nbits) - 1u);
-    scatter(out, v << off | (*out & ((1u << off) - 1u)), (off + nbits + 7u) >> 3);
-    w->bit_pos += nbits;
-}
-
 void zl_bitwriter_copy_at(zl_bitwriter *w, const uint8_t *src, uint32_t first, uint32_t nbits)
 {
     uint32_t i, full, acc, take;
@@ -239,17 +188,6 @@ void zl_bitwriter_copy_at(zl_bitwriter *w, const uint8_t *src, uint32_t first, u
         return;
     src += first >> 3;
     s = first & 7u;
-    /* A short copy (an entity's code) goes in a word or two: 56 bits
-     * keep both ends at the same place in their bytes. */
-    if (nbits <= 56u + COPY_WORD) {
-        if (nbits > COPY_WORD) {
-            copy_word(w, src, s, 56u);
-            src += 7;
-            nbits -= 56u;
-        }
-        copy_word(w, src, s, nbits);
-        return;
-    }
     out = w->data + (w->bit_pos >> 3);
     off = w->bit_pos & 7u;
     w->bit_pos += nbits;
@@ -258,6 +196,11 @@ void zl_bitwriter_copy_at(zl_bitwriter *w, const uint8_t *src, uint32_t first, u
      * always), the bytes between the two ends move whole. */
     if (s == off) {
         uint8_t keep = (uint8_t)((1u << off) - 1u);
+        if (off + nbits <= 8u) {
+            uint8_t mask = (uint8_t)(((1u << nbits) - 1u) << off);
+            *out = (uint8_t)((*out & keep) | (*src & mask));
+            return;
+        }
         *out = (uint8_t)((*out & keep) | (*src & ~keep));
         nbits -= 8u - off;
         full = nbits >> 3;
@@ -271,7 +214,7 @@ void zl_bitwriter_copy_at(zl_bitwriter *w, const uint8_t *src, uint32_t first, u
      * destination byte already has. */
     acc = *out & ((1u << off) - 1u);
     have = off;
-    take = 8u - s; /* nbits > 56 + COPY_WORD: the whole first byte */
+    take = 8u - s < nbits ? 8u - s : nbits;
     acc |= ((uint32_t)*src++ >> s & ((1u << take) - 1u)) << have;
     have += take;
     nbits -= take;
