@@ -367,7 +367,16 @@ static uint32_t idle_run(const writer_job *j, uint32_t e)
     return (b * 8u < ZL_MAX_ENTITIES ? b * 8u : ZL_MAX_ENTITIES) - e;
 }
 
-/* Sorts out what each entity needs and accumulates priorities. */
+/* The priority an entry adds per snapshot: at least 1, so it is sent
+ * some day. */
+static uint32_t weight_at(const uint32_t *priority, uint32_t i)
+{
+    return priority && priority[i] ? priority[i] : 1u;
+}
+
+/* Sorts out what each entity needs and accumulates priorities. Without a
+ * relevance list every present entity is wanted, its priority at its
+ * number, and the pass over the entities accumulates. */
 static void classify(writer_job *j, const uint16_t *relevant, int relevant_count,
                      const uint32_t *priority)
 {
@@ -375,21 +384,21 @@ static void classify(writer_job *j, const uint16_t *relevant, int relevant_count
     zl_snapshot_client *c = j->c;
     uint32_t e, b;
     int i;
-    memset(want, 0, sizeof want);
-    for (i = 0; relevant ? i < relevant_count : i < ZL_MAX_ENTITIES; i++) {
-        uint32_t n = relevant ? relevant[i] : (uint32_t)i;
-        uint32_t weight = priority ? priority[i] : 1u;
-        if (!relevant && !j->now->present[n >> 3]) {
-            i += 7 - (i & 7); /* every entity: a byte of absent ones at once */
-            continue;
+    if (!relevant) {
+        memcpy(want, j->now->present, sizeof want);
+    } else {
+        memset(want, 0, sizeof want);
+        for (i = 0; i < relevant_count; i++) {
+            uint32_t n = relevant[i];
+            if (n >= ZL_MAX_ENTITIES || !bit_get(j->now->present, n))
+                continue;
+            bit_set(want, n);
+            c->accum[n] = add_saturated(c->accum[n], weight_at(priority, (uint32_t)i),
+                                        KEY_ACCUM_MAX);
         }
-        if (n >= ZL_MAX_ENTITIES || !bit_get(j->now->present, n))
-            continue;
-        bit_set(want, n);
-        c->accum[n] = add_saturated(c->accum[n], weight ? weight : 1u, KEY_ACCUM_MAX);
+        if (j->own < ZL_MAX_ENTITIES && bit_get(j->now->present, j->own))
+            bit_set(want, j->own);
     }
-    if (j->own < ZL_MAX_ENTITIES && bit_get(j->now->present, j->own))
-        bit_set(want, j->own);
 
     j->cand_count = 0;
     for (b = 0; b < ZL_SNAPSHOT_BITMAP_BYTES; b++)
@@ -419,6 +428,8 @@ static void classify(writer_job *j, const uint16_t *relevant, int relevant_count
         j->op[e] = op;
         if (op == OP_NONE || op == OP_KEEP || op == OP_LEAVE)
             c->accum[e] = 0; /* nothing owed, or a fixed key */
+        else if (!relevant)
+            c->accum[e] = add_saturated(c->accum[e], weight_at(priority, e), KEY_ACCUM_MAX);
         if (op != OP_NONE && op != OP_KEEP) {
             j->cand[j->cand_count++] = (uint16_t)e;
             j->code_at[e] = 0; /* not measured yet */

@@ -22,9 +22,6 @@
  * is zl_schema_write_delta's code. Entities of the base not listed are
  * unchanged: the client keeps them at no cost. */
 
-static inline unsigned age_bits(void) { return zl_bits_required(ZL_SNAPSHOT_WORLD_TICKS - 1u); }
-static inline unsigned count_bits(void) { return zl_bits_required(ZL_MAX_ENTITIES); }
-static inline unsigned entity_bits(void) { return zl_bits_required(ZL_MAX_ENTITIES - 1u); }
 
 static inline int bit_get(const uint8_t *map, uint32_t i) { return (map[i >> 3] >> (i & 7u)) & 1; }
 static inline void bit_set(uint8_t *map, uint32_t i)
@@ -86,6 +83,13 @@ static inline unsigned highest_bit(uint32_t x)
     return n;
 #endif
 }
+
+/* zl_bits_required of a constant, worked out while compiling: the gap
+ * costs ask for entity_bits on every escape. */
+static inline unsigned bits_for(uint32_t range) { return range ? highest_bit(range) + 1u : 0u; }
+static inline unsigned age_bits(void) { return bits_for(ZL_SNAPSHOT_WORLD_TICKS - 1u); }
+static inline unsigned count_bits(void) { return bits_for(ZL_MAX_ENTITIES); }
+static inline unsigned entity_bits(void) { return bits_for(ZL_MAX_ENTITIES - 1u); }
 
 /* The n of a gap's code, GAP_ESCAPE when it takes the escape: gaps
  * 2^n - 1 .. 2^(n+1) - 2 share n. */
