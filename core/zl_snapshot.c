@@ -149,6 +149,9 @@ typedef struct entry_bits {
 /* Words of the chosen set: the entities and a zero word on each side. */
 #define CHOSEN_WORDS ((ZL_MAX_ENTITIES + 31) / 32 + 2)
 
+/* Words of a map with a bit per entity. */
+#define MAP_WORDS ((ZL_MAX_ENTITIES + 31) / 32)
+
 /* Everything one zl_snapshot_write works with. */
 typedef struct writer_job {
     zl_snapshot_client *c;
@@ -160,6 +163,7 @@ typedef struct writer_job {
     uint32_t tick;
     uint16_t own;
     uint8_t op[ZL_MAX_ENTITIES];
+    uint32_t op_map[OP_LEAVE + 1][MAP_WORDS]; /* the entities of each op */
     uint16_t size[ZL_MAX_ENTITIES]; /* state code bits of each candidate */
     uint16_t cand[ZL_MAX_ENTITIES]; /* entries to consider, ascending */
     /* 1 + the index in the world's codes of each candidate's entry body,
@@ -401,6 +405,7 @@ static void classify(writer_job *j, const uint16_t *relevant, int relevant_count
     }
 
     j->cand_count = 0;
+    memset(j->op_map, 0, sizeof j->op_map);
     for (b = 0; b < ZL_SNAPSHOT_BITMAP_BYTES; b++)
         j->any[b] = (uint8_t)(want[b] | (j->base ? j->base->held[b] : 0u));
     for (e = 0; e < ZL_MAX_ENTITIES; e++) {
@@ -426,6 +431,7 @@ static void classify(writer_job *j, const uint16_t *relevant, int relevant_count
             op = OP_LEAVE;
         }
         j->op[e] = op;
+        j->op_map[op][e >> 5] |= 1u << (e & 31u);
         if (op == OP_NONE || op == OP_KEEP || op == OP_LEAVE)
             c->accum[e] = 0; /* nothing owed, or a fixed key */
         else if (!relevant)
@@ -442,11 +448,6 @@ static uint32_t key_of(const writer_job *j, uint16_t e)
     if (e == j->own)
         return KEY_OWN;
     return j->op[e] == OP_LEAVE ? KEY_LEAVE : j->c->accum[e];
-}
-
-static int is_chosen(const writer_job *j, uint32_t e)
-{
-    return (int)((j->chosen[(e >> 5) + 1u] >> (e & 31u)) & 1u);
 }
 
 static void choose_entity(writer_job *j, uint32_t e)
@@ -717,15 +718,17 @@ static void keep_run(writer_job *j, uint32_t bits)
     run->valid = 1;
 }
 
+/* Writes the chosen entries, found a word of the chosen set at a time. */
 static void write_chosen(writer_job *j, zl_bitwriter *bw, uint32_t count)
 {
     int32_t prev = -1;
-    uint32_t i;
+    uint32_t k;
     memset(&j->bits, 0, sizeof j->bits);
     write_header(j, bw, count);
-    for (i = 0; i < j->cand_count; i++) {
-        uint16_t e = j->cand[i];
-        if (is_chosen(j, e)) {
+    for (k = 1; k < CHOSEN_WORDS - 1u; k++) {
+        uint32_t word;
+        for (word = j->chosen[k]; word != 0; word &= word - 1u) {
+            uint16_t e = (uint16_t)((k - 1u) * 32u + lowest_bit(word));
             unsigned number = write_gap(bw, (uint32_t)((int32_t)e - prev - 1));
             (void)write_state(j, bw, e); /* errors stick in bw */
             tally(&j->bits, j->op[e], number, j->size[e]);
@@ -734,7 +737,40 @@ static void write_chosen(writer_job *j, zl_bitwriter *bw, uint32_t count)
     }
 }
 
-/* What the client holds once it applies this snapshot, and the stats. */
+/* Set bits of x. */
+static unsigned population(uint32_t x)
+{
+    x -= (x >> 1) & 0x55555555u;
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+    return (x * 0x01010101u) >> 24;
+}
+
+/* The age of a state the client keeps from the baseline, `old` there. */
+static uint16_t carried_age(uint32_t old, uint32_t base_age)
+{
+    return old >= ZL_SNAPSHOT_AGED || old + base_age >= ZL_SNAPSHOT_AGED
+               ? ZL_SNAPSHOT_AGED
+               : (uint16_t)(old + base_age);
+}
+
+/* Counts one word of the maps (32 entities from k * 32) into the stats:
+ * `sent` the chosen entries, `carried` the candidates left out. */
+static void count_word(const writer_job *j, zl_snapshot_stats *st, uint32_t k, uint32_t sent,
+                       uint32_t carried)
+{
+    uint32_t left = sent & j->op_map[OP_LEAVE][k], updated = sent & j->op_map[OP_UPDATE][k];
+    st->unchanged = (uint16_t)(st->unchanged + population(j->op_map[OP_KEEP][k]));
+    st->left = (uint16_t)(st->left + population(left));
+    st->updated = (uint16_t)(st->updated + population(updated));
+    st->entered = (uint16_t)(st->entered + population(sent & ~left & ~updated));
+    st->carried = (uint16_t)(st->carried + population(carried));
+}
+
+/* What the client holds once it applies this snapshot, and the stats,
+ * 32 entities at a time: unheld ones are absent, the unchanged and the
+ * sent (but leaving) hold this tick's state, and the candidates left out
+ * keep the baseline's state, growing older (an entering one stays out). */
 static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
 {
     zl_snapshot_client *c = j->c;
@@ -742,7 +778,7 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
     zl_snapshot_record *rec = &c->record[slot];
     zl_snapshot_stats *st = &c->last;
     uint32_t base_age = j->base ? j->tick - j->base->tick : 0;
-    uint32_t e;
+    uint32_t k, b;
     /* The new record may take the baseline's slot only when the baseline
      * was unusable; it is gone either way. */
     if (c->baseline == (int32_t)slot)
@@ -751,40 +787,28 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
     st->full = (uint8_t)(j->base == NULL);
     st->base_tick = j->base ? j->base->tick : 0;
     st->bits = bits;
+    memset(rec->age, 0xFF, sizeof rec->age); /* ZL_SNAPSHOT_ABSENT */
     memset(rec->held, 0, sizeof rec->held);
-    for (e = 0; e < ZL_MAX_ENTITIES; e++) {
-        uint8_t op = j->op[e];
-        uint16_t age = ZL_SNAPSHOT_ABSENT;
-        if (!j->any[e >> 3]) {
-            uint32_t n = idle_run(j, e);
-            memset(rec->age + e, 0xFF, n * sizeof rec->age[0]); /* ZL_SNAPSHOT_ABSENT */
-            e += n - 1u;
+    for (k = 0; k < MAP_WORDS; k++) {
+        uint32_t sent = j->chosen[k + 1u];
+        uint32_t carried = (j->op_map[OP_UPDATE][k] | j->op_map[OP_FULL][k] |
+                            j->op_map[OP_ENTER][k] | j->op_map[OP_LEAVE][k]) & ~sent;
+        uint32_t now = j->op_map[OP_KEEP][k] | (sent & ~j->op_map[OP_LEAVE][k]);
+        uint32_t aged = carried & ~j->op_map[OP_ENTER][k], word;
+        if ((now | carried | sent) == 0)
             continue;
+        count_word(j, st, k, sent, carried);
+        for (b = 0; b < 4u && k * 4u + b < ZL_SNAPSHOT_BITMAP_BYTES; b++)
+            rec->held[k * 4u + b] = (uint8_t)((now | aged) >> (8u * b));
+        for (word = now; word != 0; word &= word - 1u) {
+            uint32_t e = k * 32u + lowest_bit(word);
+            rec->age[e] = 0;
+            c->accum[e] = 0; /* sent: nothing owed */
         }
-        if (op == OP_KEEP) {
-            age = 0; /* equal bytes: the client holds this tick's state */
-            st->unchanged++;
-        } else if (op != OP_NONE && is_chosen(j, e)) {
-            age = op == OP_LEAVE ? ZL_SNAPSHOT_ABSENT : 0;
-            c->accum[e] = 0;
-            if (op == OP_LEAVE)
-                st->left++;
-            else if (op == OP_UPDATE)
-                st->updated++;
-            else
-                st->entered++;
-        } else if (op != OP_NONE) {
-            st->carried++;
-            if (op != OP_ENTER) {
-                uint32_t old = j->base->age[e];
-                age = old >= ZL_SNAPSHOT_AGED || old + base_age >= ZL_SNAPSHOT_AGED
-                          ? ZL_SNAPSHOT_AGED
-                          : (uint16_t)(old + base_age);
-            }
+        for (word = aged; word != 0; word &= word - 1u) {
+            uint32_t e = k * 32u + lowest_bit(word);
+            rec->age[e] = carried_age(j->base->age[e], base_age);
         }
-        rec->age[e] = age;
-        if (age != ZL_SNAPSHOT_ABSENT)
-            bit_set(rec->held, e);
     }
     rec->tick = j->tick;
     rec->serial = c->written;
