@@ -146,11 +146,12 @@ typedef struct entry_bits {
     uint32_t number, update, enter;
 } entry_bits;
 
-/* Words of the chosen set: the entities and a zero word on each side. */
-#define CHOSEN_WORDS ((ZL_MAX_ENTITIES + 31) / 32 + 2)
-
 /* Words of a map with a bit per entity. */
 #define MAP_WORDS ((ZL_MAX_ENTITIES + 31) / 32)
+
+/* Words of the chosen set: a zero word, the entities' words, and zero
+ * words up to the one holding bit ZL_MAX_ENTITIES + 64. */
+#define CHOSEN_WORDS (ZL_MAX_ENTITIES / 32 + 3)
 
 /* Everything one zl_snapshot_write works with. */
 typedef struct writer_job {
@@ -171,14 +172,17 @@ typedef struct writer_job {
     uint16_t code_at[ZL_MAX_ENTITIES];
     entry_bits bits; /* of the section written */
     uint32_t cand_count;
-    /* The chosen entries, entity e at bit e + 32: a zero word on each side
-     * lets a 32-entity window around any entity be read without checks. */
+    /* The chosen entries, entity e at bit e + 32: the zero words around
+     * them let a 32-entity window on either side of any entity be read
+     * without checks. */
     uint32_t chosen[CHOSEN_WORDS];
     /* Entities wanted or held, by bitmap byte: a zero byte is 8 entities
      * with nothing to do, which the per-entity loops skip. */
     uint8_t any[ZL_SNAPSHOT_BITMAP_BYTES];
 } writer_job;
 
+/* Bits of an entry's kind by op (see write_kind); a table, as every
+ * candidate's cost asks. */
 static unsigned kind_cost(uint8_t op)
 {
     return op == OP_UPDATE ? 1u : op == OP_ENTER ? 0u : 2u;
@@ -455,11 +459,12 @@ static void choose_entity(writer_job *j, uint32_t e)
     j->chosen[(e >> 5) + 1u] |= 1u << (e & 31u);
 }
 
-/* The 32 bits of the chosen set from bit p (p <= ZL_MAX_ENTITIES + 32). */
+/* The 32 bits of the chosen set from bit p (p <= ZL_MAX_ENTITIES + 32).
+ * The upper word moves up in two shifts so that none is by 32. */
 static uint32_t chosen_window(const writer_job *j, uint32_t p)
 {
     uint32_t k = p >> 5, s = p & 31u;
-    return s ? j->chosen[k] >> s | j->chosen[k + 1u] << (32u - s) : j->chosen[k];
+    return j->chosen[k] >> s | (j->chosen[k + 1u] << 1) << (31u - s);
 }
 
 /* Nearest chosen entity below e (-1 if none) and above e (-1 if none),
@@ -485,9 +490,13 @@ static int sort_few(uint16_t *v, uint16_t *tmp, const uint32_t *key, uint32_t n)
 {
     uint32_t value[FEW_KEYS], at[FEW_KEYS + 1u];
     uint8_t rank[ZL_MAX_ENTITIES];
-    uint32_t kinds = 0, i, r;
+    uint32_t kinds = 0, i, r = 0;
+    /* Neighbours often share a key: a key like the last one's is not
+     * looked for again. */
     for (i = 0; i < n; i++) {
         uint32_t k = key[v[i]];
+        if (i > 0 && k == key[v[i - 1u]])
+            continue;
         r = 0;
         while (r < kinds && value[r] > k)
             r++;
@@ -502,9 +511,11 @@ static int sort_few(uint16_t *v, uint16_t *tmp, const uint32_t *key, uint32_t n)
     memset(at, 0, sizeof at);
     for (i = 0; i < n; i++) {
         uint32_t k = key[v[i]];
-        r = 0;
-        while (value[r] != k)
-            r++;
+        if (i == 0 || k != key[v[i - 1u]]) {
+            r = 0;
+            while (value[r] != k)
+                r++;
+        }
         rank[i] = (uint8_t)r;
         at[r + 1u]++;
     }
@@ -725,10 +736,10 @@ static void write_chosen(writer_job *j, zl_bitwriter *bw, uint32_t count)
     uint32_t k;
     memset(&j->bits, 0, sizeof j->bits);
     write_header(j, bw, count);
-    for (k = 1; k < CHOSEN_WORDS - 1u; k++) {
+    for (k = 0; k < MAP_WORDS; k++) {
         uint32_t word;
-        for (word = j->chosen[k]; word != 0; word &= word - 1u) {
-            uint16_t e = (uint16_t)((k - 1u) * 32u + lowest_bit(word));
+        for (word = j->chosen[k + 1u]; word != 0; word &= word - 1u) {
+            uint16_t e = (uint16_t)(k * 32u + lowest_bit(word));
             unsigned number = write_gap(bw, (uint32_t)((int32_t)e - prev - 1));
             (void)write_state(j, bw, e); /* errors stick in bw */
             tally(&j->bits, j->op[e], number, j->size[e]);
