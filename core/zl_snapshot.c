@@ -120,14 +120,13 @@ static const zl_snapshot_record *usable_baseline(const zl_snapshot_client *c, ui
  * when that tick has left the history. Most were sent in the baseline
  * itself, whose slot is at hand. */
 static inline const void *base_state(const zl_snapshot_world *w, const zl_snapshot_world_slot *base_slot,
-                              const zl_snapshot_record *base, uint16_t entity)
+                                     const zl_snapshot_record *base, uint16_t entity)
 {
     uint16_t age = base->age[entity];
-    if (age == 0 && base_slot)
-        return bit_get(base_slot->present, entity) ? base_slot->states[entity] : NULL;
-    if (age >= ZL_SNAPSHOT_AGED)
-        return NULL;
-    return zl_snapshot_world_state(w, base->tick - age, entity);
+    const zl_snapshot_world_slot *s = age == 0 && base_slot ? base_slot
+                                      : age < ZL_SNAPSHOT_AGED ? world_slot(w, base->tick - age)
+                                                               : NULL;
+    return s && bit_get(s->present, entity) ? s->states[entity] : NULL;
 }
 
 static uint32_t add_saturated(uint32_t a, uint32_t b, uint32_t max)
