@@ -458,6 +458,22 @@ static void choose_entity(writer_job *j, uint32_t e)
     j->chosen[(e >> 5) + 1u] |= 1u << (e & 31u);
 }
 
+/* The candidates among entities k * 32 .. k * 32 + 31. */
+static uint32_t candidates(const writer_job *j, uint32_t k)
+{
+    return j->op_map[OP_UPDATE][k] | j->op_map[OP_FULL][k] | j->op_map[OP_ENTER][k] |
+           j->op_map[OP_LEAVE][k];
+}
+
+/* Chooses every candidate. */
+static void choose_all(writer_job *j)
+{
+    uint32_t k;
+    memset(j->chosen, 0, sizeof j->chosen);
+    for (k = 0; k < MAP_WORDS; k++)
+        j->chosen[k + 1u] = candidates(j, k);
+}
+
 /* The 32 bits of the chosen set from bit p (p <= ZL_MAX_ENTITIES + 32).
  * The upper word moves up in two shifts so that none is by 32. */
 static uint32_t chosen_window(const writer_job *j, uint32_t p)
@@ -685,17 +701,12 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget)
         zl_bitwriter_copy(bw, j->w->code_bytes + own->offset, own->bits);
         zl_bitwriter_copy_at(bw, run->bytes, run->end[k], run->bits - run->end[k]);
     }
-    memset(j->chosen, 0, sizeof j->chosen);
-    for (i = 0; i < j->cand_count; i++) {
-        j->size[j->cand[i]] = run->size[i];
-        choose_entity(j, j->cand[i]);
-    }
+    choose_all(j);
     j->bits.enter = run->enter_bits;
     j->bits.update = run->update_bits;
     j->bits.number = run->number_bits;
     if (own) {
         uint32_t *kind_bits = j->op[j->own] == OP_UPDATE ? &j->bits.update : &j->bits.enter;
-        j->size[j->own] = own->state_bits;
         if (j->op[j->own] != OP_LEAVE)
             *kind_bits = *kind_bits - run->size[k] + own->state_bits;
     }
@@ -800,9 +811,7 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
     memset(rec->age, 0xFF, sizeof rec->age); /* ZL_SNAPSHOT_ABSENT */
     memset(rec->held, 0, sizeof rec->held);
     for (k = 0; k < MAP_WORDS; k++) {
-        uint32_t sent = j->chosen[k + 1u];
-        uint32_t carried = (j->op_map[OP_UPDATE][k] | j->op_map[OP_FULL][k] |
-                            j->op_map[OP_ENTER][k] | j->op_map[OP_LEAVE][k]) & ~sent;
+        uint32_t sent = j->chosen[k + 1u], carried = candidates(j, k) & ~sent;
         uint32_t now = j->op_map[OP_KEEP][k] | (sent & ~j->op_map[OP_LEAVE][k]);
         uint32_t aged = carried & ~j->op_map[OP_ENTER][k], word;
         if ((now | carried | sent) == 0)
@@ -860,10 +869,7 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     fitted = write_shared(j, bw, budget_bits);
     /* Measured first, a section that will not fit is never written. */
     if (!fitted && (whole = measure_all(j)) <= budget_bits) {
-        uint32_t i;
-        memset(j->chosen, 0, sizeof j->chosen);
-        for (i = 0; i < j->cand_count; i++)
-            choose_entity(j, j->cand[i]);
+        choose_all(j);
         write_chosen(j, bw, j->cand_count);
         if (bw->error == ZL_OK) {
             keep_run(j, whole);
