@@ -248,16 +248,24 @@ static void codes_for(zl_snapshot_world *w, uint32_t tick)
 
 /* e's entry body for this client (kind and state code) as the world's
  * codes for the tick hold it (another client's entry started from the
- * same state), or NULL. Inline: every candidate of every client asks. */
+ * same state), or NULL. Inline: every candidate of every client asks. A
+ * code found moves to the front of e's list, where the next client with
+ * the same baseline finds it first. */
 static inline const zl_snapshot_code *find_code(const writer_job *j, uint16_t e, uint8_t op,
                                                 uint8_t which, uint32_t from)
 {
-    const zl_snapshot_world *w = j->w;
-    uint16_t i;
-    for (i = w->code_head[e]; i != 0; i = w->code[i - 1u].next) {
-        const zl_snapshot_code *code = &w->code[i - 1u];
-        if (code->op == op && code->which == which && code->from == from)
+    zl_snapshot_world *w = j->w;
+    uint16_t i, before = 0;
+    for (i = w->code_head[e]; i != 0; before = i, i = w->code[i - 1u].next) {
+        zl_snapshot_code *code = &w->code[i - 1u];
+        if (code->op == op && code->which == which && code->from == from) {
+            if (before != 0) {
+                w->code[before - 1u].next = code->next;
+                code->next = w->code_head[e];
+                w->code_head[e] = i;
+            }
             return code;
+        }
     }
     return NULL;
 }
