@@ -164,7 +164,7 @@ typedef struct writer_job {
     uint16_t own;
     uint8_t op[ZL_MAX_ENTITIES];
     uint32_t op_map[OP_LEAVE + 1][MAP_WORDS]; /* the entities of each op */
-    uint16_t size[ZL_MAX_ENTITIES]; /* state code bits of each candidate */
+    uint16_t size[ZL_MAX_ENTITIES]; /* entry body bits (kind and state code) of each candidate */
     uint16_t cand[ZL_MAX_ENTITIES]; /* entries to consider, ascending */
     /* 1 + the index in the world's codes of each candidate's entry body,
      * as measuring found it (0: none, the codes were full). */
@@ -180,13 +180,6 @@ typedef struct writer_job {
     uint8_t any[ZL_SNAPSHOT_BITMAP_BYTES];
 } writer_job;
 
-/* Bits of an entry's kind by op (see write_kind); a table, as every
- * candidate's cost asks. */
-static unsigned kind_cost(uint8_t op)
-{
-    return op == OP_UPDATE ? 1u : op == OP_ENTER ? 0u : 2u;
-}
-
 static unsigned header_bits(const writer_job *j)
 {
     return 1u + (j->base ? age_bits() : 0u) + count_bits();
@@ -200,7 +193,7 @@ static void write_header(const writer_job *j, zl_bitwriter *bw, uint32_t count)
     zl_bitwriter_bits(bw, count, count_bits());
 }
 
-/* The kind of an entry ahead of its state code (kind_cost bits): 0 an
+/* The kind of an entry ahead of its state code (0 to 2 bits): 0 an
  * update against the base; 11 a state against zero although the client
  * holds one; 01 a leave; nothing for an entity the client does not hold. */
 static void write_kind(zl_bitwriter *bw, uint8_t op)
@@ -323,18 +316,19 @@ static int write_state(const writer_job *j, zl_bitwriter *bw, uint16_t e)
     return bw->error != ZL_OK ? bw->error : (int)code->state_bits;
 }
 
-/* Counts an entry of `op` whose gap code took `number` bits into t. */
-static void tally(entry_bits *t, uint8_t op, unsigned number, uint32_t state_bits)
+/* Counts an entry of `op` into t: its gap code took `number` bits, its
+ * kind and state code `body_bits`. */
+static void tally(entry_bits *t, uint8_t op, unsigned number, uint32_t body_bits)
 {
     t->number += number;
     if (op == OP_UPDATE)
-        t->update += number + kind_cost(op) + state_bits;
+        t->update += number + body_bits;
     else if (op != OP_LEAVE)
-        t->enter += number + kind_cost(op) + state_bits;
+        t->enter += number + body_bits;
 }
 
-/* Bits of an entry's state code alone, without writing it anywhere; the
- * code found is noted for writing. */
+/* Bits of an entry's body (kind and state code), without writing it
+ * anywhere; the code found is noted for writing. */
 static uint16_t measure(writer_job *j, uint16_t e)
 {
     /* A kind, and every field at most 1 + 39 bits in a state of at most
@@ -342,13 +336,12 @@ static uint16_t measure(writer_job *j, uint16_t e)
     uint8_t scratch[ZL_STATE_MAX * 5 + 8];
     const zl_snapshot_code *code = body_code(j, e);
     zl_bitwriter sw;
-    int n;
     j->code_at[e] = code ? (uint16_t)(code - j->w->code + 1) : 0u;
     if (code)
-        return code->state_bits;
+        return code->bits;
     zl_bitwriter_init(&sw, scratch, sizeof scratch);
-    n = write_body(j, &sw, e);
-    return (uint16_t)(n > 0 ? n : 0);
+    (void)write_body(j, &sw, e); /* the scratch holds any body */
+    return (uint16_t)zl_bitwriter_bits_used(&sw);
 }
 
 /* 1 when the client's state of e (ref) needs no update. States are
@@ -601,7 +594,7 @@ static int choose(writer_job *j, uint32_t budget)
         uint16_t e = order[i];
         int32_t below, above, cost;
         neighbours(j, e, &below, &above);
-        cost = (int32_t)(kind_cost(j->op[e]) + j->size[e] +
+        cost = (int32_t)(j->size[e] +
                          gap_cost((uint32_t)((int32_t)e - below - 1)));
         /* Splitting the next entry's gap may even make it cheaper. */
         if (above >= 0)
@@ -618,7 +611,7 @@ static int choose(writer_job *j, uint32_t budget)
     return (int)n;
 }
 
-/* Measures every candidate's state code into j->size (coding those the
+/* Measures every candidate's entry body into j->size (coding those the
  * tick's codes lack); returns the bits of a section holding them all,
  * which is what writing them all would take. */
 static uint32_t measure_all(writer_job *j)
@@ -628,7 +621,7 @@ static uint32_t measure_all(writer_job *j)
     for (i = 0; i < j->cand_count; i++) {
         uint16_t e = j->cand[i];
         j->size[e] = measure(j, e);
-        bits += gap_cost((uint32_t)((int32_t)e - prev - 1)) + kind_cost(j->op[e]) + j->size[e];
+        bits += gap_cost((uint32_t)((int32_t)e - prev - 1)) + j->size[e];
         prev = e;
     }
     return bits;
@@ -652,13 +645,11 @@ static int write_run(writer_job *j)
     for (i = 0; i < j->cand_count && rw.error == ZL_OK; i++) {
         uint16_t e = j->cand[i];
         unsigned number = write_gap(&rw, (uint32_t)((int32_t)e - prev - 1));
-        int n;
         prev = e;
         run->body[i] = (uint16_t)zl_bitwriter_bits_used(&rw);
-        n = write_state(j, &rw, e);
+        (void)write_state(j, &rw, e); /* errors stick in rw */
         run->end[i] = (uint16_t)zl_bitwriter_bits_used(&rw);
-        run->size[i] = (uint16_t)(n > 0 ? n : 0);
-        tally(&t, j->op[e], number, run->size[i]);
+        tally(&t, j->op[e], number, (uint32_t)(run->end[i] - run->body[i]));
     }
     j->own = own;
     /* The same for every client served but the own entry. */
@@ -716,7 +707,7 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget)
     if (own) {
         uint32_t *kind_bits = j->op[j->own] == OP_UPDATE ? &j->bits.update : &j->bits.enter;
         if (j->op[j->own] != OP_LEAVE)
-            *kind_bits = *kind_bits - run->size[k] + own->state_bits;
+            *kind_bits = *kind_bits - (run->end[k] - run->body[k]) + own->bits;
     }
     run->hits++;
     return 1;
