@@ -176,7 +176,7 @@ typedef struct writer_job {
      * without checks. */
     uint32_t chosen[CHOSEN_WORDS];
     /* Entities wanted or held, by bitmap byte: a zero byte is 8 entities
-     * with nothing to do, which the per-entity loops skip. */
+     * with nothing to do, which classify skips. */
     uint8_t any[ZL_SNAPSHOT_BITMAP_BYTES];
 } writer_job;
 
@@ -366,7 +366,7 @@ static int unchanged(const writer_job *j, uint32_t e, const void *ref)
 
 /* Entities from e (the first of its bitmap byte, a byte with nothing
  * wanted or held) to the next byte with something, or to the end: one
- * stretch for the per-entity loops to pass with one memset. */
+ * stretch for classify to pass with one memset. */
 static uint32_t idle_run(const writer_job *j, uint32_t e)
 {
     uint32_t b = (e >> 3) + 1u;
