@@ -227,14 +227,16 @@ void zl_bitwriter_copy_at(zl_bitwriter *w, const uint8_t *src, uint32_t first, u
         have -= 8u;
     }
     full = nbits >> 3;
-    /* Four bytes a step: the accumulator's few bits, then 32 more. */
+    /* Four bytes a step: the accumulator's few bits, then 32 more, in
+     * 32-bit words only (a 64-bit shift is a handful of instructions on a
+     * 32-bit core); the top `have` bits carry over, shifted in two steps
+     * so that none is by 32. */
     for (i = 0; i + 4u <= full; i += 4u, out += 4) {
         const uint8_t *d = src + i;
-        uint64_t word = acc | (uint64_t)((uint32_t)d[0] | (uint32_t)d[1] << 8 |
-                                         (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24)
-                                  << have;
-        zl_put_le(out, word, 4);
-        acc = (uint32_t)(word >> 32);
+        uint32_t word = (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 |
+                        (uint32_t)d[3] << 24;
+        zl_put_le(out, acc | word << have, 4);
+        acc = (word >> 1) >> (31u - have);
     }
     for (; i < full; i++) {
         acc |= (uint32_t)src[i] << have;

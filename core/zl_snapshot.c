@@ -129,14 +129,13 @@ static const zl_snapshot_record *usable_baseline(const zl_snapshot_client *c, ui
  * when that tick has left the history. Most were sent in the baseline
  * itself, whose slot is at hand. */
 static inline const void *base_state(const zl_snapshot_world *w, const zl_snapshot_world_slot *base_slot,
-                              const zl_snapshot_record *base, uint16_t entity)
+                                     const zl_snapshot_record *base, uint16_t entity)
 {
     uint16_t age = base->age[entity];
-    if (age == 0 && base_slot)
-        return bit_get(base_slot->present, entity) ? base_slot->states[entity] : NULL;
-    if (age >= ZL_SNAPSHOT_AGED)
-        return NULL;
-    return zl_snapshot_world_state(w, base->tick - age, entity);
+    const zl_snapshot_world_slot *s = age == 0 && base_slot ? base_slot
+                                      : age < ZL_SNAPSHOT_AGED ? world_slot(w, base->tick - age)
+                                                               : NULL;
+    return s && bit_get(s->present, entity) ? s->states[entity] : NULL;
 }
 
 static uint32_t add_saturated(uint32_t a, uint32_t b, uint32_t max)
@@ -149,6 +148,19 @@ static uint32_t add_saturated(uint32_t a, uint32_t b, uint32_t max)
 #define KEY_LEAVE 0xFFFFFFFEu
 #define KEY_ACCUM_MAX 0xFFFFFFFDu
 
+/* Entry bits of a section by kind, for the stats: gap codes, and the
+ * entries that update or enter (gap, kind and state code). */
+typedef struct entry_bits {
+    uint32_t number, update, enter;
+} entry_bits;
+
+/* Words of a map with a bit per entity. */
+#define MAP_WORDS ((ZL_MAX_ENTITIES + 31) / 32)
+
+/* Words of the chosen set: a zero word, the entities' words, and zero
+ * words up to the one holding bit ZL_MAX_ENTITIES + 64. */
+#define CHOSEN_WORDS (ZL_MAX_ENTITIES / 32 + 3)
+
 /* Everything one zl_snapshot_write works with. */
 typedef struct writer_job {
     zl_snapshot_client *c;
@@ -160,26 +172,22 @@ typedef struct writer_job {
     uint32_t tick;
     uint16_t own;
     uint8_t op[ZL_MAX_ENTITIES];
-    uint16_t size[ZL_MAX_ENTITIES]; /* state code bits of each candidate */
+    uint32_t op_map[OP_LEAVE + 1][MAP_WORDS]; /* the entities of each op */
+    uint16_t size[ZL_MAX_ENTITIES]; /* entry body bits (kind and state code) of each candidate */
     uint16_t cand[ZL_MAX_ENTITIES]; /* entries to consider, ascending */
     /* 1 + the index in the world's codes of each candidate's entry body,
      * as measuring found it (0: none, the codes were full). */
     uint16_t code_at[ZL_MAX_ENTITIES];
-    /* Written from the tick's run: the entry bits for the stats, the run's
-     * with this client's own entry. */
-    uint8_t from_run;
-    uint32_t enter_bits, update_bits, number_bits;
+    entry_bits bits; /* of the section written */
     uint32_t cand_count;
-    uint8_t chosen[ZL_SNAPSHOT_BITMAP_BYTES];
+    /* The chosen entries, entity e at bit e + 32: the zero words around
+     * them let a 32-entity window on either side of any entity be read
+     * without checks. */
+    uint32_t chosen[CHOSEN_WORDS];
     /* Entities wanted or held, by bitmap byte: a zero byte is 8 entities
-     * with nothing to do, which the per-entity loops skip. */
+     * with nothing to do, which classify skips. */
     uint8_t any[ZL_SNAPSHOT_BITMAP_BYTES];
 } writer_job;
-
-static unsigned kind_cost(uint8_t op)
-{
-    return op == OP_UPDATE ? 1u : op == OP_ENTER ? 0u : 2u;
-}
 
 static unsigned header_bits(const writer_job *j)
 {
@@ -194,7 +202,7 @@ static void write_header(const writer_job *j, zl_bitwriter *bw, uint32_t count)
     zl_bitwriter_bits(bw, count, count_bits());
 }
 
-/* The kind of an entry ahead of its state code (kind_cost bits): 0 an
+/* The kind of an entry ahead of its state code (0 to 2 bits): 0 an
  * update against the base; 11 a state against zero although the client
  * holds one; 01 a leave; nothing for an entity the client does not hold. */
 static void write_kind(zl_bitwriter *bw, uint8_t op)
@@ -246,23 +254,39 @@ static void codes_for(zl_snapshot_world *w, uint32_t tick)
     w->run.hits = 0;
 }
 
-/* e's entry body for this client (kind and state code), written into the
- * world's codes for the tick or found there (another client's entry
- * started from the same state), or NULL when the codes are full. */
-static const zl_snapshot_code *body_code(const writer_job *j, uint16_t e)
+/* e's entry body for this client (kind and state code) as the world's
+ * codes for the tick hold it (another client's entry started from the
+ * same state), or NULL. Inline: every candidate of every client asks. A
+ * code found moves to the front of e's list, where the next client with
+ * the same baseline finds it first. */
+static inline const zl_snapshot_code *find_code(const writer_job *j, uint16_t e, uint8_t op,
+                                                uint8_t which, uint32_t from)
 {
     zl_snapshot_world *w = j->w;
-    uint8_t op = j->op[e], which = (uint8_t)fields_for(e, j->own);
-    uint32_t from = from_of(j, e);
+    uint16_t i, before = 0;
+    for (i = w->code_head[e]; i != 0; before = i, i = w->code[i - 1u].next) {
+        zl_snapshot_code *code = &w->code[i - 1u];
+        if (code->op == op && code->which == which && code->from == from) {
+            if (before != 0) {
+                w->code[before - 1u].next = code->next;
+                code->next = w->code_head[e];
+                w->code_head[e] = i;
+            }
+            return code;
+        }
+    }
+    return NULL;
+}
+
+/* e's entry body written into the world's codes for the tick, or NULL
+ * when the codes are full. */
+static const zl_snapshot_code *new_code(const writer_job *j, uint16_t e, uint8_t op,
+                                        uint8_t which, uint32_t from)
+{
+    zl_snapshot_world *w = j->w;
     zl_snapshot_code *code;
     zl_bitwriter cw;
-    uint16_t i;
     int n;
-    for (i = w->code_head[e]; i != 0; i = w->code[i - 1u].next) {
-        code = &w->code[i - 1u];
-        if (code->op == op && code->which == which && code->from == from)
-            return code;
-    }
     if (w->code_count == ZL_SNAPSHOT_CODES)
         return NULL;
     zl_bitwriter_init(&cw, w->code_bytes + w->code_used, ZL_SNAPSHOT_CODE_BYTES - w->code_used);
@@ -282,6 +306,16 @@ static const zl_snapshot_code *body_code(const writer_job *j, uint16_t e)
     return code;
 }
 
+/* e's entry body for this client, found in the world's codes or written
+ * there, or NULL when the codes are full. */
+static inline const zl_snapshot_code *body_code(const writer_job *j, uint16_t e)
+{
+    uint8_t op = j->op[e], which = (uint8_t)fields_for(e, j->own);
+    uint32_t from = from_of(j, e);
+    const zl_snapshot_code *code = find_code(j, e, op, which, from);
+    return code ? code : new_code(j, e, op, which, from);
+}
+
 /* Writes e's entry body into bw, from the codes when it can. Returns the
  * state code's bits or the writer's error. */
 static int write_state(const writer_job *j, zl_bitwriter *bw, uint16_t e)
@@ -297,16 +331,19 @@ static int write_state(const writer_job *j, zl_bitwriter *bw, uint16_t e)
     return bw->error != ZL_OK ? bw->error : (int)code->state_bits;
 }
 
-/* Writes one entry (gap from prev, -1 for none). Returns the state code's
- * bits (0 for a leave) or the writer's error. */
-static int write_entry(const writer_job *j, zl_bitwriter *bw, uint16_t e, int32_t prev)
+/* Counts an entry of `op` into t: its gap code took `number` bits, its
+ * kind and state code `body_bits`. */
+static void tally(entry_bits *t, uint8_t op, unsigned number, uint32_t body_bits)
 {
-    write_gap(bw, (uint32_t)((int32_t)e - prev - 1));
-    return write_state(j, bw, e);
+    t->number += number;
+    if (op == OP_UPDATE)
+        t->update += number + body_bits;
+    else if (op != OP_LEAVE)
+        t->enter += number + body_bits;
 }
 
-/* Bits of an entry's state code alone, without writing it anywhere; the
- * code found is noted for writing. */
+/* Bits of an entry's body (kind and state code), without writing it
+ * anywhere; the code found is noted for writing. */
 static uint16_t measure(writer_job *j, uint16_t e)
 {
     /* A kind, and every field at most 1 + 39 bits in a state of at most
@@ -314,13 +351,12 @@ static uint16_t measure(writer_job *j, uint16_t e)
     uint8_t scratch[ZL_STATE_MAX * 5 + 8];
     const zl_snapshot_code *code = body_code(j, e);
     zl_bitwriter sw;
-    int n;
     j->code_at[e] = code ? (uint16_t)(code - j->w->code + 1) : 0u;
     if (code)
-        return code->state_bits;
+        return code->bits;
     zl_bitwriter_init(&sw, scratch, sizeof scratch);
-    n = write_body(j, &sw, e);
-    return (uint16_t)(n > 0 ? n : 0);
+    (void)write_body(j, &sw, e); /* the scratch holds any body */
+    return (uint16_t)zl_bitwriter_bits_used(&sw);
 }
 
 /* 1 when the client's state of e (ref) needs no update. States are
@@ -345,7 +381,7 @@ static int unchanged(const writer_job *j, uint32_t e, const void *ref)
 
 /* Entities from e (the first of its bitmap byte, a byte with nothing
  * wanted or held) to the next byte with something, or to the end: one
- * stretch for the per-entity loops to pass with one memset. */
+ * stretch for classify to pass with one memset. */
 static uint32_t idle_run(const writer_job *j, uint32_t e)
 {
     uint32_t b = (e >> 3) + 1u;
@@ -354,7 +390,16 @@ static uint32_t idle_run(const writer_job *j, uint32_t e)
     return (b * 8u < ZL_MAX_ENTITIES ? b * 8u : ZL_MAX_ENTITIES) - e;
 }
 
-/* Sorts out what each entity needs and accumulates priorities. */
+/* The priority an entry adds per snapshot: at least 1, so it is sent
+ * some day. */
+static uint32_t weight_at(const uint32_t *priority, uint32_t i)
+{
+    return priority && priority[i] ? priority[i] : 1u;
+}
+
+/* Sorts out what each entity needs and accumulates priorities. Without a
+ * relevance list every present entity is wanted, its priority at its
+ * number, and the pass over the entities accumulates. */
 static void classify(writer_job *j, const uint16_t *relevant, int relevant_count,
                      const uint32_t *priority)
 {
@@ -362,23 +407,24 @@ static void classify(writer_job *j, const uint16_t *relevant, int relevant_count
     zl_snapshot_client *c = j->c;
     uint32_t e, b;
     int i;
-    memset(want, 0, sizeof want);
-    for (i = 0; relevant ? i < relevant_count : i < ZL_MAX_ENTITIES; i++) {
-        uint32_t n = relevant ? relevant[i] : (uint32_t)i;
-        uint32_t weight = priority ? priority[i] : 1u;
-        if (!relevant && !j->now->present[n >> 3]) {
-            i += 7 - (i & 7); /* every entity: a byte of absent ones at once */
-            continue;
+    if (!relevant) {
+        memcpy(want, j->now->present, sizeof want);
+    } else {
+        memset(want, 0, sizeof want);
+        for (i = 0; i < relevant_count; i++) {
+            uint32_t n = relevant[i];
+            if (n >= ZL_MAX_ENTITIES || !bit_get(j->now->present, n))
+                continue;
+            bit_set(want, n);
+            c->accum[n] = add_saturated(c->accum[n], weight_at(priority, (uint32_t)i),
+                                        KEY_ACCUM_MAX);
         }
-        if (n >= ZL_MAX_ENTITIES || !bit_get(j->now->present, n))
-            continue;
-        bit_set(want, n);
-        c->accum[n] = add_saturated(c->accum[n], weight ? weight : 1u, KEY_ACCUM_MAX);
+        if (j->own < ZL_MAX_ENTITIES && bit_get(j->now->present, j->own))
+            bit_set(want, j->own);
     }
-    if (j->own < ZL_MAX_ENTITIES && bit_get(j->now->present, j->own))
-        bit_set(want, j->own);
 
     j->cand_count = 0;
+    memset(j->op_map, 0, sizeof j->op_map);
     for (b = 0; b < ZL_SNAPSHOT_BITMAP_BYTES; b++)
         j->any[b] = (uint8_t)(want[b] | (j->base ? j->base->held[b] : 0u));
     for (e = 0; e < ZL_MAX_ENTITIES; e++) {
@@ -404,8 +450,11 @@ static void classify(writer_job *j, const uint16_t *relevant, int relevant_count
             op = OP_LEAVE;
         }
         j->op[e] = op;
+        j->op_map[op][e >> 5] |= 1u << (e & 31u);
         if (op == OP_NONE || op == OP_KEEP || op == OP_LEAVE)
             c->accum[e] = 0; /* nothing owed, or a fixed key */
+        else if (!relevant)
+            c->accum[e] = add_saturated(c->accum[e], weight_at(priority, e), KEY_ACCUM_MAX);
         if (op != OP_NONE && op != OP_KEEP) {
             j->cand[j->cand_count++] = (uint16_t)e;
             j->code_at[e] = 0; /* not measured yet */
@@ -420,39 +469,106 @@ static uint32_t key_of(const writer_job *j, uint16_t e)
     return j->op[e] == OP_LEAVE ? KEY_LEAVE : j->c->accum[e];
 }
 
-/* Nearest chosen entity below e (-1 if none) and above e (-1 if none).
- * Bytes with none chosen are passed whole: early in a choice most are. */
-static void neighbours(const writer_job *j, uint16_t e, int32_t *below, int32_t *above)
+static void choose_entity(writer_job *j, uint32_t e)
 {
-    int32_t i;
-    *below = -1;
-    *above = -1;
-    for (i = (int32_t)e - 1; i >= 0; i--) {
-        if (!j->chosen[i >> 3])
-            i -= i & 7; /* the loop steps to the byte below */
-        else if (bit_get(j->chosen, (uint32_t)i)) {
-            *below = i;
-            break;
+    j->chosen[(e >> 5) + 1u] |= 1u << (e & 31u);
+}
+
+/* The candidates among entities k * 32 .. k * 32 + 31. */
+static uint32_t candidates(const writer_job *j, uint32_t k)
+{
+    return j->op_map[OP_UPDATE][k] | j->op_map[OP_FULL][k] | j->op_map[OP_ENTER][k] |
+           j->op_map[OP_LEAVE][k];
+}
+
+/* Chooses every candidate. */
+static void choose_all(writer_job *j)
+{
+    uint32_t k;
+    memset(j->chosen, 0, sizeof j->chosen);
+    for (k = 0; k < MAP_WORDS; k++)
+        j->chosen[k + 1u] = candidates(j, k);
+}
+
+/* The 32 bits of the chosen set from bit p (p <= ZL_MAX_ENTITIES + 32).
+ * The upper word moves up in two shifts so that none is by 32. */
+static uint32_t chosen_window(const writer_job *j, uint32_t p)
+{
+    uint32_t k = p >> 5, s = p & 31u;
+    return j->chosen[k] >> s | (j->chosen[k + 1u] << 1) << (31u - s);
+}
+
+/* Nearest chosen entity below e (-1 if none) and above e (-1 if none),
+ * looked for only within 32 numbers: any gap of 31 or more takes the
+ * escape, whose cost is the same for every length, so a neighbour
+ * further away costs what none does (-1 below: a gap of e >= 32). */
+static void neighbours(const writer_job *j, uint32_t e, int32_t *below, int32_t *above)
+{
+    uint32_t lower = chosen_window(j, e);       /* entities e - 32 .. e - 1 */
+    uint32_t upper = chosen_window(j, e + 33u); /* entities e + 1 .. e + 32 */
+    *below = lower ? (int32_t)(e - 32u + highest_bit(lower)) : -1;
+    *above = upper ? (int32_t)(e + 1u + lowest_bit(upper)) : -1;
+}
+
+/* Keys told apart by sort_few; more send the sort to merging. */
+#define FEW_KEYS 16u
+
+/* sort_by_key for keys of at most FEW_KEYS values, common when every
+ * entity gains the same priority per snapshot: the values, highest first,
+ * then a counting sort by rank, stable. Returns 0, v untouched, when there
+ * are more values. */
+static int sort_few(uint16_t *v, uint16_t *tmp, const uint32_t *key, uint32_t n)
+{
+    uint32_t value[FEW_KEYS], at[FEW_KEYS + 1u];
+    uint8_t rank[ZL_MAX_ENTITIES];
+    uint32_t kinds = 0, i, r = 0;
+    /* Neighbours often share a key: a key like the last one's is not
+     * looked for again. */
+    for (i = 0; i < n; i++) {
+        uint32_t k = key[v[i]];
+        if (i > 0 && k == key[v[i - 1u]])
+            continue;
+        r = 0;
+        while (r < kinds && value[r] > k)
+            r++;
+        if (r == kinds || value[r] != k) {
+            if (kinds == FEW_KEYS)
+                return 0;
+            memmove(value + r + 1u, value + r, (kinds - r) * sizeof value[0]);
+            value[r] = k;
+            kinds++;
         }
     }
-    for (i = (int32_t)e + 1; i < ZL_MAX_ENTITIES; i++) {
-        if (!j->chosen[i >> 3])
-            i += 7 - (i & 7); /* the loop steps to the byte above */
-        else if (bit_get(j->chosen, (uint32_t)i)) {
-            *above = i;
-            break;
+    memset(at, 0, sizeof at);
+    for (i = 0; i < n; i++) {
+        uint32_t k = key[v[i]];
+        if (i == 0 || k != key[v[i - 1u]]) {
+            r = 0;
+            while (value[r] != k)
+                r++;
         }
+        rank[i] = (uint8_t)r;
+        at[r + 1u]++;
     }
+    for (r = 1; r < kinds; r++)
+        at[r] += at[r - 1u]; /* at[r]: where rank r starts */
+    for (i = 0; i < n; i++)
+        tmp[at[rank[i]]++] = v[i];
+    memcpy(v, tmp, n * sizeof v[0]);
+    return 1;
 }
 
 /* Sorts v[0 .. n) by key[entity], highest first, ties in their order (so
- * ascending numbers stay ascending): a merge sort through tmp, n log n
- * compares where inserting took n^2 / 4 when the budget is short every
- * snapshot (the whole world does not fit one packet). */
+ * ascending numbers stay ascending): by rank when the keys take few
+ * values, else a merge sort through tmp, n log n compares where inserting
+ * took n^2 / 4 when the budget is short every snapshot (the whole world
+ * does not fit one packet). */
 static void sort_by_key(uint16_t *v, uint16_t *tmp, const uint32_t *key, uint32_t n)
 {
     uint16_t *from = v, *to = tmp, *swap;
     uint32_t width, lo;
+    if (sort_few(v, tmp, key, n))
+        return;
     for (width = 1; width < n; width *= 2u) {
         for (lo = 0; lo < n; lo += 2u * width) {
             uint32_t mid = n - lo > width ? lo + width : n;
@@ -493,14 +609,14 @@ static int choose(writer_job *j, uint32_t budget)
         uint16_t e = order[i];
         int32_t below, above, cost;
         neighbours(j, e, &below, &above);
-        cost = (int32_t)(kind_cost(j->op[e]) + j->size[e] +
+        cost = (int32_t)(j->size[e] +
                          gap_cost((uint32_t)((int32_t)e - below - 1)));
         /* Splitting the next entry's gap may even make it cheaper. */
         if (above >= 0)
             cost += (int32_t)gap_cost((uint32_t)(above - (int32_t)e - 1)) -
                     (int32_t)gap_cost((uint32_t)(above - below - 1));
         if (cost <= (int32_t)(budget - used)) {
-            bit_set(j->chosen, e);
+            choose_entity(j, e);
             used = (uint32_t)((int32_t)used + cost);
             n++;
         } else if (e == j->own) {
@@ -510,7 +626,7 @@ static int choose(writer_job *j, uint32_t budget)
     return (int)n;
 }
 
-/* Measures every candidate's state code into j->size (coding those the
+/* Measures every candidate's entry body into j->size (coding those the
  * tick's codes lack); returns the bits of a section holding them all,
  * which is what writing them all would take. */
 static uint32_t measure_all(writer_job *j)
@@ -520,31 +636,10 @@ static uint32_t measure_all(writer_job *j)
     for (i = 0; i < j->cand_count; i++) {
         uint16_t e = j->cand[i];
         j->size[e] = measure(j, e);
-        bits += gap_cost((uint32_t)((int32_t)e - prev - 1)) + kind_cost(j->op[e]) + j->size[e];
+        bits += gap_cost((uint32_t)((int32_t)e - prev - 1)) + j->size[e];
         prev = e;
     }
     return bits;
-}
-
-/* Entry bits per kind for the stats, from the chosen set. */
-static void entry_stats(const writer_job *j, zl_snapshot_stats *st)
-{
-    int32_t prev = -1;
-    uint32_t i;
-    for (i = 0; i < j->cand_count; i++) {
-        uint16_t e = j->cand[i];
-        uint32_t bits, number;
-        if (!bit_get(j->chosen, e))
-            continue;
-        number = gap_cost((uint32_t)((int32_t)e - prev - 1));
-        bits = number + kind_cost(j->op[e]) + j->size[e];
-        st->number_bits += number;
-        prev = e;
-        if (j->op[e] == OP_UPDATE)
-            st->update_bits += bits;
-        else if (j->op[e] != OP_LEAVE)
-            st->enter_bits += bits;
-    }
 }
 
 /* Writes the run's bytes, every entry as another client sees it, from the
@@ -555,6 +650,7 @@ static int write_run(writer_job *j)
 {
     zl_snapshot_run *run = &j->w->run;
     uint16_t own = j->own;
+    entry_bits t = {0, 0, 0};
     int32_t prev = -1;
     zl_bitwriter rw;
     uint32_t i;
@@ -563,15 +659,18 @@ static int write_run(writer_job *j)
     write_header(j, &rw, j->cand_count);
     for (i = 0; i < j->cand_count && rw.error == ZL_OK; i++) {
         uint16_t e = j->cand[i];
-        int n;
-        write_gap(&rw, (uint32_t)((int32_t)e - prev - 1));
+        unsigned number = write_gap(&rw, (uint32_t)((int32_t)e - prev - 1));
         prev = e;
         run->body[i] = (uint16_t)zl_bitwriter_bits_used(&rw);
-        n = write_state(j, &rw, e);
+        (void)write_state(j, &rw, e); /* errors stick in rw */
         run->end[i] = (uint16_t)zl_bitwriter_bits_used(&rw);
-        run->size[i] = (uint16_t)(n > 0 ? n : 0);
+        tally(&t, j->op[e], number, (uint32_t)(run->end[i] - run->body[i]));
     }
     j->own = own;
+    /* The same for every client served but the own entry. */
+    run->enter_bits = t.enter;
+    run->update_bits = t.update;
+    run->number_bits = t.number;
     run->bits = zl_bitwriter_bits_used(&rw);
     run->written = rw.error == ZL_OK;
     run->valid = run->written;
@@ -616,28 +715,14 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget)
         zl_bitwriter_copy(bw, j->w->code_bytes + own->offset, own->bits);
         zl_bitwriter_copy_at(bw, run->bytes, run->end[k], run->bits - run->end[k]);
     }
-    memset(j->chosen, 0, sizeof j->chosen);
-    for (i = 0; i < j->cand_count; i++) {
-        j->size[j->cand[i]] = run->size[i];
-        bit_set(j->chosen, j->cand[i]);
-    }
-    if (run->hits == 0) { /* the same for every client served but the own entry */
-        zl_snapshot_stats st;
-        memset(&st, 0, sizeof st);
-        entry_stats(j, &st);
-        run->enter_bits = st.enter_bits;
-        run->update_bits = st.update_bits;
-        run->number_bits = st.number_bits;
-    }
-    j->from_run = 1;
-    j->enter_bits = run->enter_bits;
-    j->update_bits = run->update_bits;
-    j->number_bits = run->number_bits;
+    choose_all(j);
+    j->bits.enter = run->enter_bits;
+    j->bits.update = run->update_bits;
+    j->bits.number = run->number_bits;
     if (own) {
-        uint32_t *kind_bits = j->op[j->own] == OP_UPDATE ? &j->update_bits : &j->enter_bits;
-        j->size[j->own] = own->state_bits;
+        uint32_t *kind_bits = j->op[j->own] == OP_UPDATE ? &j->bits.update : &j->bits.enter;
         if (j->op[j->own] != OP_LEAVE)
-            *kind_bits = *kind_bits - run->size[k] + own->state_bits;
+            *kind_bits = *kind_bits - (run->end[k] - run->body[k]) + own->bits;
     }
     run->hits++;
     return 1;
@@ -668,21 +753,59 @@ static void keep_run(writer_job *j, uint32_t bits)
     run->valid = 1;
 }
 
-static void write_chosen(const writer_job *j, zl_bitwriter *bw, uint32_t count)
+/* Writes the chosen entries, found a word of the chosen set at a time. */
+static void write_chosen(writer_job *j, zl_bitwriter *bw, uint32_t count)
 {
     int32_t prev = -1;
-    uint32_t i;
+    uint32_t k;
+    memset(&j->bits, 0, sizeof j->bits);
     write_header(j, bw, count);
-    for (i = 0; i < j->cand_count; i++) {
-        uint16_t e = j->cand[i];
-        if (bit_get(j->chosen, e)) {
-            (void)write_entry(j, bw, e, prev); /* errors stick in bw */
+    for (k = 0; k < MAP_WORDS; k++) {
+        uint32_t word;
+        for (word = j->chosen[k + 1u]; word != 0; word &= word - 1u) {
+            uint16_t e = (uint16_t)(k * 32u + lowest_bit(word));
+            unsigned number = write_gap(bw, (uint32_t)((int32_t)e - prev - 1));
+            (void)write_state(j, bw, e); /* errors stick in bw */
+            tally(&j->bits, j->op[e], number, j->size[e]);
             prev = e;
         }
     }
 }
 
-/* What the client holds once it applies this snapshot, and the stats. */
+/* Set bits of x. */
+static unsigned population(uint32_t x)
+{
+    x -= (x >> 1) & 0x55555555u;
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+    return (x * 0x01010101u) >> 24;
+}
+
+/* The age of a state the client keeps from the baseline, `old` there. */
+static uint16_t carried_age(uint32_t old, uint32_t base_age)
+{
+    return old >= ZL_SNAPSHOT_AGED || old + base_age >= ZL_SNAPSHOT_AGED
+               ? ZL_SNAPSHOT_AGED
+               : (uint16_t)(old + base_age);
+}
+
+/* Counts one word of the maps (32 entities from k * 32) into the stats:
+ * `sent` the chosen entries, `carried` the candidates left out. */
+static void count_word(const writer_job *j, zl_snapshot_stats *st, uint32_t k, uint32_t sent,
+                       uint32_t carried)
+{
+    uint32_t left = sent & j->op_map[OP_LEAVE][k], updated = sent & j->op_map[OP_UPDATE][k];
+    st->unchanged = (uint16_t)(st->unchanged + population(j->op_map[OP_KEEP][k]));
+    st->left = (uint16_t)(st->left + population(left));
+    st->updated = (uint16_t)(st->updated + population(updated));
+    st->entered = (uint16_t)(st->entered + population(sent & ~left & ~updated));
+    st->carried = (uint16_t)(st->carried + population(carried));
+}
+
+/* What the client holds once it applies this snapshot, and the stats,
+ * 32 entities at a time: unheld ones are absent, the unchanged and the
+ * sent (but leaving) hold this tick's state, and the candidates left out
+ * keep the baseline's state, growing older (an entering one stays out). */
 static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
 {
     zl_snapshot_client *c = j->c;
@@ -690,7 +813,7 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
     zl_snapshot_record *rec = &c->record[slot];
     zl_snapshot_stats *st = &c->last;
     uint32_t base_age = j->base ? j->tick - j->base->tick : 0;
-    uint32_t e;
+    uint32_t k, b;
     /* The new record may take the baseline's slot only when the baseline
      * was unusable; it is gone either way. */
     if (c->baseline == (int32_t)slot)
@@ -699,40 +822,26 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
     st->full = (uint8_t)(j->base == NULL);
     st->base_tick = j->base ? j->base->tick : 0;
     st->bits = bits;
+    memset(rec->age, 0xFF, sizeof rec->age); /* ZL_SNAPSHOT_ABSENT */
     memset(rec->held, 0, sizeof rec->held);
-    for (e = 0; e < ZL_MAX_ENTITIES; e++) {
-        uint8_t op = j->op[e];
-        uint16_t age = ZL_SNAPSHOT_ABSENT;
-        if (!j->any[e >> 3]) {
-            uint32_t n = idle_run(j, e);
-            memset(rec->age + e, 0xFF, n * sizeof rec->age[0]); /* ZL_SNAPSHOT_ABSENT */
-            e += n - 1u;
+    for (k = 0; k < MAP_WORDS; k++) {
+        uint32_t sent = j->chosen[k + 1u], carried = candidates(j, k) & ~sent;
+        uint32_t now = j->op_map[OP_KEEP][k] | (sent & ~j->op_map[OP_LEAVE][k]);
+        uint32_t aged = carried & ~j->op_map[OP_ENTER][k], word;
+        if ((now | carried | sent) == 0)
             continue;
+        count_word(j, st, k, sent, carried);
+        for (b = 0; b < 4u && k * 4u + b < ZL_SNAPSHOT_BITMAP_BYTES; b++)
+            rec->held[k * 4u + b] = (uint8_t)((now | aged) >> (8u * b));
+        for (word = now; word != 0; word &= word - 1u) {
+            uint32_t e = k * 32u + lowest_bit(word);
+            rec->age[e] = 0;
+            c->accum[e] = 0; /* sent: nothing owed */
         }
-        if (op == OP_KEEP) {
-            age = 0; /* equal bytes: the client holds this tick's state */
-            st->unchanged++;
-        } else if (op != OP_NONE && bit_get(j->chosen, e)) {
-            age = op == OP_LEAVE ? ZL_SNAPSHOT_ABSENT : 0;
-            c->accum[e] = 0;
-            if (op == OP_LEAVE)
-                st->left++;
-            else if (op == OP_UPDATE)
-                st->updated++;
-            else
-                st->entered++;
-        } else if (op != OP_NONE) {
-            st->carried++;
-            if (op != OP_ENTER) {
-                uint32_t old = j->base->age[e];
-                age = old >= ZL_SNAPSHOT_AGED || old + base_age >= ZL_SNAPSHOT_AGED
-                          ? ZL_SNAPSHOT_AGED
-                          : (uint16_t)(old + base_age);
-            }
+        for (word = aged; word != 0; word &= word - 1u) {
+            uint32_t e = k * 32u + lowest_bit(word);
+            rec->age[e] = carried_age(j->base->age[e], base_age);
         }
-        rec->age[e] = age;
-        if (age != ZL_SNAPSHOT_ABSENT)
-            bit_set(rec->held, e);
     }
     rec->tick = j->tick;
     rec->serial = c->written;
@@ -766,7 +875,6 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     j->own = own_entity;
     j->base = usable_baseline(c, tick);
     j->base_slot = j->base ? world_slot(world, j->base->tick) : NULL;
-    j->from_run = 0;
     codes_for(world, tick);
     classify(j, relevant, relevant_count, priority);
 
@@ -775,10 +883,7 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     fitted = write_shared(j, bw, budget_bits);
     /* Measured first, a section that will not fit is never written. */
     if (!fitted && (whole = measure_all(j)) <= budget_bits) {
-        uint32_t i;
-        memset(j->chosen, 0, sizeof j->chosen);
-        for (i = 0; i < j->cand_count; i++)
-            bit_set(j->chosen, j->cand[i]);
+        choose_all(j);
         write_chosen(j, bw, j->cand_count);
         if (bw->error == ZL_OK) {
             keep_run(j, whole);
@@ -796,12 +901,8 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
         }
     }
     record(j, packet_sequence, zl_bitwriter_bits_used(bw) - start);
-    if (j->from_run) {
-        c->last.enter_bits = j->enter_bits;
-        c->last.update_bits = j->update_bits;
-        c->last.number_bits = j->number_bits;
-    } else {
-        entry_stats(j, &c->last);
-    }
+    c->last.enter_bits = j->bits.enter;
+    c->last.update_bits = j->bits.update;
+    c->last.number_bits = j->bits.number;
     return (int)c->last.bits;
 }

@@ -81,7 +81,6 @@ typedef struct zl_snapshot_run {
     uint32_t from[ZL_MAX_ENTITIES];   /* the base state's tick, as in a code */
     uint16_t body[ZL_MAX_ENTITIES];   /* bit where the entry's kind starts */
     uint16_t end[ZL_MAX_ENTITIES];    /* bit after its state code */
-    uint16_t size[ZL_MAX_ENTITIES];   /* bits of its state code */
     uint32_t enter_bits, update_bits, number_bits; /* as zl_snapshot_stats's,
                                                       of the first client served */
     uint8_t bytes[ZL_MAX_PACKET];

@@ -22,9 +22,6 @@
  * is zl_schema_write_delta's code. Entities of the base not listed are
  * unchanged: the client keeps them at no cost. */
 
-static inline unsigned age_bits(void) { return zl_bits_required(ZL_SNAPSHOT_WORLD_TICKS - 1u); }
-static inline unsigned count_bits(void) { return zl_bits_required(ZL_MAX_ENTITIES); }
-static inline unsigned entity_bits(void) { return zl_bits_required(ZL_MAX_ENTITIES - 1u); }
 
 static inline int bit_get(const uint8_t *map, uint32_t i) { return (map[i >> 3] >> (i & 7u)) & 1; }
 static inline void bit_set(uint8_t *map, uint32_t i)
@@ -57,13 +54,49 @@ static inline int fields_for(uint32_t entity, uint32_t own_entity)
     return entity == own_entity ? ZL_SCHEMA_WIRE : ZL_SCHEMA_SHARED;
 }
 
-/* The n of a gap's code, GAP_ESCAPE when it takes the escape. */
+/* Index of the lowest and the highest set bit of x != 0: one instruction
+ * each where the compiler offers it (Cortex-M3 has CLZ and RBIT). */
+static inline unsigned lowest_bit(uint32_t x)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctz(x);
+#else
+    static const uint8_t debruijn[32] = {0,  1,  28, 2,  29, 14, 24, 3,  30, 22, 20,
+                                         15, 25, 17, 4,  8,  31, 27, 13, 23, 21, 19,
+                                         16, 7,  26, 12, 18, 6,  11, 5,  10, 9};
+    return debruijn[((x & (0u - x)) * 0x077CB531u) >> 27];
+#endif
+}
+
+static inline unsigned highest_bit(uint32_t x)
+{
+#if defined(__GNUC__)
+    return 31u - (unsigned)__builtin_clz(x);
+#else
+    unsigned n = 0, step;
+    for (step = 16u; step > 0u; step >>= 1) {
+        if (x >> step) {
+            n += step;
+            x >>= step;
+        }
+    }
+    return n;
+#endif
+}
+
+/* zl_bits_required of a constant, worked out while compiling: the gap
+ * costs ask for entity_bits on every escape. */
+static inline unsigned bits_for(uint32_t range) { return range ? highest_bit(range) + 1u : 0u; }
+static inline unsigned age_bits(void) { return bits_for(ZL_SNAPSHOT_WORLD_TICKS - 1u); }
+static inline unsigned count_bits(void) { return bits_for(ZL_MAX_ENTITIES); }
+static inline unsigned entity_bits(void) { return bits_for(ZL_MAX_ENTITIES - 1u); }
+
+/* The n of a gap's code, GAP_ESCAPE when it takes the escape: gaps
+ * 2^n - 1 .. 2^(n+1) - 2 share n. */
 static inline unsigned gap_class(uint32_t gap)
 {
-    unsigned n = 0;
-    while (n < GAP_ESCAPE && gap >= (2u << n) - 1u)
-        n++;
-    return n;
+    unsigned n = highest_bit(gap + 1u);
+    return n < GAP_ESCAPE ? n : GAP_ESCAPE;
 }
 
 static inline unsigned gap_cost(uint32_t gap)
@@ -72,16 +105,17 @@ static inline unsigned gap_cost(uint32_t gap)
     return n == GAP_ESCAPE ? GAP_ESCAPE + entity_bits() : 2u * n + 1u;
 }
 
-static inline void write_gap(zl_bitwriter *w, uint32_t gap)
+/* Writes a gap's code in one write (n zeros, a one, then n bits, least
+ * significant first, are one number). Returns its bits. */
+static inline unsigned write_gap(zl_bitwriter *w, uint32_t gap)
 {
     unsigned n = gap_class(gap);
     if (n == GAP_ESCAPE) {
-        zl_bitwriter_bits(w, 0, GAP_ESCAPE);
-        zl_bitwriter_bits(w, gap, entity_bits());
-    } else {
-        zl_bitwriter_bits(w, 1u << n, n + 1u); /* n zeros, then the one */
-        zl_bitwriter_bits(w, gap - ((1u << n) - 1u), n);
+        zl_bitwriter_bits(w, gap << GAP_ESCAPE, GAP_ESCAPE + entity_bits());
+        return GAP_ESCAPE + entity_bits();
     }
+    zl_bitwriter_bits(w, 1u << n | (gap - ((1u << n) - 1u)) << (n + 1u), 2u * n + 1u);
+    return 2u * n + 1u;
 }
 
 static inline uint32_t read_gap(zl_bitreader *r)
