@@ -775,17 +775,6 @@ static void record_world(zl_server *s)
                                   s->scratch);
 }
 
-/* Every entity the world holds this tick: what each client receives when
- * the game has no relevance hook. */
-static int relevant_entities(const zl_server *s, uint16_t *ids)
-{
-    int n = 0, i;
-    for (i = 0; i < ZL_MAX_ENTITIES; i++)
-        if (zl_snapshot_world_state(&s->world, s->tick, (uint16_t)i))
-            ids[n++] = (uint16_t)i;
-    return n;
-}
-
 /* Ticks an event waits for its acknowledgement before it goes again: the
  * round trip with four deviations (TCP's retransmission timeout), plus the
  * wait for the client's next command packet, which carries the ack. */
@@ -857,7 +846,7 @@ static void send_snapshots(zl_server *s, uint64_t now_us)
 {
     uint16_t ids[ZL_MAX_ENTITIES];
     uint32_t priority[ZL_MAX_ENTITIES];
-    int count = -1, i;
+    int count, i;
     for (i = 0; i < s->config.max_clients; i++) {
         zl_server_slot *c = &s->slot[i];
         if (!c->connected || now_us < c->next_snapshot_us)
@@ -868,10 +857,7 @@ static void send_snapshots(zl_server *s, uint64_t now_us)
             ZL_ASSERT(count >= 0 && count <= ZL_MAX_ENTITIES);
             send_snapshot(s, i, ids, count, priority, now_us);
         } else {
-            /* The same list for everyone, made once a tick. */
-            if (count < 0)
-                count = relevant_entities(s, ids);
-            send_snapshot(s, i, ids, count, NULL, now_us);
+            send_snapshot(s, i, NULL, 0, NULL, now_us); /* every entity the world holds */
         }
         c->next_snapshot_us += 1000000u / c->settings.updaterate;
         if (c->next_snapshot_us < now_us)
