@@ -16,6 +16,7 @@ void zl_snapshot_world_init(zl_snapshot_world *w)
     w->newest = 0;
     w->started = 0;
     w->codes_valid = 0;
+    w->contents = 0;
     w->plan[0].schema = NULL;
     w->plan[1].schema = NULL;
     for (i = 0; i < ZL_SNAPSHOT_WORLD_TICKS; i++)
@@ -155,7 +156,8 @@ typedef struct entry_bits {
 } entry_bits;
 
 /* Words of a map with a bit per entity. */
-#define MAP_WORDS ((ZL_MAX_ENTITIES + 31) / 32)
+#define MAP_WORDS ZL_SNAPSHOT_MAP_WORDS
+ZL_STATIC_ASSERT(OP_LEAVE + 1 == ZL_SNAPSHOT_OPS, ops_counted);
 
 /* Words of the chosen set: a zero word, the entities' words, and zero
  * words up to the one holding bit ZL_MAX_ENTITIES + 64. */
@@ -171,6 +173,8 @@ typedef struct writer_job {
     const zl_snapshot_world_slot *base_slot; /* the baseline's tick, or NULL */
     uint32_t tick;
     uint16_t own;
+    uint8_t listed;   /* 1: a relevance list says what is wanted */
+    uint32_t content; /* the run the new record holds the entities of, or 0 */
     uint8_t op[ZL_MAX_ENTITIES];
     uint32_t op_map[OP_LEAVE + 1][MAP_WORDS]; /* the entities of each op */
     uint16_t size[ZL_MAX_ENTITIES]; /* entry body bits (kind and state code) of each candidate */
@@ -397,6 +401,22 @@ static uint32_t weight_at(const uint32_t *priority, uint32_t i)
     return priority && priority[i] ? priority[i] : 1u;
 }
 
+/* What entity e needs: wanted, it enters or is updated (or kept as the
+ * client holds it); not wanted, it leaves if held. */
+static inline uint8_t op_for(writer_job *j, uint32_t e, int wanted)
+{
+    int in_base = j->base && j->base->age[e] != ZL_SNAPSHOT_ABSENT;
+    if (wanted && in_base) {
+        const void *ref = base_state(j->w, j->base_slot, j->base, (uint16_t)e);
+        if (!ref)
+            return OP_FULL;
+        return unchanged(j, e, ref) ? OP_KEEP : OP_UPDATE;
+    }
+    if (wanted)
+        return OP_ENTER;
+    return in_base ? OP_LEAVE : OP_NONE;
+}
+
 /* Sorts out what each entity needs and accumulates priorities. Without a
  * relevance list every present entity is wanted, its priority at its
  * number, and the pass over the entities accumulates. */
@@ -428,8 +448,7 @@ static void classify(writer_job *j, const uint16_t *relevant, int relevant_count
     for (b = 0; b < ZL_SNAPSHOT_BITMAP_BYTES; b++)
         j->any[b] = (uint8_t)(want[b] | (j->base ? j->base->held[b] : 0u));
     for (e = 0; e < ZL_MAX_ENTITIES; e++) {
-        int in_base;
-        uint8_t op = OP_NONE;
+        uint8_t op;
         if (!j->any[e >> 3]) {
             uint32_t n = idle_run(j, e);
             memset(j->op + e, OP_NONE, n);
@@ -437,18 +456,7 @@ static void classify(writer_job *j, const uint16_t *relevant, int relevant_count
             e += n - 1u;
             continue;
         }
-        in_base = j->base && j->base->age[e] != ZL_SNAPSHOT_ABSENT;
-        if (bit_get(want, e) && in_base) {
-            const void *ref = base_state(j->w, j->base_slot, j->base, (uint16_t)e);
-            if (!ref)
-                op = OP_FULL;
-            else
-                op = unchanged(j, e, ref) ? OP_KEEP : OP_UPDATE;
-        } else if (bit_get(want, e)) {
-            op = OP_ENTER;
-        } else if (in_base) {
-            op = OP_LEAVE;
-        }
+        op = op_for(j, e, bit_get(want, e));
         j->op[e] = op;
         j->op_map[op][e >> 5] |= 1u << (e & 31u);
         if (op == OP_NONE || op == OP_KEEP || op == OP_LEAVE)
@@ -460,6 +468,47 @@ static void classify(writer_job *j, const uint16_t *relevant, int relevant_count
             j->code_at[e] = 0; /* not measured yet */
         }
     }
+}
+
+/* 1 when this client needs of entity e what the run's first client did. */
+static int same_op(writer_job *j, uint16_t e)
+{
+    return e >= ZL_MAX_ENTITIES ||
+           op_for(j, e, bit_get(j->now->present, e)) == j->w->run.op_of[e];
+}
+
+/* Sorts out the entities as the run's first client's were when this
+ * client holds the same and wants the same (zl_snapshot_run): its needs
+ * then differ at most at the two clients' own entities, which are checked.
+ * Its accumulators are all 0, and stay so when its section comes from the
+ * run (owe() sets them if it does not). Returns 1 when done, 0 to sort out
+ * entity by entity. */
+static int classify_twin(writer_job *j)
+{
+    const zl_snapshot_run *run = &j->w->run;
+    uint32_t i;
+    if (j->listed || j->c->owed || !run->valid || !run->twin || !j->base ||
+        j->base->content == 0 || j->base->content != run->base_content)
+        return 0;
+    if (!same_op(j, j->own) || !same_op(j, run->own))
+        return 0;
+    memcpy(j->op, run->op_of, sizeof j->op);
+    memcpy(j->op_map, run->op_map, sizeof j->op_map);
+    memcpy(j->cand, run->entity, run->count * sizeof j->cand[0]);
+    j->cand_count = run->count;
+    for (i = 0; i < j->cand_count; i++)
+        j->code_at[j->cand[i]] = 0; /* not measured yet */
+    return 1;
+}
+
+/* What classify would have accumulated for a twin whose accumulators were
+ * all 0, when its section does not come from the run after all. */
+static void owe(writer_job *j, const uint32_t *priority)
+{
+    uint32_t i;
+    for (i = 0; i < j->cand_count; i++)
+        if (j->op[j->cand[i]] != OP_LEAVE) /* a leave's key is fixed */
+            j->c->accum[j->cand[i]] = weight_at(priority, j->cand[i]);
 }
 
 static uint32_t key_of(const writer_job *j, uint16_t e)
@@ -725,6 +774,7 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget)
             *kind_bits = *kind_bits - (run->end[k] - run->body[k]) + own->bits;
     }
     run->hits++;
+    j->content = run->twin && !j->listed ? run->content : 0u;
     return 1;
 }
 
@@ -751,6 +801,17 @@ static void keep_run(writer_job *j, uint32_t bits)
     run->hits = 0;
     run->written = 0;
     run->valid = 1;
+    run->twin = !j->listed;
+    if (run->twin) {
+        run->own = j->own;
+        run->base_content = j->base ? j->base->content : 0u;
+        memcpy(run->op_of, j->op, sizeof run->op_of);
+        memcpy(run->op_map, j->op_map, sizeof run->op_map);
+        if (++j->w->contents == 0)
+            j->w->contents = 1;
+        run->content = j->w->contents;
+        j->content = run->content;
+    }
 }
 
 /* Writes the chosen entries, found a word of the chosen set at a time. */
@@ -844,6 +905,7 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
         }
     }
     rec->tick = j->tick;
+    rec->content = j->content;
     rec->serial = c->written;
     rec->sequence = packet_sequence;
     rec->used = 1;
@@ -862,7 +924,7 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     zl_bitwriter saved;
     uint32_t start;
     uint32_t whole;
-    int count, fitted;
+    int count, fitted, twin;
     ZL_ASSERT(c != NULL && world != NULL && layout != NULL && bw != NULL);
     ZL_ASSERT(relevant != NULL || relevant_count == 0);
     ZL_ASSERT(!c->have_last || tick_diff(tick, c->last_tick) > 0);
@@ -873,14 +935,21 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     ZL_ASSERT(j->now != NULL);
     j->tick = tick;
     j->own = own_entity;
+    j->listed = relevant != NULL;
+    j->content = 0;
     j->base = usable_baseline(c, tick);
     j->base_slot = j->base ? world_slot(world, j->base->tick) : NULL;
     codes_for(world, tick);
-    classify(j, relevant, relevant_count, priority);
+    twin = classify_twin(j);
+    if (!twin)
+        classify(j, relevant, relevant_count, priority);
+    c->owed = 1; /* until every entry is sent */
 
     saved = *bw;
     start = zl_bitwriter_bits_used(bw);
     fitted = write_shared(j, bw, budget_bits);
+    if (twin && !fitted)
+        owe(j, priority);
     /* Measured first, a section that will not fit is never written. */
     if (!fitted && (whole = measure_all(j)) <= budget_bits) {
         choose_all(j);
@@ -901,6 +970,7 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
         }
     }
     record(j, packet_sequence, zl_bitwriter_bits_used(bw) - start);
+    c->owed = (uint8_t)!fitted; /* every entry sent leaves nothing owed */
     c->last.enter_bits = j->bits.enter;
     c->last.update_bits = j->bits.update;
     c->last.number_bits = j->bits.number;

@@ -68,6 +68,11 @@ typedef struct zl_snapshot_code {
  * that hold the same baseline and need the same entries, every entry with
  * its shared fields: such a client's section is this one with its own
  * entity's entry swapped for the one with every field. */
+/* What the writer sorts entities into (private), and bitmaps of them in
+ * 32-bit words. */
+#define ZL_SNAPSHOT_OPS 6
+#define ZL_SNAPSHOT_MAP_WORDS ((ZL_MAX_ENTITIES + 31) / 32)
+
 typedef struct zl_snapshot_run {
     uint8_t valid;
     uint8_t written; /* bytes, body, end and size hold the section */
@@ -84,6 +89,17 @@ typedef struct zl_snapshot_run {
     uint32_t enter_bits, update_bits, number_bits; /* as zl_snapshot_stats's,
                                                       of the first client served */
     uint8_t bytes[ZL_MAX_PACKET];
+    /* Every client whose record comes from this run holds the same: its
+     * records carry `content`. A client whose baseline has the same content
+     * as the run's first client's (base_content) needs what that client
+     * needed, entity for entity, but for the two clients' own entities:
+     * `op` is that client's sorting-out, `own` its entity; twin 0 when the
+     * run was written from a relevance list (clients' lists differ). */
+    uint8_t twin;
+    uint16_t own;
+    uint32_t content, base_content;
+    uint8_t op_of[ZL_MAX_ENTITIES];
+    uint32_t op_map[ZL_SNAPSHOT_OPS][ZL_SNAPSHOT_MAP_WORDS];
 } zl_snapshot_run;
 
 /* The server's entity states of the last ZL_SNAPSHOT_WORLD_TICKS ticks,
@@ -104,6 +120,7 @@ typedef struct zl_snapshot_world {
     uint8_t same[ZL_MAX_ENTITIES];
     uint32_t same_from[ZL_MAX_ENTITIES];
     zl_snapshot_run run;
+    uint32_t contents; /* run contents numbered so far (never 0) */
     /* The layout's player and entity schemas, prepared at their first
      * state: every state recorded is copied and quantised through them. */
     zl_schema_plan plan[2];
@@ -145,6 +162,7 @@ typedef struct zl_snapshot_record {
     uint8_t used;
     uint16_t age[ZL_MAX_ENTITIES]; /* state tick = tick - age, or ABSENT */
     uint8_t held[ZL_SNAPSHOT_BITMAP_BYTES]; /* the entities whose age is not ABSENT */
+    uint32_t content; /* the tick's run it holds the entities of, 0: its own */
 } zl_snapshot_record;
 
 /* What the last zl_snapshot_write did, for statistics and tests. Entity
@@ -177,6 +195,7 @@ typedef struct zl_snapshot_client {
     uint32_t last_tick;
     uint8_t have_last;
     uint32_t accum[ZL_MAX_ENTITIES]; /* priority accumulated while not sent */
+    uint8_t owed;      /* 0: every accum is 0 (the last section held every entry) */
     zl_snapshot_stats last; /* what the last zl_snapshot_write did */
 } zl_snapshot_client;
 
