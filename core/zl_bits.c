@@ -45,19 +45,6 @@ static uint32_t round_shift(uint32_t v, unsigned shift)
     return shift == 0 ? v : (v >> shift) + ((v >> (shift - 1u)) & 1u);
 }
 
-/* Halving the search each step: five tests instead of one a bit. */
-unsigned zl_bits_required(uint32_t range)
-{
-    unsigned n = 0, half;
-    for (half = 16; half > 0; half /= 2u) {
-        if (range >> half) {
-            n += half;
-            range >>= half;
-        }
-    }
-    return n + range;
-}
-
 /* ---- writer ---- */
 
 void zl_bitwriter_init(zl_bitwriter *w, void *buf, size_t cap_bytes)

@@ -28,8 +28,24 @@ typedef struct zl_bitreader {
                   ZL_ERR_MALFORMED (a value outside its declared range) */
 } zl_bitreader;
 
-/* Number of bits needed to hold any value in [0, range]; 0 for range 0. */
-unsigned zl_bits_required(uint32_t range);
+/* Number of bits needed to hold any value in [0, range]; 0 for range 0.
+ * One instruction where the compiler offers a count of leading zeros
+ * (the Cortex-M3 has CLZ); else five halvings of the search. */
+static inline unsigned zl_bits_required(uint32_t range)
+{
+#if defined(__GNUC__)
+    return range ? 32u - (unsigned)__builtin_clz(range) : 0u;
+#else
+    unsigned n = 0, half;
+    for (half = 16; half > 0; half /= 2u) {
+        if (range >> half) {
+            n += half;
+            range >>= half;
+        }
+    }
+    return n + range;
+#endif
+}
 
 /* Writer. A write that does not fit sets error to ZL_ERR_OVERFLOW and writes
  * nothing more (not even part of that write); every later write is ignored. */

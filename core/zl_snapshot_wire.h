@@ -70,26 +70,14 @@ static inline unsigned lowest_bit(uint32_t x)
 
 static inline unsigned highest_bit(uint32_t x)
 {
-#if defined(__GNUC__)
-    return 31u - (unsigned)__builtin_clz(x);
-#else
-    unsigned n = 0, step;
-    for (step = 16u; step > 0u; step >>= 1) {
-        if (x >> step) {
-            n += step;
-            x >>= step;
-        }
-    }
-    return n;
-#endif
+    return zl_bits_required(x) - 1u;
 }
 
-/* zl_bits_required of a constant, worked out while compiling: the gap
- * costs ask for entity_bits on every escape. */
-static inline unsigned bits_for(uint32_t range) { return range ? highest_bit(range) + 1u : 0u; }
-static inline unsigned age_bits(void) { return bits_for(ZL_SNAPSHOT_WORLD_TICKS - 1u); }
-static inline unsigned count_bits(void) { return bits_for(ZL_MAX_ENTITIES); }
-static inline unsigned entity_bits(void) { return bits_for(ZL_MAX_ENTITIES - 1u); }
+/* Widths of constants, worked out while compiling (zl_bits_required is
+ * inline): the gap costs ask for entity_bits on every escape. */
+static inline unsigned age_bits(void) { return zl_bits_required(ZL_SNAPSHOT_WORLD_TICKS - 1u); }
+static inline unsigned count_bits(void) { return zl_bits_required(ZL_MAX_ENTITIES); }
+static inline unsigned entity_bits(void) { return zl_bits_required(ZL_MAX_ENTITIES - 1u); }
 
 /* The n of a gap's code, GAP_ESCAPE when it takes the escape: gaps
  * 2^n - 1 .. 2^(n+1) - 2 share n. */
