@@ -187,6 +187,14 @@ typedef struct zl_game {
      * into player (zeroed before the call). */
     void (*player_join)(void *ctx, void *player, int slot);
 
+    /* Server only: the client in slot `slot` left (quit, timed out, was
+     * kicked). From now until the next player_join of that slot the
+     * state in player belongs to nobody: the game keeps it out of its own
+     * rules (no damage, no respawn, no hitboxes in its traces). The
+     * server never reads it again; lag compensation has already forgotten
+     * the slot. */
+    void (*player_leave)(void *ctx, void *player, int slot);
+
     /* Server only: the server entities (projectiles), numbered 0 ..
      * max_entities - 1; snapshots carry entity i as number
      * ZL_MAX_CLIENTS + i. Copies entity i's state into out and returns 1,

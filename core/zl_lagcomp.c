@@ -204,6 +204,14 @@ void zl_lagcomp_record(zl_lagcomp *lc, uint32_t tick, const void *players, const
     lc->stats.recorded++;
 }
 
+void zl_lagcomp_remove(zl_lagcomp *lc, int slot)
+{
+    size_t i;
+    ZL_ASSERT(lc && slot >= 0 && slot < ZL_MAX_CLIENTS);
+    for (i = 0; i < ZL_LAGCOMP_TICKS; i++)
+        lc->frame[i].present[slot >> 3] &= (uint8_t)~(1u << (slot & 7));
+}
+
 /* The frame of `tick`, or NULL when it was never recorded or has been
  * overwritten. */
 static const zl_lagcomp_frame *frame_at(const zl_lagcomp *lc, uint32_t tick)

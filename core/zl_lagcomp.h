@@ -161,6 +161,13 @@ void zl_lagcomp_init(zl_lagcomp *lc, const zl_game *game, uint32_t tick_us,
 void zl_lagcomp_record(zl_lagcomp *lc, uint32_t tick, const void *players, const uint8_t *present,
                        int count);
 
+/* Takes player `slot` out of every recorded tick, as if it had never been
+ * in the game: a player who leaves is at once out of every trace and
+ * state_at, and whoever takes the slot next is traced only from its own
+ * first record, never at its predecessor's past poses. A slot out of
+ * range is API misuse (ZL_ASSERT). */
+void zl_lagcomp_remove(zl_lagcomp *lc, int slot);
+
 /* The target time of a command that fires a lag-compensated weapon.
  * claimed = the time of cmd's render_tick + render_span * render_frac
  * (render_span ignored when render_frac is 0). estimate = present -

@@ -74,6 +74,11 @@ static void free_slot(zl_server *s, int slot, uint8_t reason)
     s->slot[slot].connected = 0;
     note_slot_port(s, slot);
     s->present[slot] = 0;
+    /* Out of the rewind history and the game's rules at once, not at the
+     * next tick's record: a shot in this tick cannot reach a free slot,
+     * and the slot's next player is never hit by shots at this one. */
+    zl_lagcomp_remove(&s->lagcomp, slot);
+    s->game.player_leave(s->game.ctx, player_at(s, slot), slot);
 }
 
 void zl_server_disconnect(zl_server *s, int slot, uint8_t reason, uint64_t now_us)
@@ -106,6 +111,7 @@ int zl_server_init_(zl_server *s, const zl_server_config *c, const zl_game *game
               (game->entity_schema ? game->entity_schema->size <= ZL_STATE_MAX
                                    : game->max_entities == 0));
     ZL_ASSERT(ZL_MAX_CLIENTS + game->max_entities <= ZL_MAX_ENTITIES);
+    ZL_ASSERT(game->player_join && game->player_leave);
     memset(s, 0, sizeof *s);
     s->config = *c;
     s->game = *game;

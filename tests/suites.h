@@ -35,6 +35,7 @@
     X(events)            \
     X(soak)              \
     X(cheats)            \
+    X(leave)             \
     X(admission)         \
     X(slip)              \
     X(crypto)            \

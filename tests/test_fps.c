@@ -802,6 +802,68 @@ static void test_rocket(void)
     zl_test_note("splash at %.1f units did %d damage", dist, expected);
 }
 
+/* A slot whose client left is out of every rule until it is joined
+ * again: shots and rockets pass through, blasts spare it, it cannot fire
+ * and, dead, it does not respawn. */
+static void test_left_slot_out_of_the_rules(void)
+{
+    arena a;
+    zl_usercmd pick = make_cmd(0, 0, 0, 0), shoot = make_cmd(0, 0, FPS_BUTTON_ATTACK, 0);
+    zl_usercmd idle = make_cmd(0, 0, 0, 0);
+    int i;
+    arena_init(&a);
+    a.players[0] = player_at(0, 0, 0);
+    a.players[1] = player_at(200, 0, 0);
+    a.players[2] = player_at(-900, 900, 0);
+    a.players[3] = player_at(-900, -900, 0);
+    fps_player_leave(&a.game, 1);
+    arena_command(&a, 0, &shoot, NULL);
+    ZL_CHECK_EQ(a.players[1].health, 100);
+    ZL_CHECK_EQ(count_type(&a, FPS_EV_HIT), 1); /* the wall behind */
+    for (i = 0; i < (int)a.events.count; i++)
+        ZL_CHECK(a.store[i].target != 1);
+    /* A rocket flies through the slot and bursts on the wall beyond,
+     * 800 units away: the slot takes no splash either way. */
+    pick.weapon = FPS_WEAPON_LAUNCHER + 1;
+    arena_command(&a, 0, &pick, NULL);
+    for (i = 0; i < 60; i++)
+        arena_command(&a, 0, &idle, NULL);
+    zl_events_clear(&a.events);
+    arena_command(&a, 0, &shoot, NULL);
+    ZL_CHECK_EQ(count_type(&a, FPS_EV_LAUNCH), 1);
+    for (i = 0; i < 100 && a.game.entities[0].type; i++)
+        fps_tick_entities(&a.game, a.players, 4, 16, &a.events);
+    ZL_CHECK_EQ(count_type(&a, FPS_EV_EXPLODE), 1);
+    for (i = 0; i < (int)a.events.count; i++)
+        if (a.store[i].type == FPS_EV_EXPLODE)
+            ZL_CHECK(a.store[i].origin.x > FX(900));
+    ZL_CHECK_EQ(a.players[1].health, 100);
+    /* The slot's own trigger does nothing. */
+    zl_events_clear(&a.events);
+    arena_command(&a, 1, &shoot, NULL);
+    ZL_CHECK_EQ(count_type(&a, FPS_EV_HIT), 0);
+    ZL_CHECK_EQ(a.players[0].health, 100);
+    /* Left dead: never respawned. */
+    a.players[1].flags |= FPS_PF_DEAD;
+    a.players[1].respawn_time = 16;
+    for (i = 0; i < 10; i++)
+        fps_tick_entities(&a.game, a.players, 4, 16, &a.events);
+    ZL_CHECK(a.players[1].flags & FPS_PF_DEAD);
+    ZL_CHECK_EQ(count_type(&a, FPS_EV_RESPAWN), 0);
+    /* Joined again: back in the game. */
+    fps_player_join(&a.game, &a.players[1], 1);
+    a.players[1] = player_at(200, 0, 0);
+    for (i = 0; i < 60; i++)
+        arena_command(&a, 0, &idle, NULL);
+    pick.weapon = FPS_WEAPON_RIFLE + 1;
+    arena_command(&a, 0, &pick, NULL);
+    for (i = 0; i < 60; i++)
+        arena_command(&a, 0, &idle, NULL);
+    zl_events_clear(&a.events);
+    arena_command(&a, 0, &shoot, NULL);
+    ZL_CHECK(a.players[1].health < 100);
+}
+
 static void test_entities_full(void)
 {
     fps_game g;
@@ -907,6 +969,7 @@ void zl_suite_fps(void)
     ZL_RUN(test_hitscan_damage_kill_respawn);
     ZL_RUN(test_cover_and_lag_compensation_hook);
     ZL_RUN(test_rocket);
+    ZL_RUN(test_left_slot_out_of_the_rules);
     ZL_RUN(test_entities_full);
     ZL_RUN(test_trace_rules);
     ZL_RUN(test_game_interface);

@@ -553,6 +553,52 @@ static void random_shot(zl_test_rng *rng, const fps_player *live, zl_lagcomp_tim
     *end = shot_end(*eye, at);
 }
 
+/* A player who leaves is out of the history at once, before the next
+ * record: not hit in the present nor at any past tick, and whoever takes
+ * the slot next is never hit at the old player's poses. */
+static void test_left_player_forgotten(void)
+{
+    fps_player players[2];
+    zl_lagcomp_time past;
+    zl_trace tr;
+    zl_vec3 eye, end;
+    uint32_t tick;
+    start(TICK_US, NULL);
+    players[0] = player_at(-400, 0, 0);
+    players[1] = player_at(0, 0, 0);
+    for (tick = 0; tick <= 20; tick++)
+        zl_lagcomp_record(&lc, tick, players, NULL, 2);
+    eye = fps_player_eye(&players[0]);
+    end = shot_end(eye, zl_vec3_make(0, 0, FX(30)));
+    ZL_CHECK_EQ(zl_lagcomp_time_at(&lc, 12u * TICK_US, &past), ZL_OK);
+    ZL_CHECK_EQ(zl_lagcomp_trace(&lc, NULL, &eye, &end, 0, &tr, NULL), 1);
+    ZL_CHECK_EQ(tr.entity, 1);
+    ZL_CHECK_EQ(zl_lagcomp_trace(&lc, &past, &eye, &end, 0, &tr, NULL), 1);
+    ZL_CHECK_EQ(tr.entity, 1);
+    /* Slot 1 leaves between ticks: the same tick's shots miss it. */
+    zl_lagcomp_remove(&lc, 1);
+    ZL_CHECK_EQ(zl_lagcomp_trace(&lc, NULL, &eye, &end, 0, &tr, NULL), 1);
+    ZL_CHECK_EQ(tr.entity, ZL_TRACE_WORLD);
+    ZL_CHECK_EQ(zl_lagcomp_trace(&lc, &past, &eye, &end, 0, &tr, NULL), 1);
+    ZL_CHECK_EQ(tr.entity, ZL_TRACE_WORLD);
+    ZL_CHECK_EQ(zl_lagcomp_trace_all(&lc, &past, &eye, &end, 0, &tr, NULL), 1);
+    ZL_CHECK_EQ(tr.entity, ZL_TRACE_WORLD);
+    ZL_CHECK_EQ(zl_lagcomp_state_at(&lc, NULL, 1, &players[0]), ZL_LAGCOMP_ABSENT);
+    /* A new player takes the slot elsewhere: shots at the old player's
+     * place, rewound to when it stood there, meet nothing. */
+    players[1] = player_at(0, 300, 0);
+    for (tick = 21; tick <= 25; tick++)
+        zl_lagcomp_record(&lc, tick, players, NULL, 2);
+    ZL_CHECK_EQ(zl_lagcomp_time_at(&lc, 12u * TICK_US, &past), ZL_OK);
+    ZL_CHECK_EQ(zl_lagcomp_trace(&lc, &past, &eye, &end, 0, &tr, NULL), 1);
+    ZL_CHECK_EQ(tr.entity, ZL_TRACE_WORLD);
+    ZL_CHECK_EQ(zl_lagcomp_state_at(&lc, &past, 1, &players[0]), ZL_LAGCOMP_ABSENT);
+    /* The newcomer itself is a target from its first record on. */
+    end = shot_end(eye, zl_vec3_make(0, FX(300), FX(30)));
+    ZL_CHECK_EQ(zl_lagcomp_trace(&lc, NULL, &eye, &end, 0, &tr, NULL), 1);
+    ZL_CHECK_EQ(tr.entity, 1);
+}
+
 static void test_broadphase_agrees_with_rewinding_everyone(void)
 {
     static fps_player live[CROWD];
@@ -1112,6 +1158,7 @@ void zl_suite_lagcomp(void)
     ZL_RUN(test_teleport_not_rewound);
     ZL_RUN(test_history_is_what_others_received);
     ZL_RUN(test_dead_not_hit);
+    ZL_RUN(test_left_player_forgotten);
     ZL_RUN(test_broadphase_agrees_with_rewinding_everyone);
     ZL_RUN(test_tracer_and_resolve_event);
     ZL_RUN(test_hit_agreement_over_impaired_links);

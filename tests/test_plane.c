@@ -131,6 +131,15 @@ static void plane_join(void *ctx, void *player, int slot)
     p->heading = (zl_angle)(slot % 2 ? 49152u : 16384u);
 }
 
+/* Nothing to forget: the only rule that reads players is the shot, and
+ * lag compensation has already forgotten the slot. */
+static void plane_leave(void *ctx, void *player, int slot)
+{
+    (void)ctx;
+    (void)player;
+    (void)slot;
+}
+
 /* Players only: no entity schema, entity_state or max_entities. */
 static const zl_game plane_rules = {
     .player_schema = &plane_schema,
@@ -140,6 +149,7 @@ static const zl_game plane_rules = {
     .hitboxes = plane_hitboxes,
     .trace = plane_trace,
     .player_join = plane_join,
+    .player_leave = plane_leave,
     .origin_axes = 2,
     .player_origin_field = 0,
     .player_teleport_field = -1,

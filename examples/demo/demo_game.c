@@ -76,6 +76,16 @@ static void take_record(demo_game *g, demo_rec_verdict *v)
                  last->hit.when.t == claim.t;
 }
 
+/* The target's box in the present; none (left empty) for a slot nobody
+ * holds, which lag compensation, tracing only players in the game, should
+ * never name. */
+static void witness_target_box(demo_game *g, demo_rec_verdict *v)
+{
+    const void *target = zl_server_player(g->server, v->target);
+    if (target)
+        demo_player_box((const fps_player *)target, &v->current);
+}
+
 static int witness_trace(void *ctx, const zl_vec3 *start, const zl_vec3 *end, int32_t shooter,
                          zl_trace *out)
 {
@@ -90,7 +100,7 @@ static int witness_trace(void *ctx, const zl_vec3 *start, const zl_vec3 *end, in
     /* Damage lands after the trace: the live state is still the present
      * the shot was traced in. */
     if (v->target >= 0)
-        demo_player_box((const fps_player *)zl_server_player(g->server, v->target), &v->current);
+        witness_target_box(g, v);
     take_record(g, v);
     return rc;
 }

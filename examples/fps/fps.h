@@ -149,6 +149,9 @@ typedef struct fps_game {
     uint32_t spawn_next;        /* spawn point rotation */
     uint32_t entities_refused;  /* launches that found no free slot */
     fps_refusals refusals[FPS_MAX_PLAYERS]; /* per slot, since it was taken */
+    uint8_t left[FPS_MAX_PLAYERS]; /* per slot: 1 after its client left, until
+                                      the next join (0 from init: a game run
+                                      without a server has every slot) */
 } fps_game;
 
 /* ---- fps_game.c: the zl_game implementation ---- */
@@ -225,6 +228,9 @@ zl_vec3 fps_player_eye(const fps_player *p);
 void fps_player_spawn(fps_game *g, fps_player *p);
 /* A client took slot `slot`: its refusal counters start over, p spawns. */
 void fps_player_join(fps_game *g, fps_player *p, int slot);
+/* Slot `slot`'s client left: until it is joined again, its player takes no
+ * damage, blocks no shot or rocket, fires nothing and never respawns. */
+void fps_player_leave(fps_game *g, int slot);
 /* How far a hitscan shot reaches: it is traced from the eye to eye +
  * dir * FPS_HITSCAN_RANGE. */
 #define FPS_HITSCAN_RANGE ZL_FX_INT(4096)

@@ -183,6 +183,12 @@ static void player_join_cb(void *ctx, void *player, int slot)
     fps_player_join((fps_game *)ctx, (fps_player *)player, slot);
 }
 
+static void player_leave_cb(void *ctx, void *player, int slot)
+{
+    (void)player;
+    fps_player_leave((fps_game *)ctx, slot);
+}
+
 static int entity_state_cb(void *ctx, int index, void *out)
 {
     const fps_entity *e = &((const fps_game *)ctx)->entities[index];
@@ -211,6 +217,7 @@ zl_game fps_game_interface(fps_game *g)
     game.hitboxes = hitboxes_cb;
     game.trace = trace_cb;
     game.player_join = player_join_cb;
+    game.player_leave = player_leave_cb;
     game.entity_state = entity_state_cb;
     game.max_entities = FPS_MAX_ENTITIES;
     game.origin_axes = 3;

@@ -21,11 +21,17 @@ static void emit(zl_events *events, int32_t source, uint16_t type, uint16_t para
     events->source = saved;
 }
 
-static void hurt(fps_player *players, int victim, int attacker, int amount, zl_vec3 where,
-                 zl_events *events)
+/* 1 while a client holds slot: a slot it left is out of every rule. */
+static int in_game(const fps_game *g, int slot)
+{
+    return !g->left[slot];
+}
+
+static void hurt(const fps_game *g, fps_player *players, int victim, int attacker, int amount,
+                 zl_vec3 where, zl_events *events)
 {
     fps_player *p = &players[victim];
-    if ((p->flags & FPS_PF_DEAD) || amount <= 0)
+    if (!in_game(g, victim) || (p->flags & FPS_PF_DEAD) || amount <= 0)
         return;
     emit(events, attacker, FPS_EV_HIT, (uint16_t)amount, victim, where);
     if (amount < p->health) {
@@ -38,27 +44,27 @@ static void hurt(fps_player *players, int victim, int attacker, int amount, zl_v
     emit(events, attacker, FPS_EV_KILL, 0, victim, p->origin);
 }
 
-/* Traces against the world and the live players but `skip` (the shooter,
- * or a rocket's owner it passes through). */
-static int trace_live(const fps_player *players, int count, const zl_vec3 *start,
-                      const zl_vec3 *end, int32_t skip, zl_trace *out)
+/* Traces against the world and the live players in the game but `skip`
+ * (the shooter, or a rocket's owner it passes through). */
+static int trace_live(const fps_game *g, const fps_player *players, int count,
+                      const zl_vec3 *start, const zl_vec3 *end, int32_t skip, zl_trace *out)
 {
     zl_hitbox boxes[2 * FPS_MAX_PLAYERS];
     int i, n = 0;
     for (i = 0; i < count; i++)
-        if (i != skip)
+        if (i != skip && in_game(g, i))
             n += fps_player_hitboxes(&players[i], i, boxes + n, 2);
     return fps_trace(start, end, boxes, n, out);
 }
 
-static void resolve_fire(const zl_event *ev, fps_player *players, int count,
+static void resolve_fire(const fps_game *g, const zl_event *ev, fps_player *players, int count,
                          const zl_shot_tracer *tracer, zl_events *events)
 {
     zl_vec3 end = zl_vec3_add(ev->origin, zl_vec3_scale(ev->dir, FPS_HITSCAN_RANGE));
     zl_trace tr;
     int amount, rc;
     rc = tracer ? tracer->trace(tracer->ctx, &ev->origin, &end, ev->source, &tr)
-                : trace_live(players, count, &ev->origin, &end, ev->source, &tr);
+                : trace_live(g, players, count, &ev->origin, &end, ev->source, &tr);
     if (rc != 1)
         return;
     if (tr.entity == ZL_TRACE_WORLD) {
@@ -72,7 +78,7 @@ static void resolve_fire(const zl_event *ev, fps_player *players, int count,
     amount = fps_weapon_damage(ev->param);
     if (tr.part == FPS_PART_HEAD)
         amount *= FPS_HEAD_MULTIPLIER;
-    hurt(players, tr.entity, ev->source, amount, tr.hit.point, events);
+    hurt(g, players, tr.entity, ev->source, amount, tr.hit.point, events);
 }
 
 static void launch(fps_game *g, const zl_event *ev)
@@ -119,10 +125,10 @@ void fps_resolve_event(fps_game *g, const zl_event *ev, fps_player *players, int
     /* Shots come from our own run_command, but a bad one is dropped, not
      * trusted: the shooter must be a live player and the weapon real. */
     if (ev->source < 0 || ev->source >= count || ev->param >= FPS_WEAPON_COUNT ||
-        (players[ev->source].flags & FPS_PF_DEAD))
+        !in_game(g, ev->source) || (players[ev->source].flags & FPS_PF_DEAD))
         return;
     if (ev->type == FPS_EV_FIRE)
-        resolve_fire(ev, players, count, tracer, events);
+        resolve_fire(g, ev, players, count, tracer, events);
     else
         launch(g, ev);
 }
@@ -131,8 +137,8 @@ void fps_resolve_event(fps_game *g, const zl_event *ev, fps_player *players, int
  * SPLASH_RADIUS, measured to the nearest point of each player's hull (so
  * a rocket at someone's feet hurts as much as one in their chest). No
  * line-of-sight test: crates do not shield from blasts. */
-static void explode(const fps_entity *e, zl_vec3 where, fps_player *players, int count,
-                    zl_events *events)
+static void explode(const fps_game *g, const fps_entity *e, zl_vec3 where, fps_player *players,
+                    int count, zl_events *events)
 {
     int i;
     emit(events, e->owner, FPS_EV_EXPLODE, 0, -1, where);
@@ -147,7 +153,7 @@ static void explode(const fps_entity *e, zl_vec3 where, fps_player *players, int
         nearest.z = where.z < lo.z ? lo.z : where.z > hi.z ? hi.z : where.z;
         dist = zl_vec3_length(zl_vec3_sub(where, nearest));
         if (dist < SPLASH_RADIUS)
-            hurt(players, i, e->owner,
+            hurt(g, players, i, e->owner,
                  (int)((int64_t)fps_weapon_damage(FPS_WEAPON_LAUNCHER) * (SPLASH_RADIUS - dist) /
                        SPLASH_RADIUS),
                  where, events);
@@ -156,14 +162,15 @@ static void explode(const fps_entity *e, zl_vec3 where, fps_player *players, int
 
 /* Rockets fly in the present (no lag compensation, as in Half-Life) and
  * pass through their owner. */
-static void fly(fps_entity *e, fps_player *players, int count, uint32_t msec, zl_events *events)
+static void fly(const fps_game *g, fps_entity *e, fps_player *players, int count, uint32_t msec,
+                zl_events *events)
 {
     zl_vec3 end = zl_vec3_add(e->origin, zl_vec3_scale(e->velocity, fps_msec_to_seconds(msec)));
     zl_trace tr;
-    int rc = trace_live(players, count, &e->origin, &end, e->owner, &tr);
+    int rc = trace_live(g, players, count, &e->origin, &end, e->owner, &tr);
     e->age = (uint16_t)(e->age + msec > 65535u ? 65535u : e->age + msec);
     if (rc == 1)
-        explode(e, tr.hit.point, players, count, events);
+        explode(g, e, tr.hit.point, players, count, events);
     if (rc != 0 || e->age >= ROCKET_LIFETIME_MS) {
         memset(e, 0, sizeof *e); /* burst, fizzled, or left the range */
         return;
@@ -190,7 +197,14 @@ void fps_player_join(fps_game *g, fps_player *p, int slot)
 {
     ZL_ASSERT(g && p && slot >= 0 && slot < FPS_MAX_PLAYERS);
     memset(&g->refusals[slot], 0, sizeof g->refusals[slot]);
+    g->left[slot] = 0;
     fps_player_spawn(g, p);
+}
+
+void fps_player_leave(fps_game *g, int slot)
+{
+    ZL_ASSERT(g && slot >= 0 && slot < FPS_MAX_PLAYERS);
+    g->left[slot] = 1;
 }
 
 void fps_tick_entities(fps_game *g, fps_player *players, int count, uint32_t msec,
@@ -201,10 +215,10 @@ void fps_tick_entities(fps_game *g, fps_player *players, int count, uint32_t mse
     ZL_ASSERT(g && players && count >= 0 && count <= FPS_MAX_PLAYERS);
     for (i = 0; i < FPS_MAX_ENTITIES; i++)
         if (g->entities[i].type == FPS_ENTITY_ROCKET)
-            fly(&g->entities[i], players, count, msec, events);
+            fly(g, &g->entities[i], players, count, msec, events);
     for (k = 0; k < count; k++) {
         fps_player *p = &players[k];
-        if (!(p->flags & FPS_PF_DEAD))
+        if (!in_game(g, k) || !(p->flags & FPS_PF_DEAD))
             continue;
         if (p->respawn_time > msec) {
             p->respawn_time = (uint16_t)(p->respawn_time - msec);
