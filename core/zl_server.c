@@ -111,7 +111,6 @@ int zl_server_init_(zl_server *s, const zl_server_config *c, const zl_game *game
               (game->entity_schema ? game->entity_schema->size <= ZL_STATE_MAX
                                    : game->max_entities == 0));
     ZL_ASSERT(ZL_MAX_CLIENTS + game->max_entities <= ZL_MAX_ENTITIES);
-    ZL_ASSERT(game->player_join && game->player_leave);
     memset(s, 0, sizeof *s);
     s->config = *c;
     s->game = *game;
