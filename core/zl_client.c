@@ -275,6 +275,24 @@ static void on_snapshot(zl_client *c, const uint8_t *payload, size_t len, uint64
     take_frame(c, f, executed, now_us);
 }
 
+/* The server heard us from a new address (our NAT rebound): the token
+ * goes back at once, from wherever our datagrams now leave. */
+static void answer_path_challenge(zl_client *c, const uint8_t *payload, size_t len,
+                                  uint64_t now_us)
+{
+    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_PATH_SIZE + ZL_PACKET_TAG_SIZE];
+    zl_msg_path m;
+    if (zl_msg_read(ZL_MSG_PATH_CHALLENGE, payload, len, &m) != ZL_OK ||
+        m.nonce != c->conn.nonce) {
+        c->bad_messages++;
+        return;
+    }
+    zl_conn_send(&c->conn, ZL_MSG_PATH_RESPONSE, packet,
+                 zl_msg_write(ZL_MSG_PATH_RESPONSE, packet + ZL_PACKET_HEADER_SIZE, ZL_PATH_SIZE,
+                              &m),
+                 now_us);
+}
+
 /* A datagram sealed for our connection. */
 static void on_linked(zl_client *c, const zl_conn_datagram *d, size_t len, uint64_t now_us)
 {
@@ -302,6 +320,8 @@ static void on_linked(zl_client *c, const zl_conn_datagram *d, size_t len, uint6
         }
         c->state = ZL_CLIENT_DISCONNECTED;
         c->disconnect_reason = m.reason;
+    } else if (h->type == ZL_MSG_PATH_CHALLENGE) {
+        answer_path_challenge(c, payload, payload_len, now_us);
     } else if (h->type != ZL_MSG_KEEPALIVE) {
         c->bad_messages++;
     }

@@ -151,6 +151,12 @@
 #ifndef ZL_SERVER_NOTICES
 #define ZL_SERVER_NOTICES 64
 #endif
+/* Other addresses one connection's packets may come from at once, each
+ * with its own allowance of authentication tries (a NAT rebinding, and
+ * copies or junk others send with its id); 2..255. */
+#ifndef ZL_SERVER_PATHS
+#define ZL_SERVER_PATHS 4
+#endif
 /* Lag-compensated traces one tick keeps for the application (hit
  * pictures, replays, anti-cheat review); more are traced but not kept, and
  * counted. */
@@ -362,6 +368,7 @@
     X(ZL_CLIENT_EVENTS)             \
     X(ZL_CLIENT_EVENT_WINDOW)       \
     X(ZL_SERVER_NOTICES)            \
+    X(ZL_SERVER_PATHS)              \
     X(ZL_SERVER_SHOTS)              \
     X(ZL_SNAPSHOT_WORLD_TICKS)      \
     X(ZL_SNAPSHOT_SENT)             \

@@ -111,9 +111,16 @@ int zl_conn_open(zl_conn *c, int linked, uint8_t *packet, size_t len, zl_conn_da
 
 int zl_conn_send(zl_conn *c, uint8_t type, uint8_t *packet, int payload_bytes, uint64_t now_us)
 {
+    ZL_ASSERT(c);
+    return zl_conn_send_to(c, &c->peer, type, packet, payload_bytes, now_us);
+}
+
+int zl_conn_send_to(zl_conn *c, const zl_addr *to, uint8_t type, uint8_t *packet,
+                    int payload_bytes, uint64_t now_us)
+{
     zl_packet_header h;
     int len;
-    ZL_ASSERT(c && packet);
+    ZL_ASSERT(c && to && packet);
     if (payload_bytes < 0)
         return payload_bytes;
     zl_link_next_header(&c->link, type, &h);
@@ -127,7 +134,7 @@ int zl_conn_send(zl_conn *c, uint8_t type, uint8_t *packet, int payload_bytes, u
     zl_link_record_sent(&c->link, &h, (size_t)len, now_us);
     c->send_sequence++;
     c->stats.sent++;
-    c->out.send(c->out.ctx, &c->peer, packet, (size_t)len);
+    c->out.send(c->out.ctx, to, packet, (size_t)len);
     return len;
 }
 

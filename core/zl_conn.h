@@ -111,6 +111,11 @@ int zl_conn_open(zl_conn *c, int linked, uint8_t *packet, size_t len, zl_conn_da
  * nothing. Returns the datagram length or a negative ZL_ERR_*. */
 int zl_conn_send(zl_conn *c, uint8_t type, uint8_t *packet, int payload_bytes, uint64_t now_us);
 
+/* zl_conn_send to another address than the peer's: a path challenge
+ * (zl_server) goes to the address it tests. */
+int zl_conn_send_to(zl_conn *c, const zl_addr *to, uint8_t type, uint8_t *packet,
+                    int payload_bytes, uint64_t now_us);
+
 /* Seals a connectionless message in place: packet (caller-owned) holds
  * payload_bytes at packet + ZL_PACKET_HEADER_SIZE; the header gets type and
  * sequence, ack and ack_bits 0, the CRC ZL_PROTOCOL_ID. Returns the datagram

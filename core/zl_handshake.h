@@ -1,6 +1,6 @@
 /* zl_handshake.h - the connection handshake's messages (REQUEST, CHALLENGE,
  * RESPONSE, ACCEPT, DENY) and the small connected ones (KEEPALIVE, DISCONNECT,
- * SETTINGS): fixed-size payloads, each described once by a field table. */
+ * SETTINGS, PATH_CHALLENGE and PATH_RESPONSE): fixed-size payloads, each described once by a field table. */
 #ifndef ZL_HANDSHAKE_H
 #define ZL_HANDSHAKE_H
 
@@ -20,6 +20,7 @@ ZL_BEGIN_DECLS
 #define ZL_DISCONNECT_SIZE 9    /* nonce, reason */
 #define ZL_KEEPALIVE_SIZE 8     /* nonce */
 #define ZL_SETTINGS_MSG_SIZE 17 /* nonce, settings */
+#define ZL_PATH_SIZE 16         /* nonce, token */
 /* Content before the padding of REQUEST (protocol id, nonce, settings) and
  * RESPONSE (nonce, window, cookie, settings). */
 #define ZL_REQUEST_CONTENT 21
@@ -93,6 +94,14 @@ typedef struct zl_msg_settings {
     uint64_t nonce;
     zl_client_settings settings;
 } zl_msg_settings;
+
+/* PATH_CHALLENGE and PATH_RESPONSE: before a connection moves to a new
+ * address, the server sends a token there and the client echoes it (the
+ * packets are sealed: only the client can read the token). */
+typedef struct zl_msg_path {
+    uint64_t nonce;
+    uint64_t token;
+} zl_msg_path;
 
 /* Payload bytes of TOKEN_REQUEST and TOKEN_RESPONSE, padding included:
  * REQUEST's and RESPONSE's fields plus the token's expiry, nonce and sealed

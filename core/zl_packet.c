@@ -151,6 +151,17 @@ uint64_t zl_packet_widen(uint16_t low, uint64_t newest)
     return v;
 }
 
+int zl_packet_sealed_id(const void *packet, size_t len, uint32_t *conn_id)
+{
+    const uint8_t *p = (const uint8_t *)packet;
+    ZL_ASSERT(conn_id && (packet != NULL || len == 0));
+    if (len < ZL_PACKET_HEADER_SIZE + ZL_PACKET_TAG_SIZE || len > ZL_MAX_PACKET ||
+        p[4] >= ZL_PACKET_TYPE_COUNT)
+        return 0;
+    *conn_id = get_le32(p);
+    return 1;
+}
+
 int zl_packet_open_aead(void *packet, size_t len, uint32_t conn_id, uint64_t newest,
                         const uint8_t key[ZL_AEAD_KEY_SIZE], const zl_aead *aead,
                         zl_packet_header *h, uint64_t *sequence, zl_packet_drop *why)

@@ -98,6 +98,11 @@ int zl_packet_seal_aead(void *packet, size_t payload_bytes, const zl_packet_head
  * newest received): packets arrive within half the 16-bit space of it. */
 uint64_t zl_packet_widen(uint16_t low, uint64_t newest);
 
+/* The connection id a sealed datagram carries in clear, read without any
+ * cryptography: 1 with *conn_id set when its size and reserved bits could
+ * be a sealed packet's, else 0 (hostile bytes fine). */
+int zl_packet_sealed_id(const void *packet, size_t len, uint32_t *conn_id);
+
 /* Checks and decrypts a received sealed datagram of len bytes in place
  * (packet is writable; hostile bytes fine): the connection id must be
  * conn_id and the tag must verify under key with the sequence widened

@@ -8,7 +8,7 @@
 ZL_BEGIN_DECLS
 
 /* Wire version, in the low 16 bits of the protocol id. */
-#define ZL_PROTOCOL_VERSION 1u
+#define ZL_PROTOCOL_VERSION 2u
 /* Every packet is sealed under this id (zl_packet_seal): "ZL" and the version. */
 #define ZL_PROTOCOL_ID (0x5A4C0000u | ZL_PROTOCOL_VERSION)
 
@@ -32,6 +32,10 @@ enum {
     ZL_MSG_TOKEN_REQUEST = 10,  /* REQUEST with a connect token (zl_token.h) */
     ZL_MSG_TOKEN_RESPONSE = 11, /* RESPONSE with the same token again */
     ZL_MSG_RELIABLE = 12,  /* either way, connected: messages (zl_reliable) */
+    ZL_MSG_PATH_CHALLENGE = 13, /* server -> client, connected, sent to an
+                                   address the client's packets came from:
+                                   prove you receive there */
+    ZL_MSG_PATH_RESPONSE = 14,  /* client -> server, connected: the proof */
     ZL_MSG_TYPE_COUNT
 };
 ZL_STATIC_ASSERT(ZL_MSG_TYPE_COUNT <= ZL_PACKET_TYPE_COUNT, zl_msg_types_fit);

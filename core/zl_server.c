@@ -352,7 +352,7 @@ static void connect_client(zl_server *s, int slot, const zl_addr *from, const ha
     c->next_snapshot_us = now_us;
     c->rate_us = now_us;
     zl_ratelimit_bucket_init(&c->packets, s->config.packet_burst, now_us);
-    zl_ratelimit_bucket_init(&c->move_tries, 4, now_us);
+    c->peer_heard_us = now_us;
     zl_ratelimit_bucket_init(&c->message_packets, s->config.message_burst, now_us);
     zl_reliable_init(&c->reliable);
     /* The client's first command is sequence 1 (zl_client.h). */
@@ -500,6 +500,7 @@ static void on_linked(zl_server *s, int slot, const zl_conn_datagram *d, size_t 
         on_commands(s, c, payload, payload_len, now_us);
         break;
     case ZL_MSG_KEEPALIVE:
+    case ZL_MSG_PATH_RESPONSE: /* from the address it holds: nothing to move */
         break;
     case ZL_MSG_RELIABLE: {
         zl_bitreader r;
@@ -566,13 +567,6 @@ static void on_unlinked(zl_server *s, int slot, const zl_addr *from, const zl_pa
         s->dropped[ZL_SERVER_DROP_MESSAGE]++;
 }
 
-/* The connection id a sealed packet carries in clear: its first 4 bytes. */
-static uint32_t clear_id(const uint8_t *packet)
-{
-    return (uint32_t)packet[0] | (uint32_t)packet[1] << 8 | (uint32_t)packet[2] << 16 |
-           (uint32_t)packet[3] << 24;
-}
-
 /* 1 when a datagram from an address without a slot is sealed for the
  * connection that last held a slot from that address: its goodbye
  * repeated, or a packet in flight when it ended. A freed slot keeps its
@@ -582,51 +576,150 @@ static int ended_connection(const zl_server *s, const zl_addr *from, const uint8
                             size_t len)
 {
     zl_packet_header h;
+    uint32_t id;
     int i;
     for (i = 0; i < s->config.max_clients; i++) {
         const zl_conn *c = &s->slot[i].conn;
         if (s->slot[i].connected || !zl_addr_equal(&c->peer, from))
             continue;
-        if (c->sealed ? len >= ZL_PACKET_HEADER_SIZE + ZL_PACKET_TAG_SIZE &&
-                            clear_id(packet) == c->link_id
+        if (c->sealed ? zl_packet_sealed_id(packet, len, &id) && id == c->link_id
                       : zl_packet_open(packet, len, c->link_id, &h, NULL) >= 0)
             return 1;
     }
     return 0;
 }
 
-/* A sealed packet from an address no connection has: its clear connection
- * id names a connection, and if it authenticates under that connection's
- * key its client has a new address (a NAT rebinding), where the connection
- * moves (as WireGuard and QUIC move). Each try costs the connection one of
- * a few tries a second, so junk carrying a connection's id costs the server
- * little. 1 when it moved and the packet was taken. */
-static int moved(zl_server *s, const zl_addr *from, uint8_t *packet, size_t len, uint64_t now_us)
+/* ---- Moves: a connection's client at a new address ----
+ * A NAT may give a client a new address mid-match (WireGuard and QUIC
+ * follow such a client). Authentication alone cannot decide a move: a
+ * copy of the client's own fresh packet, raced from elsewhere by someone
+ * who can read the traffic, authenticates too. So, as QUIC validates a
+ * path, the connection moves only when the new address has answered a
+ * challenge sealed for the client, and only while the old address is
+ * silent: an attacker's copies never silence the client's originals.
+ * Meanwhile what arrives from the new address is taken (it authenticated)
+ * and replies still go to the old one. */
+
+/* Silence of the old address before a new one is challenged, and between
+ * two challenges to one address. */
+#define PATH_SILENCE_US 100000u
+#define PATH_RETRY_US 100000u
+/* Authentication tries one other address may spend: a rebound client's
+ * packets at its command rate get through, and junk sent with the
+ * connection's id from many addresses costs each of them, not the client. */
+#define PATH_TRIES_RATE 64u
+#define PATH_TRIES_BURST 16u
+
+/* The entry of `from` among c's other addresses; a new address takes a
+ * free entry, else the least recently heard one that never authenticated
+ * (junk), else the least recently heard. A new entry starts with one try:
+ * a stream of new addresses buys one authentication each. */
+static zl_server_path *path_of(zl_server_slot *c, const zl_addr *from, uint64_t now_us)
+{
+    zl_server_path *p = NULL;
+    int i;
+    for (i = 0; i < ZL_SERVER_PATHS; i++) {
+        zl_server_path *q = &c->path[i];
+        if (q->used && zl_addr_equal(&q->addr, from))
+            return q;
+        if (!p || !q->used || (p->used && (q->proven < p->proven ||
+                                           (q->proven == p->proven && q->seen_us < p->seen_us))))
+            p = q;
+    }
+    memset(p, 0, sizeof *p);
+    p->used = 1;
+    p->addr = *from;
+    zl_ratelimit_bucket_init(&p->tries, 1, now_us);
+    return p;
+}
+
+/* A challenge's token: unguessable without the server's secret, new for
+ * every challenge (the time), never 0 (which means none). */
+static uint64_t path_token(const zl_server *s, const zl_server_slot *c, uint64_t now_us)
+{
+    uint64_t in[2], token;
+    in[0] = c->conn.nonce;
+    in[1] = now_us;
+    token = zl_siphash_digest(s->cookie_secret, in, sizeof in);
+    return token ? token : 1u;
+}
+
+static void challenge_path(zl_server *s, zl_server_slot *c, zl_server_path *p, uint64_t now_us)
+{
+    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_PATH_SIZE + ZL_PACKET_TAG_SIZE];
+    zl_msg_path m;
+    if (now_us - c->peer_heard_us < PATH_SILENCE_US ||
+        (p->token && now_us - p->challenged_us < PATH_RETRY_US))
+        return;
+    m.nonce = c->conn.nonce;
+    m.token = path_token(s, c, now_us);
+    p->token = m.token;
+    p->challenged_us = now_us;
+    c->path_challenges++;
+    zl_conn_send_to(&c->conn, &p->addr, ZL_MSG_PATH_CHALLENGE, packet,
+                    zl_msg_write(ZL_MSG_PATH_CHALLENGE, packet + ZL_PACKET_HEADER_SIZE,
+                                 ZL_PATH_SIZE, &m),
+                    now_us);
+}
+
+/* A PATH_RESPONSE from p: the connection moves there when it echoes the
+ * token p was sent and the old address has said nothing since. */
+static void on_path_response(zl_server *s, int slot, zl_server_path *p,
+                             const zl_conn_datagram *d)
+{
+    zl_server_slot *c = &s->slot[slot];
+    zl_msg_path m;
+    if (zl_msg_read(ZL_MSG_PATH_RESPONSE, d->payload, d->payload_len, &m) != ZL_OK ||
+        m.nonce != c->conn.nonce) {
+        c->bad_messages++;
+        return;
+    }
+    if (!p->token || m.token != p->token)
+        return; /* an older challenge's answer, or one to another address */
+    if (c->peer_heard_us >= p->challenged_us) {
+        c->moves_refused++;
+        p->token = 0;
+        return;
+    }
+    c->conn.peer = p->addr;
+    c->peer_heard_us = p->seen_us;
+    memset(c->path, 0, sizeof c->path);
+    note_slot_port(s, slot);
+    c->moves++;
+}
+
+/* A datagram from an address no connection has, carrying a connection's
+ * id in clear: 1 when it was that connection's business (taken, or
+ * counted by it), 0 when no connection has that id. */
+static int other_path(zl_server *s, const zl_addr *from, uint8_t *packet, size_t len,
+                      uint64_t now_us)
 {
     zl_conn_datagram d;
+    zl_server_path *p;
     uint32_t id;
     int i;
-    if (s->config.security != ZL_SECURITY_TOKENS || len < ZL_PACKET_HEADER_SIZE + ZL_PACKET_TAG_SIZE)
+    if (s->config.security != ZL_SECURITY_TOKENS || !zl_packet_sealed_id(packet, len, &id))
         return 0;
-    id = clear_id(packet);
-    for (i = 0; i < s->config.max_clients; i++) {
-        zl_server_slot *c = &s->slot[i];
-        uint64_t newest = c->conn.receive_newest;
-        if (!c->connected || c->conn.link_id != id)
-            continue;
-        /* Only a packet newer than any before moves it: a replayed old one,
-         * sent from elsewhere, must not steer the replies away. */
-        if (!zl_ratelimit_bucket_take(&c->move_tries, 4, 4, now_us) ||
-            zl_conn_open(&c->conn, 1, packet, len, &d) != ZL_CONN_LINKED ||
-            c->conn.receive_newest <= newest)
-            return 0;
-        c->conn.peer = *from;
-        note_slot_port(s, i);
-        c->moves++;
-        on_linked(s, i, &d, len, now_us);
+    for (i = 0; i < s->config.max_clients; i++)
+        if (s->slot[i].connected && s->slot[i].conn.link_id == id)
+            break;
+    if (i == s->config.max_clients)
+        return 0;
+    p = path_of(&s->slot[i], from, now_us);
+    p->seen_us = now_us;
+    if (!zl_ratelimit_bucket_take(&p->tries, PATH_TRIES_RATE, PATH_TRIES_BURST, now_us)) {
+        s->slot[i].path_limited++;
         return 1;
     }
-    return 0;
+    if (zl_conn_open(&s->slot[i].conn, 1, packet, len, &d) != ZL_CONN_LINKED)
+        return 1; /* counted in the connection's seal.forged */
+    p->proven = 1;
+    if (d.h.type == ZL_MSG_PATH_RESPONSE)
+        on_path_response(s, i, p, &d);
+    else
+        challenge_path(s, &s->slot[i], p, now_us);
+    on_linked(s, i, &d, len, now_us);
+    return 1;
 }
 
 void zl_server_receive(zl_server *s, const zl_addr *from, void *data, size_t len,
@@ -641,7 +734,7 @@ void zl_server_receive(zl_server *s, const zl_addr *from, void *data, size_t len
         if (zl_packet_open(packet, len, ZL_PROTOCOL_ID, &d.h, NULL) >= 0)
             on_unlinked(s, slot, from, &d.h, packet + ZL_PACKET_HEADER_SIZE,
                         len - ZL_PACKET_HEADER_SIZE, now_us);
-        else if (moved(s, from, packet, len, now_us))
+        else if (other_path(s, from, packet, len, now_us))
             ;
         else if (ended_connection(s, from, packet, len))
             s->dropped[ZL_SERVER_DROP_LATE]++;
@@ -652,8 +745,10 @@ void zl_server_receive(zl_server *s, const zl_addr *from, void *data, size_t len
     /* Only datagrams sealed for this connection reach its link and spend
      * its allowance: a blind spoofer of the address cannot use it up. */
     kind = zl_conn_open(&s->slot[slot].conn, 1, packet, len, &d);
-    if (kind == ZL_CONN_LINKED)
+    if (kind == ZL_CONN_LINKED) {
+        s->slot[slot].peer_heard_us = now_us;
         on_linked(s, slot, &d, len, now_us);
+    }
     else if (kind == ZL_CONN_UNLINKED)
         on_unlinked(s, slot, from, &d.h, d.payload, d.payload_len, now_us);
 }
@@ -1032,6 +1127,9 @@ int zl_server_get_client_stats(zl_server *s, int slot, uint64_t now_us,
     out->flooded = c->flooded;
     out->forged_acks = c->forged_acks;
     out->moves = c->moves;
+    out->path_challenges = c->path_challenges;
+    out->moves_refused = c->moves_refused;
+    out->path_limited = c->path_limited;
     out->messages = c->reliable.stats;
     out->events = c->events.stats;
     out->messages_flooded = c->messages_flooded;

@@ -147,10 +147,17 @@ typedef struct zl_server_client_stats {
     zl_event_sender_stats events; /* events sent to it in snapshots */
     uint32_t messages_flooded; /* RELIABLE packets over message_rate: dropped
                                   unread (the client resends them) */
-    uint32_t moves;            /* times its address changed (NAT rebinding):
-                                  a sealed packet from a new address that
-                                  authenticated under its key and was newer
-                                  than every one before */
+    /* Its address (NAT rebinding). A connection moves to a new address
+     * once packets from there authenticate under its key, the old address
+     * has gone silent and the new one has answered a path challenge (so a
+     * copy of its packets raced from elsewhere cannot steal it): */
+    uint32_t moves;            /* times its address changed */
+    uint32_t path_challenges;  /* challenges sent to new addresses */
+    uint32_t moves_refused;    /* challenges answered while the old address
+                                  still spoke: raced copies, or a client
+                                  back at its old address */
+    uint32_t path_limited;     /* datagrams with its id from other addresses
+                                  over their allowance: dropped unread */
     /* Commands whose shots asked for a rewind (lag compensation on), by
      * what became of the render time they claimed (zl_lagcomp_target): */
     uint32_t rewinds;          /* all of them */
@@ -160,6 +167,17 @@ typedef struct zl_server_client_stats {
     uint32_t rewinds_refused;  /* in the future: traced in the present */
     zl_seal_stats seal;        /* sealed packets both ways and what failed */
 } zl_server_client_stats;
+
+/* Private: another address a connection's packets came from. */
+typedef struct zl_server_path {
+    zl_addr addr;
+    uint8_t used;            /* 1: holds an address */
+    uint8_t proven;          /* 1: a packet from it authenticated */
+    zl_ratelimit_bucket tries; /* its authentication tries */
+    uint64_t seen_us;        /* its last datagram */
+    uint64_t token;          /* the challenge sent there (0: none yet) */
+    uint64_t challenged_us;  /* when */
+} zl_server_path;
 
 /* Private: one slot. */
 typedef struct zl_server_slot {
@@ -180,11 +198,13 @@ typedef struct zl_server_slot {
     zl_ratelimit_bucket packets; /* the connection's datagram allowance */
     uint32_t executed;
     uint32_t snapshots, choked, last_snapshot_bytes, hits, bad_messages;
-    uint32_t flooded, forged_acks, moves, messages_flooded;
+    uint32_t flooded, forged_acks, messages_flooded;
+    uint32_t moves, path_challenges, moves_refused, path_limited;
+    uint64_t peer_heard_us;  /* the last datagram from its address that
+                                authenticated, copies included */
+    zl_server_path path[ZL_SERVER_PATHS]; /* other addresses heard */
     zl_reliable reliable;    /* messages both ways */
     zl_ratelimit_bucket message_packets; /* its RELIABLE packet allowance */
-    zl_ratelimit_bucket move_tries; /* sealed packets from other addresses it
-                                       may try to authenticate */
     uint32_t rewinds, rewinds_untrusted, rewinds_clamped, rewinds_refused;
     zl_cmdbuf commands;
     zl_snapshot_client snapshot;

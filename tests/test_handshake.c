@@ -511,7 +511,7 @@ static void test_messages_golden(void)
     rq.nonce = 0x0123456789ABCDEFu;
     zl_client_settings_default(&rq.settings);
     memset(want, 0, sizeof want);
-    put_bits_oracle(want, &pos, 0x5A4C0001u, 32);
+    put_bits_oracle(want, &pos, 0x5A4C0002u, 32);
     put_bits_oracle(want, &pos, 0x0123456789ABCDEFu, 64);
     put_bits_oracle(want, &pos, 64 - 1, 10);
     put_bits_oracle(want, &pos, 64 - 1, 10);
@@ -520,7 +520,7 @@ static void test_messages_golden(void)
     put_bits_oracle(want, &pos, 2 - 1, 4);
     ZL_CHECK_EQ(zl_msg_write(ZL_MSG_REQUEST, got, sizeof got, &rq), ZL_REQUEST_SIZE);
     ZL_CHECK(memcmp(got, want, ZL_REQUEST_SIZE) == 0);
-    ZL_CHECK_EQ(want[0], 0x01);
+    ZL_CHECK_EQ(want[0], 0x02);
     ZL_CHECK_EQ(want[3], 0x5A);
     ZL_CHECK_EQ(want[4], 0xEF);
 

@@ -632,6 +632,118 @@ static void test_rebinding_client_plays_on(void)
     ZL_CHECK_EQ(zl_match_connected(), ZL_MATCH_BOTS);
 }
 
+/* What bot 0's link lost both ways over a match (percent of packets). */
+static double victim_loss_percent(void)
+{
+    zl_client_stats st;
+    zl_server_client_stats sv;
+    double lost, all;
+    zl_client_get_stats(&zl_match_world.client[0], zl_test_time_us, &st);
+    if (zl_server_get_client_stats(&zl_match_world.server,
+                                   zl_client_slot(&zl_match_world.client[0]), zl_test_time_us,
+                                   &sv) != ZL_OK)
+        return 100.0;
+    lost = (double)st.link.packets_lost_in + sv.link.packets_lost_in;
+    all = lost + st.link.packets_received + sv.link.packets_received;
+    return all > 0 ? 100.0 * lost / all : 100.0;
+}
+
+/* Runs 6 s of bot 0 playing, raced (zl_match_setup.race) or not; its
+ * loss, its commands run and its server stats. */
+static double race_match(int race, uint32_t *executed, zl_server_client_stats *sv)
+{
+    zl_match_setup s;
+    memset(&s, 0, sizeof s);
+    s.rtt_us = 100000u;
+    s.lag_compensation = 1;
+    s.race = race;
+    zl_match_start(&s);
+    zl_match_run(6000000u);
+    ZL_CHECK_EQ(zl_match_connected(), ZL_MATCH_BOTS);
+    ZL_CHECK_EQ(zl_server_get_client_stats(&zl_match_world.server,
+                                           zl_client_slot(&zl_match_world.client[0]),
+                                           zl_test_time_us, sv),
+                ZL_OK);
+    *executed = sv->executed;
+    return victim_loss_percent();
+}
+
+/* Someone who reads bot 0's traffic (not drops it) sends a copy of each
+ * fresh packet from another address ahead of the original, and passes
+ * the server's replies to that address on to bot 0: the copies
+ * authenticate, but bot 0's address never goes silent, so the
+ * connection stays where it is and bot 0 plays as on a quiet link. */
+static void test_raced_copies_move_nothing(void)
+{
+    zl_server_client_stats quiet_sv, raced_sv;
+    uint32_t quiet_run, raced_run;
+    double quiet = race_match(0, &quiet_run, &quiet_sv), raced;
+    zl_addr victim_addr;
+    raced = race_match(1, &raced_run, &raced_sv);
+    victim_addr = zl_loopnet_address(&zl_match_world.client_ep[0]);
+    zl_test_note("raced copies: %u sent ahead, %u relayed; loss %.2f%% (quiet %.2f%%), "
+                 "%u commands run (quiet %u), %u moves, %u challenges, %u refused",
+                 zl_match_world.raced, zl_match_world.relayed, raced, quiet, raced_run,
+                 quiet_run, raced_sv.moves, raced_sv.path_challenges, raced_sv.moves_refused);
+    ZL_CHECK(zl_match_world.raced > 300u);
+    ZL_CHECK_EQ(raced_sv.moves, 0);
+    ZL_CHECK(zl_addr_equal(
+        &zl_match_world.server.slot[zl_client_slot(&zl_match_world.client[0])].conn.peer,
+        &victim_addr));
+    ZL_CHECK(raced <= quiet + 1.0);
+    ZL_CHECK(10u * raced_run >= 9u * quiet_run);
+}
+
+/* Bot 0 rebinds while junk carrying its connection id pours in from 64
+ * ports: the junk spends only its own addresses' tries, and bot 0 moves
+ * within a second. */
+static void test_rebind_through_id_flood(void)
+{
+    zl_match_setup s;
+    zl_server_client_stats st;
+    zl_addr any, new_addr;
+    uint8_t junk[120];
+    uint32_t t, id;
+    int slot, k;
+    memset(&s, 0, sizeof s);
+    s.rtt_us = 80000u;
+    zl_match_start(&s);
+    zl_match_run(2000000u);
+    ZL_CHECK_EQ(zl_match_connected(), ZL_MATCH_BOTS);
+    slot = zl_client_slot(&zl_match_world.client[0]);
+    id = zl_match_world.server.slot[slot].conn.link_id;
+    zl_loopnet_close(&zl_match_world.client_ep[0]);
+    zl_addr_parse(&any, "10.0.1.1:0");
+    ZL_CHECK_EQ(zl_loopnet_open(&zl_match_world.net, &zl_match_world.client_ep[0], &any,
+                                &zl_match_world.client_raw[0]),
+                ZL_OK);
+    new_addr = zl_loopnet_address(&zl_match_world.client_ep[0]);
+    for (t = 0; t < 1000u && !zl_addr_equal(&zl_match_world.server.slot[slot].conn.peer,
+                                             &new_addr);
+         t++) {
+        for (k = 0; k < 64; k++) {
+            zl_addr from = zl_addr_ipv4(10, 9, 9, 9, (uint16_t)(40000 + k));
+            memset(junk, (int)(t * 64u + (uint32_t)k), sizeof junk);
+            junk[0] = (uint8_t)id;
+            junk[1] = (uint8_t)(id >> 8);
+            junk[2] = (uint8_t)(id >> 16);
+            junk[3] = (uint8_t)(id >> 24);
+            junk[4] = ZL_MSG_COMMANDS;
+            zl_server_receive(&zl_match_world.server, &from, junk, sizeof junk, zl_test_time_us);
+        }
+        zl_match_run(1000u);
+    }
+    zl_server_get_client_stats(&zl_match_world.server, slot, zl_test_time_us, &st);
+    zl_test_note("rebind under a flood of its id from 64 ports: moved after %u ms, "
+                 "%u junk forged, %u over their tries",
+                 (unsigned)t, st.seal.forged, st.path_limited);
+    ZL_CHECK(t < 1000u);
+    ZL_CHECK_EQ(st.moves, 1);
+    ZL_CHECK(st.seal.forged + st.path_limited >= 64u * t);
+    zl_match_run(1000000u);
+    ZL_CHECK_EQ(zl_match_connected(), ZL_MATCH_BOTS);
+}
+
 void zl_suite_token(void)
 {
     ZL_RUN(test_token_round_trip);
@@ -645,4 +757,6 @@ void zl_suite_token(void)
     ZL_RUN(test_honest_join_during_flood);
     ZL_RUN(test_replayer_costs_victim_nothing);
     ZL_RUN(test_rebinding_client_plays_on);
+    ZL_RUN(test_raced_copies_move_nothing);
+    ZL_RUN(test_rebind_through_id_flood);
 }

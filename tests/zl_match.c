@@ -122,6 +122,22 @@ static void take_events(int i)
     }
 }
 
+/* The racing attacker (zl_match_setup.race): a copy of bot 0's datagram
+ * from its own address first, and what the server sent it passed on. */
+static void race_ahead(const uint8_t *buf, int n)
+{
+    uint8_t copy[ZL_MAX_PACKET];
+    zl_addr racer = zl_loopnet_address(&m.racer_ep), from;
+    int k;
+    memcpy(copy, buf, (size_t)n);
+    zl_server_receive(&m.server, &racer, copy, (size_t)n, zl_test_time_us);
+    m.raced++;
+    while ((k = m.racer_hal.receive(m.racer_hal.ctx, &from, copy, sizeof copy)) >= 0) {
+        zl_client_receive(&m.client[0], &m.server_addr, copy, (size_t)k, zl_test_time_us);
+        m.relayed++;
+    }
+}
+
 static void pump_server(void)
 {
     uint8_t buf[ZL_MAX_PACKET], copy[ZL_MAX_PACKET];
@@ -131,6 +147,9 @@ static void pump_server(void)
         int replay = m.replays > 0 && zl_addr_equal(&from, &victim);
         if (replay)
             memcpy(copy, buf, (size_t)n); /* as captured, before decryption */
+        if (m.race && zl_addr_equal(&from, &victim) &&
+            zl_client_state(&m.client[0]) == ZL_CLIENT_CONNECTED)
+            race_ahead(buf, n);
         zl_server_receive(&m.server, &from, buf, (size_t)n, zl_test_time_us);
         for (k = 0; replay && k < m.replays; k++) {
             memcpy(buf, copy, (size_t)n);
@@ -380,6 +399,11 @@ void zl_match_start(const zl_match_setup *setup)
     m.style = setup->style;
     m.firing = setup->firing;
     m.replays = setup->replays;
+    m.race = setup->race;
+    if (m.race) {
+        zl_addr racer = zl_addr_ipv4(10, 6, 6, 6, 6666);
+        ZL_CHECK_EQ(zl_loopnet_open(&m.net, &m.racer_ep, &racer, &m.racer_hal), ZL_OK);
+    }
 }
 
 int zl_match_connected(void)

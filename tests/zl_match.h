@@ -86,6 +86,11 @@ typedef struct zl_match {
     int firing;           /* bots pull the trigger */
     int replays;          /* zl_match_setup.replays */
     uint32_t replayed;    /* datagrams the attacker replayed */
+    int race;             /* zl_match_setup.race */
+    zl_loopnet_endpoint racer_ep; /* the racing attacker's socket */
+    zl_platform racer_hal;
+    uint32_t raced;       /* copies it sent ahead of the originals */
+    uint32_t relayed;     /* datagrams to it that it passed on to bot 0 */
     uint32_t fire_events; /* FIRE events the clients predicted */
     uint32_t client_hits; /* of those, shots that met a box as drawn */
     uint32_t server_hits; /* HIT events on a player the server sent */
@@ -130,6 +135,12 @@ typedef struct zl_match_setup {
                              every packet encrypted (the default) */
     int replays;          /* an attacker on the path delivers every datagram
                              of bot 0 this many times more, from its address */
+    int race;             /* 1: once bot 0 is connected, an attacker who reads
+                             its traffic sends a copy of each of its
+                             datagrams from its own address just ahead of
+                             the original, and passes
+                             whatever the server sends it on to bot 0 as if
+                             from the server */
     const zl_match_game *game; /* NULL: the FPS; else kept, must outlive
                                   the match */
 } zl_match_setup;
