@@ -607,7 +607,7 @@ static int ended_connection(const zl_server *s, const zl_addr *from, const uint8
 /* Authentication tries one other address may spend: a rebound client's
  * packets at its command rate get through, and junk sent with the
  * connection's id from many addresses costs each of them, not the client. */
-#define PATH_TRIES_RATE 64u
+#define PATH_TRIES_RATE 128u
 #define PATH_TRIES_BURST 16u
 
 /* The entry of `from` among c's other addresses; a new address takes a
@@ -1126,6 +1126,7 @@ int zl_server_get_client_stats(zl_server *s, int slot, uint64_t now_us,
     out->bad_messages = c->bad_messages;
     out->flooded = c->flooded;
     out->forged_acks = c->forged_acks;
+    out->address = c->conn.peer;
     out->moves = c->moves;
     out->path_challenges = c->path_challenges;
     out->moves_refused = c->moves_refused;

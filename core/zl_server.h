@@ -131,6 +131,7 @@ typedef struct zl_server_shot {
 
 /* The net graph of one client, as the server sees it. */
 typedef struct zl_server_client_stats {
+    zl_addr address;           /* where its packets come from now */
     zl_link_stats link;        /* ping, jitter, loss both ways, bytes/s */
     zl_cmdbuf_stats commands;  /* received, lost, duplicates, depth, jitter */
     zl_client_settings settings; /* as clamped */

@@ -138,6 +138,22 @@ static void race_ahead(const uint8_t *buf, int n)
     }
 }
 
+/* zl_match.junk_ahead datagrams of junk carrying the clear connection id
+ * of bot 0's sealed datagram buf, each from another port. */
+static void junk_ahead(const uint8_t *buf)
+{
+    uint8_t junk[120];
+    int k;
+    for (k = 0; k < m.junk_ahead; k++) {
+        zl_addr from = zl_addr_ipv4(10, 9, 9, 9, (uint16_t)(40000u + m.junked % 64u));
+        memset(junk, (int)(m.junked * 131u), sizeof junk);
+        memcpy(junk, buf, 4);
+        junk[4] = ZL_MSG_COMMANDS;
+        zl_server_receive(&m.server, &from, junk, sizeof junk, zl_test_time_us);
+        m.junked++;
+    }
+}
+
 static void pump_server(void)
 {
     uint8_t buf[ZL_MAX_PACKET], copy[ZL_MAX_PACKET];
@@ -150,6 +166,8 @@ static void pump_server(void)
         if (m.race && zl_addr_equal(&from, &victim) &&
             zl_client_state(&m.client[0]) == ZL_CLIENT_CONNECTED)
             race_ahead(buf, n);
+        if (m.junk_ahead && zl_addr_equal(&from, &victim) && n >= 4)
+            junk_ahead(buf);
         zl_server_receive(&m.server, &from, buf, (size_t)n, zl_test_time_us);
         for (k = 0; replay && k < m.replays; k++) {
             memcpy(buf, copy, (size_t)n);

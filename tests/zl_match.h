@@ -91,6 +91,10 @@ typedef struct zl_match {
     zl_platform racer_hal;
     uint32_t raced;       /* copies it sent ahead of the originals */
     uint32_t relayed;     /* datagrams to it that it passed on to bot 0 */
+    int junk_ahead;       /* set by a test: junk datagrams with bot 0's
+                             connection id, each from another of 64 ports,
+                             delivered ahead of each of bot 0's datagrams */
+    uint32_t junked;      /* those sent */
     uint32_t fire_events; /* FIRE events the clients predicted */
     uint32_t client_hits; /* of those, shots that met a box as drawn */
     uint32_t server_hits; /* HIT events on a player the server sent */

@@ -25,10 +25,14 @@ typedef struct option {
 #define L DEMO_FOR_LAUNCHER
 
 static const option options[] = {
-    {"address", S, KIND_TEXT, AT(address), 0, 0, "IPv4/IPv6 address to listen on"},
-    {"address", C, KIND_TEXT, AT(address), 0, 0, "the server's address"},
+    {"address", S, KIND_TEXT, AT(address), 0, 0,
+     "IPv4/IPv6 address to listen on; with --key, required: the public address clients "
+     "reach (the one their tokens name)"},
+    {"address", C, KIND_TEXT, AT(address), 0, 0,
+     "the server's address (ignored with --token: the token names the server)"},
     {"port", S, KIND_U32, AT(port), 0, 65535, "UDP port to listen on (0: any free one)"},
-    {"port", C, KIND_U32, AT(port), 1, 65535, "the server's UDP port (when --address has none)"},
+    {"port", C, KIND_U32, AT(port), 1, 65535,
+     "the server's UDP port (when --address has none; ignored with --token)"},
     {"bots", L, KIND_U32, AT(bots), 1, 32, "bot clients, each its own process"},
     {"tickrate", S | L, KIND_U32, AT(tickrate), 20, 128, "server ticks per second"},
     {"maxclients", S, KIND_U32, AT(maxclients), 1, ZL_MAX_CLIENTS, "player slots"},
@@ -67,7 +71,8 @@ static const option options[] = {
      "private key, 64 hex digits: admit only connect tokens minted with it "
      "and seal every packet (empty: plain, anyone joins, packets in clear)"},
     {"token", C, KIND_TEXT, AT(token), 0, sizeof(((demo_options *)0)->token),
-     "connect token in hex (zl_token); empty: connect plain"},
+     "connect token in hex (zl_token), naming the server's address; empty: connect "
+     "plain to --address"},
     {"plain", L, KIND_FLAG, AT(plain), 0, 1,
      "no connect tokens: packets in clear (the default mints a token per bot)"},
     {"bin", L, KIND_TEXT, AT(bin), 0, 0, "folder holding zl_server and zl_client"},

@@ -39,12 +39,19 @@ typedef struct demo_rec_join {
     uint32_t reason; /* LEAVE: ZL_DISCONNECT_* */
 } demo_rec_join;
 
+/* What the server refused of one client, by reason (demo_referee_refusals
+ * fills them, demo_refusals_format names them): each refused datagram or
+ * command in exactly one. */
+#define DEMO_CLIENT_DROPS 14
+
 typedef struct demo_rec_slot {
     uint32_t time_ms;
     int32_t slot;
     uint32_t choked, snapshots, snapshot_bytes;
     uint32_t rtt_us, bytes_out, bytes_in;
     uint32_t commands_lost, hits, depth_us;
+    uint32_t moves; /* its address changed (NAT rebinding) */
+    uint32_t refused[DEMO_CLIENT_DROPS];
 } demo_rec_slot;
 
 /* A hitscan shot as the server resolved it. Boxes are unions of the

@@ -2,6 +2,25 @@
  * report can put the server's view of each client beside the client's. */
 #include "demo_referee.h"
 
+void demo_referee_refusals(const zl_server_client_stats *st, uint32_t out[DEMO_CLIENT_DROPS])
+{
+    const uint32_t *link = st->link.dropped;
+    out[0] = st->flooded;
+    out[1] = st->forged_acks;
+    out[2] = st->bad_messages;
+    out[3] = st->commands.invalid;
+    out[4] = st->commands.dropped_ahead;
+    out[5] = st->messages_flooded;
+    out[6] = link[ZL_PACKET_DROP_SHORT];
+    out[7] = link[ZL_PACKET_DROP_OVERSIZED];
+    out[8] = link[ZL_PACKET_DROP_CHECKSUM]; /* sealed: tags that failed (forged) */
+    out[9] = link[ZL_PACKET_DROP_FORMAT];
+    out[10] = link[ZL_PACKET_DROP_DUPLICATE]; /* sealed: replays */
+    out[11] = link[ZL_PACKET_DROP_STALE];
+    out[12] = st->path_limited;
+    out[13] = st->moves_refused;
+}
+
 void demo_referee_slots(zl_server *s, int max_clients, uint64_t now_us, const demo_sink *sink)
 {
     int slot;
@@ -21,6 +40,8 @@ void demo_referee_slots(zl_server *s, int max_clients, uint64_t now_us, const de
         r.commands_lost = st.commands.lost;
         r.hits = st.hits;
         r.depth_us = st.commands.depth_us;
+        r.moves = st.moves;
+        demo_referee_refusals(&st, r.refused);
         demo_sink_put(sink, DEMO_REC_SLOT, &r);
     }
 }

@@ -6,6 +6,10 @@
 #include "demo_record.h"
 #include "demo_stopwatch.h"
 
+/* What the server refused of a client, from its stats, by reason
+ * (demo_refusals_format names them). */
+void demo_referee_refusals(const zl_server_client_stats *st, uint32_t out[DEMO_CLIENT_DROPS]);
+
 /* A SLOT record for every connected slot below max_clients. */
 void demo_referee_slots(zl_server *s, int max_clients, uint64_t now_us, const demo_sink *sink);
 

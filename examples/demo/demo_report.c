@@ -139,6 +139,7 @@ typedef struct totals {
     uint32_t bots, choked, snapshots, mispredicted, reconciled, dead, hurt;
     uint32_t draws, extrapolated;
     uint32_t events, event_bytes, kills, message_bytes;
+    uint32_t moves, refused[DEMO_CLIENT_DROPS];
 } totals;
 
 static void print_bot(FILE *f, const demo_match *m, uint32_t i, totals *t)
@@ -147,6 +148,7 @@ static void print_bot(FILE *f, const demo_match *m, uint32_t i, totals *t)
     const demo_rec_net *n = &b->net;
     demo_tally tl;
     uint32_t sent = b->server.snapshots + b->server.choked, draws, extrapolated;
+    int k;
     if (b->slot < 0) {
         fprintf(f, "%-7s never connected\n", bot_name(i));
         return;
@@ -185,6 +187,9 @@ static void print_bot(FILE *f, const demo_match *m, uint32_t i, totals *t)
     t->event_bytes += n->event_bytes;
     t->kills += n->kills_heard;
     t->message_bytes += n->message_bytes;
+    t->moves += b->server.moves;
+    for (k = 0; k < DEMO_CLIENT_DROPS; k++)
+        t->refused[k] += b->server.refused[k];
 }
 
 static void print_shots(FILE *f, const demo_tally *t)
@@ -235,20 +240,38 @@ static const char *const drop_names[] = {
     "forged", "expired", "foreign",  "reused", "oversize", "late",  "crowded", "silent"};
 ZL_STATIC_ASSERT(ZL_COUNTOF(drop_names) == ZL_SERVER_DROP_COUNT, demo_drop_names);
 
-void demo_drops_format(const uint32_t dropped[ZL_SERVER_DROP_COUNT], char *out, size_t cap)
+/* demo_rec_slot.refused's reasons, in demo_referee_refusals' order. */
+static const char *const refusal_names[DEMO_CLIENT_DROPS] = {
+    "flooded",          "forged acks", "bad messages", "invalid commands", "shed commands",
+    "messages flooded", "short",       "oversized",    "bad check",        "reserved bits",
+    "duplicates",       "stale",       "other address over its tries",     "moves refused"};
+
+/* "name count, name count, ..." into out (cap bytes, always terminated). */
+static void format_counts(const char *const *names, const uint32_t *counts, int n, char *out,
+                          size_t cap)
 {
     size_t at = 0;
     int i;
     if (cap == 0)
         return;
     out[0] = 0;
-    for (i = 0; i < ZL_SERVER_DROP_COUNT && at < cap; i++) {
-        int n = snprintf(out + at, cap - at, "%s%s %lu", i ? ", " : "", drop_names[i],
-                         (unsigned long)dropped[i]);
-        if (n < 0)
+    for (i = 0; i < n && at < cap; i++) {
+        int k = snprintf(out + at, cap - at, "%s%s %lu", i ? ", " : "", names[i],
+                         (unsigned long)counts[i]);
+        if (k < 0)
             break;
-        at += (size_t)n;
+        at += (size_t)k;
     }
+}
+
+void demo_drops_format(const uint32_t dropped[ZL_SERVER_DROP_COUNT], char *out, size_t cap)
+{
+    format_counts(drop_names, dropped, ZL_SERVER_DROP_COUNT, out, cap);
+}
+
+void demo_refusals_format(const uint32_t refused[DEMO_CLIENT_DROPS], char *out, size_t cap)
+{
+    format_counts(refusal_names, refused, DEMO_CLIENT_DROPS, out, cap);
 }
 
 void demo_report_final(FILE *f, const demo_match *m, const char *hits_svg,
@@ -319,6 +342,10 @@ void demo_report_final(FILE *f, const demo_match *m, const char *hits_svg,
     demo_drops_format(m->drops.dropped, drops, sizeof drops);
     fprintf(f, "Server drops before a connection: %s; clients timed out: %lu.\n", drops,
             (unsigned long)m->drops.timeouts);
+    demo_refusals_format(t.refused, drops, sizeof drops);
+    fprintf(f, "Server refused of the clients' connections (all bots): %s; addresses moved: "
+               "%lu.\n",
+            drops, (unsigned long)t.moves);
     if (m->lost)
         fprintf(f, "(%lu records did not fit the launcher's tables and were not counted.)\n",
                 (unsigned long)m->lost);

@@ -20,6 +20,10 @@ void demo_report_graph(FILE *f, const demo_match *m, uint32_t now_ms, int in_pla
  * terminated): one wording for the server's status and the report. */
 void demo_drops_format(const uint32_t dropped[ZL_SERVER_DROP_COUNT], char *out, size_t cap);
 
+/* The same for what the server refused of one client
+ * (demo_rec_slot.refused), by demo_refusal_names. */
+void demo_refusals_format(const uint32_t refused[DEMO_CLIENT_DROPS], char *out, size_t cap);
+
 /* Prints the final report; the file names are mentioned as given (NULL:
  * that picture failed; log_dir NULL: there are no logs). */
 void demo_report_final(FILE *f, const demo_match *m, const char *hits_svg,

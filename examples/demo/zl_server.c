@@ -25,7 +25,6 @@ static zl_server server;
 static demo_stopwatch cost;
 static FILE *text;   /* what people read: stdout, or stderr under --machine */
 static uint32_t timeouts;
-static zl_addr slot_addr[ZL_MAX_CLIENTS]; /* from the join notices */
 static demo_sink sink;   /* the launcher's records, or nowhere */
 
 static const char *leave_reason(uint8_t reason)
@@ -53,25 +52,26 @@ static void print_status(uint64_t now_us)
     print_drops();
     for (slot = 0; slot < (int)opt.maxclients; slot++) {
         zl_server_client_stats st;
-        char addr[ZL_ADDR_TEXT_MAX];
+        char addr[ZL_ADDR_TEXT_MAX], refused[DEMO_DROPS_TEXT_MAX];
+        uint32_t counts[DEMO_CLIENT_DROPS];
         if (zl_server_get_client_stats(&server, slot, now_us, &st) != ZL_OK)
             continue;
-        zl_addr_format(&slot_addr[slot], addr, sizeof addr);
+        zl_addr_format(&st.address, addr, sizeof addr);
+        demo_referee_refusals(&st, counts);
+        demo_refusals_format(counts, refused, sizeof refused);
         fprintf(text,
                 "  slot %2d %-21s ping %4lu ms  loss %4.1f%%/%4.1f%%  choke %lu  snapshot %lu B  "
-                "out %5.1f KB/s  in %4.1f KB/s  commands lost %lu  hits %lu\n"
-                "    refused: flooded %lu, forged acks %lu, bad messages %lu, commands invalid %lu "
-                "shed %lu; rewinds %lu (untrusted %lu, clamped %lu, refused %lu); "
+                "out %5.1f KB/s  in %4.1f KB/s  commands lost %lu  hits %lu  moves %lu\n"
+                "    refused: %s\n"
+                "    rewinds %lu (untrusted %lu, clamped %lu, refused %lu); "
                 "early shots %lu, dry fires %lu, pitch clamps %lu\n"
-                "    sealed: %lu out, %lu in (+%lu B of tags); forged %lu, replayed %lu\n",
+                "    sealed: %lu out, %lu in (+%lu B of tags); path challenges %lu\n",
                 slot, addr, (unsigned long)(st.link.rtt_us / 1000u),
                 st.link.loss_in_q16 * 100.0 / 65536.0, st.link.loss_out_q16 * 100.0 / 65536.0,
                 (unsigned long)st.choked, (unsigned long)st.last_snapshot_bytes,
                 st.link.bytes_out_per_s / 1000.0, st.link.bytes_in_per_s / 1000.0,
-                (unsigned long)st.commands.lost, (unsigned long)st.hits,
-                (unsigned long)st.flooded, (unsigned long)st.forged_acks,
-                (unsigned long)st.bad_messages, (unsigned long)st.commands.invalid,
-                (unsigned long)st.commands.dropped_ahead, (unsigned long)st.rewinds,
+                (unsigned long)st.commands.lost, (unsigned long)st.hits, (unsigned long)st.moves,
+                refused, (unsigned long)st.rewinds,
                 (unsigned long)st.rewinds_untrusted, (unsigned long)st.rewinds_clamped,
                 (unsigned long)st.rewinds_refused,
                 (unsigned long)game.fps.refusals[slot].early_shots,
@@ -79,7 +79,7 @@ static void print_status(uint64_t now_us)
                 (unsigned long)game.fps.refusals[slot].pitch_clamps,
                 (unsigned long)st.seal.sealed, (unsigned long)st.seal.opened,
                 (unsigned long)(ZL_PACKET_TAG_SIZE * (st.seal.sealed + st.seal.opened)),
-                (unsigned long)st.seal.forged, (unsigned long)st.seal.replayed);
+                (unsigned long)st.path_challenges);
     }
     fflush(text);
 }
@@ -94,7 +94,6 @@ static void take_notices(void)
         r.slot = n.slot;
         r.reason = n.reason;
         if (n.kind == ZL_NOTICE_JOIN) {
-            slot_addr[n.slot] = n.addr;
             fprintf(text, "join: slot %u from %s (%d players)\n", n.slot, addr,
                     zl_server_client_count(&server));
         } else {
@@ -104,6 +103,13 @@ static void take_notices(void)
         fflush(text);
         demo_sink_put(&sink, n.kind == ZL_NOTICE_JOIN ? DEMO_REC_JOIN : DEMO_REC_LEAVE, &r);
     }
+}
+
+/* 0.0.0.0 or :: (listen everywhere): no address a client could name. */
+static int is_unspecified(const zl_addr *a)
+{
+    static const uint8_t zero[16];
+    return memcmp(a->ip, zero, a->family == ZL_ADDR_IPV4 ? 4u : 16u) == 0;
 }
 
 static int start(void)
@@ -120,6 +126,13 @@ static int start(void)
         return -1;
     }
     bind_addr.port = (uint16_t)opt.port;
+    if (opt.key[0] && is_unspecified(&bind_addr)) {
+        fprintf(stderr, "zl_server: --key needs --address, the address clients reach this "
+                        "server at: a connect token names the server's address, and %s is "
+                        "nobody's, so every token would be refused as foreign\n",
+                opt.address);
+        return -1;
+    }
     zl_port_clock_only(&sys);
     if (sys.random(sys.ctx, &seed, sizeof seed) != ZL_OK ||
         sys.random(sys.ctx, secret, sizeof secret) != ZL_OK) {
