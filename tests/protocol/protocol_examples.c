@@ -1,0 +1,1125 @@
+/* protocol_examples.c - the packets docs/PROTOCOL.md quotes: two short matches
+ * (one plain, one with connect tokens) between a real server and real clients,
+ * run from fixed keys, nonces, times and a fixed seed, captured off the wire.
+ * Each chosen datagram is printed as a named hex dump, then read field by
+ * field by a decoder written from the document alone (it shares no code with
+ * the library's readers: it only uses the library's ciphers and the game's
+ * field tables). tools/check-protocol-doc.sh compares this output with the
+ * fenced blocks of the document. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fps.h"
+#include "zerolag.h"
+
+/* ---- Fixed inputs ---- */
+
+#define START_US 10000000u       /* the server's clock when it starts */
+#define TICK_US 15625u           /* 64 Hz */
+#define UNIX_START_S 1700000000u /* Unix time at START_US (token run) */
+#define NONCE_A 0x1122334455667788u
+#define NONCE_B 0x0102030405060708u
+#define NONCE_C 0xA1A2A3A4A5A6A7A8u
+#define SCRIPT_SEED 0x2545F491u
+
+/* 32 bytes, byte i = first + i: keys and secrets anyone can retype. */
+static void counting(uint8_t *out, size_t n, uint8_t first)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        out[i] = (uint8_t)(first + i);
+}
+
+/* ---- A network that records every datagram ----
+ * Endpoint 0 is the server, 1 and 2 clients. Each datagram is kept as sent;
+ * the receiver gets a copy (a sealed packet is opened in place). */
+
+#define ENDPOINTS 3
+#define LOG_MAX 256
+
+typedef struct endpoint {
+    int index;
+    zl_addr addr;
+} endpoint;
+
+typedef struct datagram {
+    int from, to;
+    size_t len;
+    uint8_t bytes[ZL_MAX_PACKET];
+} datagram;
+
+static endpoint ends[ENDPOINTS];
+static datagram wire[LOG_MAX];
+static int wire_count, wire_delivered;
+
+static int capture(void *ctx, const zl_addr *to, const void *data, size_t len)
+{
+    const endpoint *from = (const endpoint *)ctx;
+    datagram *d;
+    int i, dest = -1;
+    for (i = 0; i < ENDPOINTS; i++)
+        if (zl_addr_equal(&ends[i].addr, to))
+            dest = i;
+    if (dest < 0 || wire_count == LOG_MAX || len > ZL_MAX_PACKET)
+        return ZL_ERR_IO;
+    d = &wire[wire_count++];
+    d->from = from->index;
+    d->to = dest;
+    d->len = len;
+    memcpy(d->bytes, data, len);
+    return ZL_OK;
+}
+
+static zl_platform platform_of(endpoint *e)
+{
+    zl_platform p;
+    memset(&p, 0, sizeof p);
+    p.ctx = e;
+    p.send = capture;
+    return p;
+}
+
+/* ---- The match ---- */
+
+static fps_game game_state;
+static zl_game game;
+static zl_server server;
+static zl_client clients[ENDPOINTS - 1];
+static int client_count;
+static uint64_t now_us;
+static uint32_t rng_state = SCRIPT_SEED;
+
+static uint8_t next_seed(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 17;
+    rng_state ^= rng_state << 5;
+    return (uint8_t)rng_state;
+}
+
+/* Delivers everything sent so far, and what the deliveries send, at now_us. */
+static void pump(void)
+{
+    static uint8_t copy[ZL_MAX_PACKET];
+    while (wire_delivered < wire_count) {
+        const datagram *d = &wire[wire_delivered++];
+        memcpy(copy, d->bytes, d->len);
+        if (d->to == 0)
+            zl_server_receive(&server, &ends[d->from].addr, copy, d->len, now_us);
+        else
+            zl_client_receive(&clients[d->to - 1], &ends[0].addr, copy, d->len, now_us);
+    }
+}
+
+static void start_match(const zl_server_config *sc)
+{
+    uint8_t secret[2 * ZL_SIPHASH_KEY_SIZE];
+    zl_platform p;
+    int i;
+    memset(ends, 0, sizeof ends);
+    for (i = 0; i < ENDPOINTS; i++)
+        ends[i].index = i;
+    ends[0].addr = zl_addr_ipv4(192, 0, 2, 1, 27015);
+    ends[1].addr = zl_addr_ipv4(198, 51, 100, 7, 50000);
+    ends[2].addr = zl_addr_ipv4(203, 0, 113, 9, 50001);
+    wire_count = wire_delivered = 0;
+    client_count = 0;
+    now_us = START_US;
+    fps_game_init(&game_state);
+    game = fps_game_interface(&game_state);
+    counting(secret, sizeof secret, 0xA0);
+    p = platform_of(&ends[0]);
+    if (zl_server_init(&server, sc, &game, &p, secret, now_us) != ZL_OK)
+        printf("server init failed\n");
+}
+
+static zl_client *add_client(uint64_t nonce)
+{
+    zl_client_config cc;
+    zl_client *c = &clients[client_count];
+    zl_platform p = platform_of(&ends[client_count + 1]);
+    zl_client_config_default(&cc);
+    if (zl_client_init(c, &cc, &game, &p, nonce) != ZL_OK)
+        printf("client init failed\n");
+    client_count++;
+    return c;
+}
+
+/* One server tick: the server runs it and sends, the clients take it in. */
+static void server_step(void)
+{
+    int i;
+    now_us += TICK_US;
+    zl_server_update(&server, now_us);
+    pump();
+    for (i = 0; i < client_count; i++)
+        zl_client_frame(&clients[i], now_us);
+}
+
+/* The clients send what is due (commands at cmdrate, messages). */
+static void clients_send(void)
+{
+    int i;
+    for (i = 0; i < client_count; i++)
+        zl_client_update(&clients[i], now_us);
+    pump();
+}
+
+static void play(int i, uint16_t msec, int8_t forward, uint16_t buttons, zl_angle yaw)
+{
+    zl_usercmd cmd;
+    memset(&cmd, 0, sizeof cmd);
+    cmd.msec = msec;
+    cmd.forward = forward;
+    cmd.buttons = buttons;
+    cmd.yaw = yaw;
+    cmd.seed = next_seed();
+    if (zl_client_command(&clients[i], &cmd, NULL) != ZL_OK)
+        printf("command refused\n");
+}
+
+/* The nth (0 first) datagram from -> to of `type` (byte 4). */
+static const datagram *find(int from, int to, uint8_t type, int nth)
+{
+    int i;
+    for (i = 0; i < wire_count; i++)
+        if (wire[i].from == from && wire[i].to == to && (wire[i].bytes[4] & 15u) == type &&
+            nth-- == 0)
+            return &wire[i];
+    printf("missing datagram %d -> %d type %u\n", from, to, type);
+    return NULL;
+}
+
+/* ---- Output: named blocks as the document quotes them ---- */
+
+static void hex_block(const char *name, const uint8_t *p, size_t n)
+{
+    size_t line, i;
+    printf("```hex example=%s\n", name);
+    for (line = 0; line < n; line += 16u) {
+        printf("%04x ", (unsigned)line);
+        for (i = line; i < n && i < line + 16u; i++)
+            printf(" %02x", p[i]);
+        printf("\n");
+    }
+    printf("```\n");
+}
+
+/* One line of a reading: where (bytes "0-3", or bits "164+68"), what, value. */
+static void row(const char *where, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    printf("%-9s %-24s ", where, field);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+}
+
+static void hex_text(char *out, const uint8_t *p, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        sprintf(out + 2 * i, "%02x", p[i]);
+    out[2 * n] = '\0';
+}
+
+/* ---- The decoder, from the document ---- */
+
+static uint32_t le(const uint8_t *p, unsigned n)
+{
+    uint32_t v = 0;
+    while (n-- > 0)
+        v = v << 8 | p[n];
+    return v;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+    return (uint64_t)le(p + 4, 4) << 32 | le(p, 4);
+}
+
+/* CRC-32 (reflected 0xEDB88320), a bit at a time; crc 0 starts. */
+static uint32_t crc32_of(uint32_t crc, const uint8_t *p, size_t n)
+{
+    crc = ~crc;
+    while (n-- > 0) {
+        int k;
+        crc ^= *p++;
+        for (k = 0; k < 8; k++)
+            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+static const char *const type_names[] = {
+    "REQUEST", "CHALLENGE", "RESPONSE", "ACCEPT", "DENY", "KEEPALIVE", "DISCONNECT",
+    "COMMANDS", "SNAPSHOT", "SETTINGS", "TOKEN_REQUEST", "TOKEN_RESPONSE", "RELIABLE"};
+
+static void header_rest(const uint8_t *p)
+{
+    row("4", "type", "%u %s", p[4], p[4] < 13 ? type_names[p[4]] : "?");
+    row("5-6", "sequence", "%u", le(p + 5, 2));
+    row("7-8", "ack", "%u", le(p + 7, 2));
+    row("9-12", "ack_bits", "0x%08x", le(p + 9, 4));
+}
+
+/* A plain packet's header: its CRC under `id`. */
+static void plain_header(const uint8_t *p, size_t len, uint32_t id, const char *id_name)
+{
+    uint8_t idb[4];
+    uint32_t crc;
+    idb[0] = (uint8_t)id;
+    idb[1] = (uint8_t)(id >> 8);
+    idb[2] = (uint8_t)(id >> 16);
+    idb[3] = (uint8_t)(id >> 24);
+    crc = crc32_of(crc32_of(0, idb, 4), p + 4, len - 4);
+    printf("byte      field                    value\n");
+    row("0-3", "crc32", "0x%08x, CRC-32 of %s 0x%08x (4 bytes LE) then bytes 4-%u: %s",
+        le(p, 4), id_name, id, (unsigned)len - 1u, crc == le(p, 4) ? "matches" : "MISMATCH");
+    header_rest(p);
+}
+
+/* Bits of a payload, least significant first, bit b in byte b / 8. */
+typedef struct bits_in {
+    const uint8_t *p;
+    size_t size;
+    uint32_t at;
+    int cut; /* a read ran past the end */
+} bits_in;
+
+static void bits_start(bits_in *b, const uint8_t *p, size_t size)
+{
+    b->p = p;
+    b->size = size;
+    b->at = 0;
+    b->cut = 0;
+    printf("payload bits (bit b is bit b%%8 of payload byte b/8)\n");
+    printf("bit+len   field                    value\n");
+}
+
+static uint32_t pull(bits_in *b, unsigned n)
+{
+    uint32_t v = 0;
+    unsigned i;
+    for (i = 0; i < n; i++, b->at++) {
+        if (b->at / 8u >= b->size)
+            b->cut = 1;
+        else
+            v |= (uint32_t)(b->p[b->at / 8u] >> (b->at % 8u) & 1u) << i;
+    }
+    return v;
+}
+
+
+/* Reads n bits; `where` gets their place as "bit+len". */
+static uint32_t take(bits_in *b, unsigned n, char *where)
+{
+    sprintf(where, "%u+%u", (unsigned)b->at, n);
+    return pull(b, n);
+}
+
+static uint32_t show(bits_in *b, unsigned n, const char *field)
+{
+    char where[24];
+    uint32_t v = take(b, n, where);
+    row(where, field, "%u", (unsigned)v);
+    return v;
+}
+
+static uint32_t show_hex(bits_in *b, unsigned n, const char *field)
+{
+    char where[24];
+    uint32_t v = take(b, n, where);
+    row(where, field, "0x%0*x", (int)(n + 3u) / 4, (unsigned)v);
+    return v;
+}
+
+static uint64_t show64(bits_in *b, const char *field)
+{
+    char where[24];
+    uint32_t lo, hi;
+    sprintf(where, "%u+64", (unsigned)b->at);
+    lo = pull(b, 32);
+    hi = pull(b, 32);
+    row(where, field, "0x%08x%08x", (unsigned)hi, (unsigned)lo);
+    return (uint64_t)hi << 32 | lo;
+}
+
+static unsigned width_of(uint32_t max_code)
+{
+    unsigned n = 0;
+    while (n < 32u && (max_code >> n) != 0)
+        n++;
+    return n;
+}
+
+/* An integer in [lo, hi]: the code v - lo in the width of hi - lo. */
+static int32_t show_ranged(bits_in *b, int32_t lo, int32_t hi, const char *field)
+{
+    char where[24];
+    uint32_t code = take(b, width_of((uint32_t)hi - (uint32_t)lo), where);
+    int64_t v = (int64_t)lo + code;
+    row(where, field, "code %u = %ld", (unsigned)code, (long)v);
+    return (int32_t)v;
+}
+
+/* The bits up to end_bit, which must be zero. */
+static void padding(bits_in *b, uint32_t end_bit)
+{
+    char where[24];
+    uint32_t n = end_bit - b->at, nonzero = 0;
+    if (n == 0)
+        return;
+    sprintf(where, "%u+%u", (unsigned)b->at, (unsigned)n);
+    while (b->at < end_bit)
+        nonzero |= pull(b, 1);
+    row(where, "padding", nonzero ? "NOT ZERO" : "zero");
+}
+
+static void byte_padding(bits_in *b)
+{
+    padding(b, (b->at + 7u) & ~7u);
+}
+
+static void end_payload(bits_in *b)
+{
+    padding(b, (uint32_t)b->size * 8u);
+    if (b->cut)
+        printf("CUT SHORT\n");
+}
+
+/* ---- Handshake payloads ---- */
+
+static void settings(bits_in *b)
+{
+    show_ranged(b, 1, 1000, "updaterate");
+    show_ranged(b, 1, 1000, "cmdrate");
+    show_ranged(b, 1000, 10000000, "rate");
+    show_ranged(b, 0, 1000000, "interp_us");
+    show_ranged(b, 1, 10, "interp_ratio");
+}
+
+static uint64_t challenge_fields(bits_in *b)
+{
+    uint64_t cookie;
+    show64(b, "nonce");
+    show(b, 32, "window");
+    cookie = show64(b, "cookie");
+    return cookie;
+}
+
+static uint32_t accept_fields(bits_in *b)
+{
+    uint32_t tick;
+    show64(b, "nonce");
+    show(b, 16, "slot");
+    show(b, 16, "tick_rate");
+    tick = show(b, 32, "server_tick");
+    settings(b);
+    return tick;
+}
+
+static void reason(bits_in *b, const char *const *names, unsigned count)
+{
+    char where[24];
+    uint32_t r;
+    show64(b, "nonce");
+    r = take(b, 8, where);
+    row(where, "reason", "%u %s", (unsigned)r, r < count ? names[r] : "?");
+}
+
+/* ---- Schema deltas ---- */
+
+/* A field as one audience receives it. */
+typedef struct wire_field {
+    const zl_field *f;
+    unsigned width;    /* bits of a full code */
+    unsigned shift;    /* FX, ANGLE: the raw value is the code shifted up this far */
+    uint32_t max_code;
+    uint32_t zero;     /* the code of the value 0: the zero state's */
+} wire_field;
+
+#define FIELDS_MAX 32
+
+static int64_t clamp_to(int64_t v, int64_t lo, int64_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* The fields of s an audience receives (shared: a client other than the
+ * state's owner), in table order; returns how many. */
+static unsigned wire_fields(const zl_schema *s, int shared, wire_field *out)
+{
+    unsigned n = 0, i;
+    for (i = 0; i < s->count && n < FIELDS_MAX; i++) {
+        const zl_field *f = &s->fields[i];
+        wire_field *w = &out[n];
+        unsigned bits = (unsigned)f->bits - (shared ? f->coarse : 0u);
+        if ((f->flags & ZL_LOCAL) || (shared && (f->flags & ZL_OWNER)))
+            continue;
+        w->f = f;
+        w->shift = 0;
+        w->zero = 0;
+        if (f->kind == ZL_FIELD_KIND_FX) {
+            int64_t half;
+            w->shift = 16u - bits;
+            half = w->shift ? (int64_t)1 << (w->shift - 1u) : 0;
+            w->max_code = ((uint32_t)f->max - (uint32_t)f->min) >> w->shift;
+            w->zero = (uint32_t)((clamp_to(0, f->min, f->max) - f->min + half) >> w->shift);
+        } else if (f->kind == ZL_FIELD_KIND_INT) {
+            w->max_code = (uint32_t)f->max - (uint32_t)f->min;
+            w->zero = (uint32_t)(clamp_to(0, f->min, f->max) - f->min);
+        } else if (f->kind == ZL_FIELD_KIND_ANGLE) {
+            w->shift = 16u - bits;
+            w->max_code = (1u << bits) - 1u;
+        } else {
+            w->max_code = bits >= 32u ? 0xFFFFFFFFu : (1u << bits) - 1u;
+        }
+        w->width = width_of(w->max_code);
+        n++;
+    }
+    return n;
+}
+
+/* Q16.16 as an exact decimal. */
+static void units(char *out, int64_t raw)
+{
+    uint64_t mag = (uint64_t)(raw < 0 ? -raw : raw), frac = mag & 0xFFFFu;
+    int n = sprintf(out, "%s%lu", raw < 0 ? "-" : "", (unsigned long)(mag >> 16));
+    if (frac)
+        out[n++] = '.';
+    while (frac) {
+        frac *= 10u;
+        out[n++] = (char)('0' + (int)(frac >> 16));
+        frac &= 0xFFFFu;
+    }
+    out[n] = '\0';
+}
+
+/* What a code stands for. */
+static void meaning(char *out, const wire_field *w, uint32_t code)
+{
+    const zl_field *f = w->f;
+    if (f->kind == ZL_FIELD_KIND_FX) {
+        units(out, (int64_t)f->min + ((int64_t)code << w->shift));
+        strcat(out, " units");
+    } else if (f->kind == ZL_FIELD_KIND_INT) {
+        sprintf(out, "%ld", (long)((int64_t)f->min + code));
+    } else if (f->kind == ZL_FIELD_KIND_ANGLE) {
+        sprintf(out, "%lu/65536 turn", (unsigned long)code << w->shift);
+    } else {
+        sprintf(out, "0x%x", (unsigned)code);
+    }
+}
+
+/* A ZL_DELTA field's open-ended code: the signed difference. */
+static int32_t open_delta(bits_in *b, const char *label)
+{
+    static const unsigned longer[4] = {8, 12, 16, 32};
+    char where[24];
+    uint32_t z, cls;
+    if (!take(b, 1, where)) {
+        row(where, label, "0: difference 0");
+        return 0;
+    }
+    row(where, label, "1: not zero");
+    z = take(b, 4, where);
+    if (z != 0) {
+        row(where, label, "zigzag %u", (unsigned)z);
+    } else {
+        row(where, label, "0: a longer code follows");
+        cls = take(b, 2, where);
+        row(where, label, "class %u: %u bits", (unsigned)cls, longer[cls]);
+        z = take(b, longer[cls], where);
+        row(where, label, "zigzag %u", (unsigned)z);
+    }
+    return (int32_t)((z >> 1) ^ (0u - (z & 1u)));
+}
+
+/* One changed value against the base code. */
+static uint32_t changed_value(bits_in *b, const wire_field *w, uint32_t base)
+{
+    static const unsigned narrower[3] = {8, 6, 3};
+    const zl_field *f = w->f;
+    char where[24], text[64], label[48];
+    uint32_t code, cls;
+    if (f->flags & ZL_DELTA) {
+        int32_t d;
+        sprintf(label, "%s delta", f->name);
+        d = open_delta(b, label);
+        code = base + (uint32_t)d;
+        meaning(text, w, code);
+        row("", f->name, "%+ld -> code %u = %s", (long)d, (unsigned)code, text);
+        return code;
+    }
+    if (f->kind == ZL_FIELD_KIND_FLAGS) {
+        code = take(b, w->width, where);
+        meaning(text, w, code);
+        row(where, f->name, "%s", text);
+        return code;
+    }
+    sprintf(label, "%s class", f->name);
+    cls = take(b, 2, where);
+    if (cls == 3) {
+        row(where, label, "3: whole code");
+        code = take(b, w->width, where);
+        meaning(text, w, code);
+        row(where, f->name, "code %u = %s", (unsigned)code, text);
+    } else {
+        unsigned k = w->width > narrower[cls] ? w->width - narrower[cls] : 1u;
+        uint32_t raw, sign = 1u << (k - 1u);
+        int32_t d;
+        row(where, label, "%u: %u-bit difference", (unsigned)cls, k);
+        raw = take(b, k, where);
+        d = (int32_t)((raw ^ sign) - sign);
+        code = base + (uint32_t)d;
+        if (f->kind == ZL_FIELD_KIND_ANGLE)
+            code &= w->max_code;
+        meaning(text, w, code);
+        row(where, f->name, "%+ld -> code %u = %s", (long)d, (unsigned)code, text);
+    }
+    return code;
+}
+
+/* One state as zl_schema_write_delta codes it: the audience's fields of s
+ * against the base codes (NULL: the zero state); the new codes into codes. */
+static void read_state(bits_in *b, const zl_schema *s, int shared, const uint32_t *base,
+                       uint32_t *codes)
+{
+    wire_field w[FIELDS_MAX];
+    unsigned n = wire_fields(s, shared, w), i;
+    char where[24], label[48];
+    uint32_t last;
+    for (i = 0; i < n; i++)
+        codes[i] = base ? base[i] : w[i].zero;
+    if (!take(b, 1, where)) {
+        row(where, "changed", "0: nothing changed");
+        return;
+    }
+    row(where, "changed", "1");
+    last = take(b, width_of(n - 1u), where);
+    row(where, "last changed", "%u of %u: %s", (unsigned)last, n,
+        last < n ? w[last].f->name : "OUT OF RANGE");
+    for (i = 0; i <= last && i < n; i++) {
+        if (i < last) {
+            uint32_t c = take(b, 1, where);
+            sprintf(label, "%s changed", w[i].f->name);
+            row(where, label, "%u", (unsigned)c);
+            if (!c)
+                continue;
+        }
+        codes[i] = changed_value(b, &w[i], codes[i]);
+    }
+}
+
+/* ---- Commands ---- */
+
+static void commands_payload(bits_in *b)
+{
+    uint32_t prev[FIELDS_MAX], codes[FIELDS_MAX], first = 0;
+    char where[24];
+    int32_t count, i;
+    uint32_t v = take(b, 1, where);
+    row(where, "need_full", "%u", (unsigned)v);
+    v = take(b, 16, where);
+    row(where, "view_delay", "%u x 32 us = %u us", (unsigned)v, (unsigned)v * 32u);
+    count = show_ranged(b, 0, ZL_CMDSTREAM_MAX_PER_PACKET, "count");
+    if (count > 0)
+        first = show(b, 16, "first sequence");
+    for (i = 0; i < count; i++) {
+        row("", "command", "sequence %u (low 16 bits)", (unsigned)((first + (uint32_t)i) & 0xFFFFu));
+        read_state(b, &zl_usercmd_schema, 0, i > 0 ? prev : NULL, codes);
+        memcpy(prev, codes, sizeof prev);
+    }
+    end_payload(b);
+}
+
+/* ---- Snapshots ---- */
+
+/* What the decoder holds of a snapshot it decoded: the base of later ones. */
+typedef struct seen_frame {
+    int used;
+    uint32_t tick;
+    uint8_t present[ZL_MAX_ENTITIES];
+    uint32_t codes[ZL_MAX_ENTITIES][FIELDS_MAX];
+} seen_frame;
+
+static seen_frame frames[4];
+static int frame_next;
+
+static uint32_t gap_code(bits_in *b, char *where)
+{
+    uint32_t at = b->at, n = 0, gap;
+    while (n < 5u && pull(b, 1) == 0)
+        n++;
+    if (n == 5u)
+        gap = pull(b, width_of(ZL_MAX_ENTITIES - 1u));
+    else
+        gap = (1u << n) - 1u + pull(b, n);
+    sprintf(where, "%u+%u", (unsigned)at, (unsigned)(b->at - at));
+    return gap;
+}
+
+static void events_section(bits_in *b, uint32_t tick)
+{
+    uint32_t codes[FIELDS_MAX], id = 0, count = 0;
+    char where[24];
+    while (take(b, 1, where)) {
+        uint32_t follows = 0, age;
+        row(where, "event", "1: an event follows");
+        if (count > 0) {
+            follows = take(b, 1, where);
+            row(where, "follows", follows ? "1: id = previous + 1" : "0: its id follows");
+        }
+        if (follows) {
+            id++;
+            row("", "id", "%u", (unsigned)id);
+        } else {
+            id = take(b, 16, where);
+            row(where, "id", "%u (low 16 bits)", (unsigned)id);
+        }
+        age = take(b, 8, where);
+        row(where, "age", "%u: tick %u", (unsigned)age, (unsigned)(tick - age));
+        show_ranged(b, -1, ZL_MAX_ENTITIES - 1, "source");
+        read_state(b, &fps_event_schema, 0, NULL, codes);
+        count++;
+    }
+    row(where, "event", "0: end of the events");
+}
+
+static const seen_frame *frame_of(uint32_t tick)
+{
+    int i;
+    for (i = 0; i < 4; i++)
+        if (frames[i].used && frames[i].tick == tick)
+            return &frames[i];
+    return NULL;
+}
+
+static void entity_section(bits_in *b, uint32_t tick, uint32_t own)
+{
+    seen_frame *f = &frames[frame_next++ % 4];
+    const seen_frame *base = NULL;
+    char where[24];
+    uint32_t count, i, e = 0;
+    memset(f, 0, sizeof *f);
+    if (take(b, 1, where)) {
+        uint32_t age;
+        row(where, "has_base", "1: a delta");
+        age = take(b, width_of(ZL_SNAPSHOT_WORLD_TICKS - 1u), where);
+        base = frame_of(tick - age);
+        row(where, "base_age", "%u: against the snapshot of tick %u%s", (unsigned)age,
+            (unsigned)(tick - age), base ? "" : " (NOT HELD)");
+        if (base)
+            memcpy(f, base, sizeof *f);
+    } else {
+        row(where, "has_base", "0: full, against nothing");
+    }
+    count = take(b, width_of(ZL_MAX_ENTITIES), where);
+    row(where, "count", "%u entries", (unsigned)count);
+    for (i = 0; i < count && !b->cut; i++) {
+        uint32_t gap = gap_code(b, where), at;
+        int shared;
+        const uint32_t *against = NULL;
+        e = i > 0 ? e + 1u + gap : gap;
+        shared = e != own;
+        row(where, "gap", "%u: entity %u (%s, %s fields)", (unsigned)gap, (unsigned)e,
+            e < ZL_MAX_CLIENTS ? "player" : "server entity", shared ? "shared" : "all wire");
+        if (e >= ZL_MAX_ENTITIES)
+            return;
+        if (base && base->present[e]) {
+            at = b->at;
+            if (!pull(b, 1)) {
+                against = base->codes[e];
+                sprintf(where, "%u+1", (unsigned)at);
+                row(where, "kind", "0: against its state in the base");
+            } else if (!pull(b, 1)) {
+                sprintf(where, "%u+2", (unsigned)at);
+                row(where, "kind", "1 then 0: it leaves");
+                f->present[e] = 0;
+                continue;
+            } else {
+                sprintf(where, "%u+2", (unsigned)at);
+                row(where, "kind", "1 then 1: against the zero state");
+            }
+        } else {
+            row("", "kind", "none (not in the base): enters against the zero state");
+        }
+        read_state(b, e < ZL_MAX_CLIENTS ? &fps_player_schema : &fps_entity_schema, shared,
+                   against, f->codes[e]);
+        f->present[e] = 1;
+    }
+    f->tick = tick;
+    f->used = 1;
+}
+
+static void snapshot_payload(bits_in *b, uint32_t own)
+{
+    uint32_t tick = show(b, 32, "tick");
+    show(b, 32, "executed");
+    events_section(b, tick);
+    byte_padding(b);
+    entity_section(b, tick, own);
+    end_payload(b);
+}
+
+/* ---- Reliable messages ---- */
+
+static void reliable_payload(bits_in *b)
+{
+    char where[24], text[ZL_RELIABLE_MESSAGE_MAX + 1];
+    uint32_t count = show(b, 6, "count"), first = show(b, 16, "first id"), i, k;
+    for (i = 0; i < count && !b->cut; i++) {
+        uint32_t offset = take(b, 5, where), len;
+        row(where, "offset", "%u: message %u", (unsigned)offset, (unsigned)(first + offset));
+        len = take(b, width_of(ZL_RELIABLE_MESSAGE_MAX), where);
+        row(where, "length", "%u bytes", (unsigned)len);
+        sprintf(where, "%u+%u", (unsigned)b->at, (unsigned)len * 8u);
+        for (k = 0; k < len && k < ZL_RELIABLE_MESSAGE_MAX; k++)
+            text[k] = (char)pull(b, 8);
+        text[k] = '\0';
+        row(where, "bytes", "\"%s\"", text);
+    }
+    end_payload(b);
+}
+
+/* ---- Connect tokens and sealing ---- */
+
+static void address_row(const char *where, const char *field, const uint8_t *a)
+{
+    if (a[0] == 4)
+        row(where, field, "family 4, %u.%u.%u.%u, port %u", a[1], a[2], a[3], a[4], le(a + 17, 2));
+    else
+        row(where, field, "family %u%s", a[0], a[0] == 0 ? " (unused, all zero)" : "");
+}
+
+/* Four addresses of 19 bytes from `offset`. */
+static void addresses(const uint8_t *p, unsigned offset)
+{
+    char where[24], field[24];
+    unsigned i;
+    for (i = 0; i < 4u; i++) {
+        sprintf(where, "%u-%u", offset + 19u * i, offset + 19u * i + 18u);
+        sprintf(field, "address %u", i);
+        address_row(where, field, p + offset + 19u * i);
+    }
+}
+
+static void key_row(const char *where, const char *field, const uint8_t *p, size_t n)
+{
+    char text[2 * 32 + 1];
+    hex_text(text, p, n);
+    row(where, field, "%s", text);
+}
+
+static void token_fields(const uint8_t *t, const uint8_t private_key[32])
+{
+    uint8_t aad[12], plain[409];
+    char text[256 + 1];
+    unsigned i;
+    printf("byte      field                    value\n");
+    row("0-3", "protocol_id", "0x%08x", (unsigned)le(t, 4));
+    row("4-11", "create_s", "%lu", (unsigned long)le64(t + 4));
+    row("12-19", "expire_s", "%lu", (unsigned long)le64(t + 12));
+    key_row("20-43", "nonce", t + 20, 24);
+    row("44-468", "sealed private part", "425 bytes: 409 encrypted, then the 16-byte tag");
+    row("469-472", "timeout_s", "%u", (unsigned)le(t + 469, 4));
+    row("473", "address_count", "%u", t[473]);
+    addresses(t, 474);
+    key_row("550-581", "client_key", t + 550, 32);
+    key_row("582-613", "server_key", t + 582, 32);
+    memcpy(aad, t, 4);
+    memcpy(aad + 4, t + 12, 8);
+    key_row("", "associated data", aad, sizeof aad);
+    if (zl_xchacha20poly1305_open(plain, sizeof plain, t + 44, 425, aad, sizeof aad, t + 20,
+                                  private_key) != (int)sizeof plain) {
+        row("", "private part", "DOES NOT OPEN");
+        return;
+    }
+    printf("private part, opened with the private key (byte offsets in it)\n");
+    row("0-7", "client_id", "0x%016lx", (unsigned long)le64(plain));
+    row("8-11", "timeout_s", "%u", (unsigned)le(plain + 8, 4));
+    row("12", "address_count", "%u", plain[12]);
+    addresses(plain, 13);
+    key_row("89-120", "client_key", plain + 89, 32);
+    key_row("121-152", "server_key", plain + 121, 32);
+    for (i = 0; i < 256u && plain[153 + i] != 0; i++)
+        text[i] = (char)plain[153 + i];
+    text[i] = '\0';
+    row("153-408", "user_data", "\"%s\", then %u zero bytes", text, 256u - i);
+}
+
+/* The tag a reply to a token holder ends with, checked. */
+static void reply_tag(const uint8_t *payload, size_t body, uint8_t type, uint64_t cookie,
+                      uint32_t tick, const uint8_t key[32])
+{
+    uint8_t nonce[24];
+    char where[24];
+    memset(nonce, 0, sizeof nonce);
+    memcpy(nonce, "zlreply", 7);
+    nonce[7] = type;
+    for (unsigned i = 0; i < 8u; i++)
+        nonce[8 + i] = (uint8_t)(cookie >> (8u * i));
+    for (unsigned i = 0; i < 4u; i++)
+        nonce[16 + i] = (uint8_t)(tick >> (8u * i));
+    printf("byte      field                    value\n");
+    sprintf(where, "%u-%u", 13u + (unsigned)body, 13u + (unsigned)body + 15u);
+    key_row(where, "tag", payload + body, 16);
+    key_row("", "tag nonce", nonce, sizeof nonce);
+    row("", "tag check",
+        zl_xchacha20poly1305_open(NULL, 0, payload + body, 16, payload, body, nonce, key) == 0
+            ? "verifies under the token's server_key"
+            : "DOES NOT VERIFY");
+}
+
+/* Opens a sealed packet into plain; returns the plaintext's length. */
+static size_t open_sealed(const uint8_t *p, size_t len, uint64_t nonce_of_conn,
+                          const uint8_t key[32], uint8_t *plain)
+{
+    uint8_t aad[17], nonce[12];
+    char where[24];
+    uint64_t sequence = le(p + 5, 2); /* an early packet: the full sequence */
+    size_t n = len - 13u - 16u;
+    unsigned i;
+    printf("byte      field                    value\n");
+    row("0-3", "connection id", "0x%08x = 0x%08x ^ 0x%08x ^ 0x%08x", (unsigned)le(p, 4),
+        (unsigned)ZL_PROTOCOL_ID, (unsigned)(uint32_t)nonce_of_conn,
+        (unsigned)(uint32_t)(nonce_of_conn >> 32));
+    header_rest(p);
+    sprintf(where, "13-%u", 13u + (unsigned)n - 1u);
+    key_row(where, "ciphertext", p + 13, n);
+    sprintf(where, "%u-%u", 13u + (unsigned)n, (unsigned)len - 1u);
+    key_row(where, "tag", p + 13 + n, 16);
+    for (i = 0; i < 4u; i++)
+        aad[i] = (uint8_t)((uint32_t)ZL_PROTOCOL_ID >> (8u * i));
+    memcpy(aad + 4, p, 13);
+    memset(nonce, 0, sizeof nonce);
+    for (i = 0; i < 8u; i++)
+        nonce[4 + i] = (uint8_t)(sequence >> (8u * i));
+    key_row("", "associated data", aad, sizeof aad);
+    key_row("", "nonce", nonce, sizeof nonce);
+    if (zl_chacha20poly1305_open(plain, ZL_MAX_PACKET, p + 13, len - 13u, aad, sizeof aad, nonce,
+                                 key) != (int)n) {
+        row("", "plaintext", "DOES NOT OPEN");
+        return 0;
+    }
+    key_row("", "plaintext", plain, n);
+    return n;
+}
+
+/* ---- The examples ---- */
+
+static void fields_begin(const char *name)
+{
+    printf("```text fields=%s\n", name);
+}
+
+static void fields_end(void)
+{
+    printf("```\n\n");
+}
+
+static const char *const deny_names[] = {"FULL", "VERSION", "BANNED", "TOKEN"};
+static const char *const disconnect_names[] = {"QUIT", "TIMEOUT", "KICKED", "SHUTDOWN"};
+
+/* A plain packet under `id` and its payload reading. */
+static void plain_example(const char *name, const datagram *d, uint32_t id, const char *id_name,
+                          uint32_t own)
+{
+    bits_in b;
+    if (!d)
+        return;
+    hex_block(name, d->bytes, d->len);
+    fields_begin(name);
+    plain_header(d->bytes, d->len, id, id_name);
+    bits_start(&b, d->bytes + 13, d->len - 13u);
+    switch (d->bytes[4]) {
+    case ZL_MSG_REQUEST:
+        show_hex(&b, 32, "protocol_id");
+        show64(&b, "nonce");
+        settings(&b);
+        break;
+    case ZL_MSG_CHALLENGE:
+        challenge_fields(&b);
+        break;
+    case ZL_MSG_RESPONSE:
+        challenge_fields(&b);
+        settings(&b);
+        break;
+    case ZL_MSG_ACCEPT:
+        accept_fields(&b);
+        break;
+    case ZL_MSG_DENY:
+        reason(&b, deny_names, 4);
+        break;
+    case ZL_MSG_DISCONNECT:
+        reason(&b, disconnect_names, 4);
+        break;
+    case ZL_MSG_COMMANDS:
+        commands_payload(&b);
+        break;
+    case ZL_MSG_SNAPSHOT:
+        snapshot_payload(&b, own);
+        break;
+    case ZL_MSG_RELIABLE:
+        reliable_payload(&b);
+        break;
+    default:
+        break;
+    }
+    end_payload(&b);
+    fields_end();
+}
+
+static uint32_t connection_id(uint64_t nonce)
+{
+    return ZL_PROTOCOL_ID ^ (uint32_t)nonce ^ (uint32_t)(nonce >> 32);
+}
+
+static void plain_match(void)
+{
+    zl_server_config sc;
+    zl_client *a, *b;
+    zl_server_config_default(&sc);
+    sc.security = ZL_SECURITY_PLAIN;
+    start_match(&sc);
+    a = add_client(NONCE_A);
+    b = add_client(NONCE_B);
+    zl_client_connect(a, &ends[0].addr, now_us);
+    zl_client_connect(b, &ends[0].addr, now_us);
+    pump();
+    clients_send(); /* the first COMMANDS: no player yet, no command */
+    server_step();  /* tick 1: full snapshots */
+    play(0, 16, 0, 0, 0);
+    play(1, 16, 127, FPS_BUTTON_JUMP, 0x4000);
+    clients_send();
+    server_step(); /* tick 2: deltas; B's jump */
+    play(0, 8, 64, 0, 0x0100);
+    play(0, 8, 64, 0, 0x0200);
+    play(1, 16, 127, 0, 0x4000);
+    clients_send();
+    zl_server_send_message(&server, 0, "gg", 2);
+    server_step(); /* tick 3: a RELIABLE packet to A */
+    zl_client_disconnect(a, now_us);
+    pump();
+
+    plain_example("request", find(1, 0, ZL_MSG_REQUEST, 0), ZL_PROTOCOL_ID, "protocol id", 0);
+    plain_example("challenge", find(0, 1, ZL_MSG_CHALLENGE, 0), ZL_PROTOCOL_ID, "protocol id", 0);
+    plain_example("response", find(1, 0, ZL_MSG_RESPONSE, 0), ZL_PROTOCOL_ID, "protocol id", 0);
+    plain_example("accept", find(0, 1, ZL_MSG_ACCEPT, 0), ZL_PROTOCOL_ID, "protocol id", 0);
+    plain_example("commands", find(1, 0, ZL_MSG_COMMANDS, 2), connection_id(NONCE_A),
+                  "connection id", 0);
+    plain_example("snapshot-full", find(0, 1, ZL_MSG_SNAPSHOT, 0), connection_id(NONCE_A),
+                  "connection id", 0);
+    plain_example("snapshot-delta", find(0, 1, ZL_MSG_SNAPSHOT, 1), connection_id(NONCE_A),
+                  "connection id", 0);
+    plain_example("reliable", find(0, 1, ZL_MSG_RELIABLE, 0), connection_id(NONCE_A),
+                  "connection id", 0);
+    plain_example("disconnect", find(1, 0, ZL_MSG_DISCONNECT, 0), connection_id(NONCE_A),
+                  "connection id", 0);
+}
+
+static zl_connect_token token; /* the client reads it until connected */
+
+static void token_match(void)
+{
+    static uint8_t bytes[ZL_TOKEN_WIRE_SIZE];
+    static const char user[] = "player=ada";
+    zl_server_config sc;
+    zl_token_grant grant;
+    uint8_t nonce[24], plain[ZL_MAX_PACKET];
+    const datagram *d;
+    zl_client *c, *p;
+    bits_in b;
+    uint64_t cookie = 0;
+    size_t n;
+    zl_server_config_default(&sc);
+    counting(sc.private_key, sizeof sc.private_key, 0x80);
+    sc.public_address_count = 1;
+    sc.public_addresses[0] = zl_addr_ipv4(192, 0, 2, 1, 27015);
+    sc.unix_time_s = UNIX_START_S;
+    start_match(&sc);
+    memset(&grant, 0, sizeof grant);
+    grant.client_id = 0xC0FFEE;
+    grant.timeout_s = 10;
+    grant.address_count = 1;
+    grant.addresses[0] = ends[0].addr;
+    counting(grant.client_key, sizeof grant.client_key, 0x40);
+    counting(grant.server_key, sizeof grant.server_key, 0x60);
+    memcpy(grant.user_data, user, sizeof user - 1u);
+    counting(nonce, sizeof nonce, 0x20);
+    if (zl_token_mint(&token, &grant, UNIX_START_S, UNIX_START_S + 30u, nonce, sc.private_key) !=
+            ZL_OK ||
+        zl_token_write(bytes, sizeof bytes, &token) != (int)sizeof bytes)
+        printf("token refused\n");
+    c = add_client(NONCE_C);
+    p = add_client(NONCE_B);
+    zl_client_connect_token(c, &token, now_us);
+    zl_client_connect(p, &ends[0].addr, now_us); /* no token: denied */
+    pump();
+    clients_send(); /* sealed COMMANDS 0: no command yet */
+    server_step();  /* tick 1: a sealed full snapshot */
+    play(0, 16, 127, 0, 0x2000);
+    clients_send(); /* sealed COMMANDS 1: the first command */
+
+    hex_block("token", bytes, sizeof bytes);
+    fields_begin("token");
+    token_fields(bytes, sc.private_key);
+    fields_end();
+
+    if ((d = find(1, 0, ZL_MSG_TOKEN_REQUEST, 0)) != NULL) {
+        hex_block("token-request", d->bytes, d->len);
+        fields_begin("token-request");
+        plain_header(d->bytes, d->len, ZL_PROTOCOL_ID, "protocol id");
+        bits_start(&b, d->bytes + 13, d->len - 13u);
+        show_hex(&b, 32, "protocol_id");
+        show64(&b, "nonce");
+        settings(&b);
+        show64(&b, "expire_s");
+        for (n = 0; n < 24u + 425u; n++)
+            if (pull(&b, 8) != bytes[20 + n])
+                break;
+        row("228+3592", "nonce, sealed", n == 449u ? "token bytes 20-468, 8 bits each"
+                                                   : "NOT THE TOKEN'S BYTES");
+        end_payload(&b);
+        fields_end();
+    }
+    if ((d = find(0, 1, ZL_MSG_CHALLENGE, 0)) != NULL) {
+        hex_block("token-challenge", d->bytes, d->len);
+        fields_begin("token-challenge");
+        plain_header(d->bytes, d->len, ZL_PROTOCOL_ID, "protocol id");
+        bits_start(&b, d->bytes + 13, 20);
+        cookie = challenge_fields(&b);
+        reply_tag(d->bytes + 13, 20, ZL_MSG_CHALLENGE, cookie, 0, grant.server_key);
+        fields_end();
+    }
+    if ((d = find(0, 1, ZL_MSG_ACCEPT, 0)) != NULL) {
+        uint32_t tick;
+        hex_block("token-accept", d->bytes, d->len);
+        fields_begin("token-accept");
+        plain_header(d->bytes, d->len, ZL_PROTOCOL_ID, "protocol id");
+        bits_start(&b, d->bytes + 13, 25);
+        tick = accept_fields(&b);
+        end_payload(&b);
+        reply_tag(d->bytes + 13, 25, ZL_MSG_ACCEPT, cookie, tick, grant.server_key);
+        fields_end();
+    }
+    if ((d = find(1, 0, ZL_MSG_COMMANDS, 1)) != NULL) {
+        hex_block("sealed-commands", d->bytes, d->len);
+        fields_begin("sealed-commands");
+        n = open_sealed(d->bytes, d->len, NONCE_C, grant.client_key, plain);
+        bits_start(&b, plain, n);
+        commands_payload(&b);
+        fields_end();
+    }
+    plain_example("deny", find(0, 2, ZL_MSG_DENY, 0), ZL_PROTOCOL_ID, "protocol id", 0);
+}
+
+int main(void)
+{
+    plain_match();
+    token_match();
+    return 0;
+}
