@@ -6,6 +6,8 @@
 # fields=NAME" (its reading). Each block must appear in the document exactly
 # once, byte for byte, and the document may hold no such block the program
 # does not print. Any difference is shown as a diff and fails the check.
+# After an intended wire change, UPDATE=1 rewrites the document's blocks
+# with what the program prints (then read the diff before committing).
 set -eu
 doc=${2:-docs/PROTOCOL.md}
 if [ $# -ge 1 ]; then
@@ -38,6 +40,22 @@ blocks() {
 }
 status=0
 blocks "$work/program.txt" "$work/code" || status=1
+if [ "${UPDATE:-0}" = 1 ]; then
+    awk -v dir="$work/code" '
+        skipping && /^```$/ { skipping = 0; print; next }
+        skipping { next }
+        /^```(hex example|text fields)=[A-Za-z0-9_-]+$/ {
+            print
+            split($2, part, "=")
+            file = dir "/" part[1] "-" part[2]
+            while ((getline line < file) > 0) print line
+            close(file)
+            skipping = 1
+            next
+        }
+        { print }' "$doc" >"$work/updated"
+    cp "$work/updated" "$doc"
+fi
 blocks "$doc" "$work/doc" || status=1
 checked=0
 differ=0
