@@ -156,10 +156,29 @@ static void advance_window(zl_link *l, uint32_t ahead)
 }
 
 /* Records sequence seq as received, or says why it must be refused. */
+zl_packet_drop zl_link_check(const zl_link *l, uint16_t sequence)
+{
+    int32_t ahead;
+    uint32_t back;
+    ZL_ASSERT(l != NULL);
+    if (l->received_span == 0)
+        return ZL_PACKET_DROP_NONE;
+    ahead = zl_seq_diff(sequence, l->received_newest);
+    if (ahead > 0)
+        return ZL_PACKET_DROP_NONE;
+    back = (uint32_t)-ahead;
+    if (back >= ZL_LINK_RECEIVE_WINDOW)
+        return ZL_PACKET_DROP_STALE;
+    return (l->received_mask >> back) & 1u ? ZL_PACKET_DROP_DUPLICATE : ZL_PACKET_DROP_NONE;
+}
+
 static zl_packet_drop accept_sequence(zl_link *l, uint16_t seq)
 {
     int32_t ahead;
     uint32_t back;
+    zl_packet_drop why = zl_link_check(l, seq);
+    if (why != ZL_PACKET_DROP_NONE)
+        return why;
     if (l->received_span == 0) {
         l->received_newest = seq;
         l->received_mask = 1;
@@ -174,10 +193,6 @@ static zl_packet_drop accept_sequence(zl_link *l, uint16_t seq)
         return ZL_PACKET_DROP_NONE;
     }
     back = (uint32_t)-ahead;
-    if (back >= ZL_LINK_RECEIVE_WINDOW)
-        return ZL_PACKET_DROP_STALE;
-    if ((l->received_mask >> back) & 1u)
-        return ZL_PACKET_DROP_DUPLICATE;
     l->received_mask |= (uint64_t)1 << back;
     /* A packet sent before the first one received, overtaken on the way:
      * the positions up to it now count, and the gaps may be judged lost. */

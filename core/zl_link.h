@@ -138,6 +138,13 @@ int zl_link_receive(zl_link *l, const void *packet, size_t len, uint32_t protoco
  * link's id. Returns ZL_OK, acks (may be NULL) receiving the newly
  * acknowledged sequences; or ZL_ERR_DUPLICATE, counted (a sequence already
  * received, or older than ZL_LINK_RECEIVE_WINDOW). */
+/* Why a packet of `sequence` would be refused by the replay window now:
+ * ZL_PACKET_DROP_DUPLICATE or ZL_PACKET_DROP_STALE, or ZL_PACKET_DROP_NONE
+ * when zl_link_accept would take it. Records nothing: a receiver that may
+ * still refuse a fresh packet for its own reasons (a rate limit) asks
+ * first, so the packet is not acknowledged and its sender sends again. */
+zl_packet_drop zl_link_check(const zl_link *l, uint16_t sequence);
+
 int zl_link_accept(zl_link *l, const zl_packet_header *h, size_t len, uint64_t now_us,
                    zl_link_acks *acks);
 

@@ -476,12 +476,30 @@ static void on_linked(zl_server *s, int slot, const zl_conn_datagram *d, size_t 
     const uint8_t *payload = d->payload;
     size_t payload_len = d->payload_len;
     zl_link_acks acks;
+    zl_packet_drop why;
     uint32_t i;
     /* Authenticated (the conn), then refused if replayed (the link), and
      * only then charged: a replay of the client's own packets, from its own
-     * address, costs it nothing. */
-    if (zl_link_accept(&c->conn.link, h, len, now_us, &acks) != ZL_OK)
-        return; /* counted in the link's stats */
+     * address, costs it nothing. A packet over the allowances is refused
+     * before the link records it, so it is not acknowledged: what it
+     * carried (a reliable message, new settings) is sent again. */
+    why = zl_link_check(&c->conn.link, h->sequence);
+    if (why != ZL_PACKET_DROP_NONE) {
+        zl_link_count_drop(&c->conn.link, why);
+        return;
+    }
+    if (!zl_ratelimit_bucket_take(&c->packets, s->config.packet_rate, s->config.packet_burst,
+                                  now_us)) {
+        c->flooded++;
+        return;
+    }
+    if (h->type == ZL_MSG_RELIABLE &&
+        !zl_ratelimit_bucket_take(&c->message_packets, s->config.message_rate,
+                                  s->config.message_burst, now_us)) {
+        c->messages_flooded++;
+        return;
+    }
+    zl_link_accept(&c->conn.link, h, len, now_us, &acks);
     c->last_heard_us = now_us;
     if (acks_unsent(c, h))
         c->forged_acks++;
@@ -490,11 +508,6 @@ static void on_linked(zl_server *s, int slot, const zl_conn_datagram *d, size_t 
         zl_event_sender_acked(&c->events, acks.sequence[i]);
     }
     zl_reliable_acked(&c->reliable, &acks);
-    if (!zl_ratelimit_bucket_take(&c->packets, s->config.packet_rate, s->config.packet_burst,
-                                  now_us)) {
-        c->flooded++;
-        return;
-    }
     switch (h->type) {
     case ZL_MSG_COMMANDS:
         on_commands(s, c, payload, payload_len, now_us);
@@ -504,11 +517,6 @@ static void on_linked(zl_server *s, int slot, const zl_conn_datagram *d, size_t 
         break;
     case ZL_MSG_RELIABLE: {
         zl_bitreader r;
-        if (!zl_ratelimit_bucket_take(&c->message_packets, s->config.message_rate,
-                                      s->config.message_burst, now_us)) {
-            c->messages_flooded++;
-            break;
-        }
         zl_bitreader_init(&r, payload, payload_len);
         if (zl_reliable_read(&c->reliable, &r) != ZL_OK)
             c->bad_messages++;

@@ -41,8 +41,9 @@ typedef struct zl_server_config {
      * for network duplicates and bunching. Both >= 1. */
     uint16_t packet_rate, packet_burst;
     /* RELIABLE packets per second, and in one burst, a client may send
-     * (each holds up to 32 messages); more are dropped unread and counted,
-     * and its channel resends them later. Both >= 1 (16, 16). */
+     * (each holds up to 32 messages); more are dropped unread, counted and
+     * not acknowledged, so its channel resends them later. Both >= 1 (16,
+     * 16). */
     uint16_t message_rate, message_burst;
     uint8_t lag_compensation;/* 1: shots are traced as the shooter saw the
                                 world (rewind); 0: against the present */

@@ -638,9 +638,9 @@ static void test_packet_flood(void)
                  (uint32_t)(loud.receive_us * 1000000u / RUN_US));
     ZL_CHECK(per_s >= 9900u);
     ZL_CHECK(loud.flooder.flooded >= per_s * (RUN_US / 1000000u) * 9u / 10u);
-    /* No more payloads were read than the allowance: 128 a second, burst 32. */
-    ZL_CHECK(loud.flooder.link.packets_received - loud.flooder.flooded <=
-             128u * (RUN_US / 1000000u + 1u) + 32u);
+    /* No more payloads were read than the allowance: 128 a second, burst
+     * 32 (a datagram over it is refused before the link takes it). */
+    ZL_CHECK(loud.flooder.link.packets_received <= 128u * (RUN_US / 1000000u + 1u) + 32u);
     ZL_CHECK_EQ(quiet.flooder.flooded, 0);
     ZL_CHECK(10u * loud.snapshots >= 9u * quiet.snapshots);
     ZL_CHECK_EQ(loud.ticks, quiet.ticks);

@@ -289,10 +289,50 @@ static void test_chat_in_a_match(void)
                  line[0] == 'g' && line[1] == 'g');
 }
 
+/* One client chats faster than the server's allowance of RELIABLE
+ * packets (16 a second): the packets over it are refused before they are
+ * acknowledged, so their messages are sent again and every line arrives,
+ * once and in order. */
+static void test_chat_over_the_allowance(void)
+{
+    zl_match_setup s;
+    zl_server_client_stats st;
+    uint8_t line[2];
+    int slot, sent = 0, next = 0, out_of_order = 0, k;
+    memset(&s, 0, sizeof s);
+    s.rtt_us = 60000u;
+    zl_match_start(&s);
+    zl_match_run(2000000u);
+    ZL_CHECK_EQ(zl_match_connected(), ZL_MATCH_BOTS);
+    slot = zl_client_slot(&zl_match_world.client[0]);
+    for (k = 0; k < 3000 || next < sent; k++) {
+        line[0] = 0;
+        line[1] = (uint8_t)sent;
+        if (k < 3000 && zl_client_send_message(&zl_match_world.client[0], line, 2) == ZL_OK)
+            sent++;
+        zl_match_run(1000u);
+        while (zl_server_receive_message(&zl_match_world.server, slot, line, 2) == 2) {
+            out_of_order += line[1] != (uint8_t)next;
+            next++;
+        }
+        if (k > 20000)
+            break;
+    }
+    zl_server_get_client_stats(&zl_match_world.server, slot, zl_test_time_us, &st);
+    zl_test_note("chat over the allowance: %d lines sent, %d received, %u RELIABLE packets "
+                 "refused over the allowance (and sent again)",
+                 sent, next, st.messages_flooded);
+    ZL_CHECK(st.messages_flooded > 0); /* the allowance was met */
+    ZL_CHECK(sent > 40);
+    ZL_CHECK_EQ(next, sent);
+    ZL_CHECK_EQ(out_of_order, 0);
+}
+
 void zl_suite_reliable(void)
 {
     ZL_RUN(test_lossy_link_in_order_exactly_once);
     ZL_RUN(test_sizes_and_full_queue);
     ZL_RUN(test_hostile_blocks);
     ZL_RUN(test_chat_in_a_match);
+    ZL_RUN(test_chat_over_the_allowance);
 }
