@@ -11,5 +11,10 @@
 #define ZL_RELIABLE_MESSAGES 2
 #define ZL_RELIABLE_MESSAGE_MAX 16
 #define ZL_TOKEN_USER_DATA 16
+/* Steady links only: the input buffers and prediction rings keep half a
+ * second's room for a stall's backlog (the library's defaults keep one to
+ * two seconds), so 256 slots and their clients fit the bench's memory. */
+#define ZL_CMDBUF_CAPACITY 64
+#define ZL_PREDICT_COMMANDS 128
 
 #endif

@@ -23,7 +23,7 @@ void zl_client_config_default(zl_client_config *c)
     zl_client_settings_default(&c->settings);
     c->timeout_us = 5000000u;
     c->resend_us = 100000u;
-    c->cmd_backup = 16;
+    c->cmd_backup_ms = 1000u;
     c->extrapolate_us = 250000u;
     zl_clock_settings_default(&c->timeline);
     zl_predict_settings_default(&c->predict);
@@ -38,7 +38,7 @@ int zl_client_init_(zl_client *c, const zl_client_config *config, const zl_game 
     if (zl_config_check(fingerprint, size, sizeof *c) != ZL_OK)
         return ZL_ERR_CONFIG;
     ZL_ASSERT(c && config && game && net && net->send);
-    ZL_ASSERT(config->cmd_backup >= 1 && config->cmd_backup <= ZL_CMDSTREAM_MAX_PER_PACKET);
+    ZL_ASSERT(config->cmd_backup_ms >= 1u && config->cmd_backup_ms <= 60000u);
     memset(c, 0, sizeof *c);
     c->config = *config;
     c->game = *game;
@@ -275,6 +275,18 @@ static void on_snapshot(zl_client *c, const uint8_t *payload, size_t len, uint64
     take_frame(c, f, executed, now_us);
 }
 
+/* The packets the server acknowledged tell which commands it received
+ * (it takes every command of a packet its link accepts). */
+static void commands_received(zl_client *c, const zl_link_acks *acks)
+{
+    uint32_t i;
+    for (i = 0; i < acks->count; i++) {
+        uint32_t carried = c->cmd_carried[acks->sequence[i] & (ZL_LINK_SENT_CAPACITY - 1u)];
+        if (zl_seq32_newer(carried, c->cmd_received))
+            c->cmd_received = carried;
+    }
+}
+
 /* The server heard us from a new address (our NAT rebound): the token
  * goes back at once, from wherever our datagrams now leave. */
 static void answer_path_challenge(zl_client *c, const uint8_t *payload, size_t len,
@@ -304,6 +316,7 @@ static void on_linked(zl_client *c, const zl_conn_datagram *d, size_t len, uint6
         return; /* counted by the link */
     c->last_heard_us = now_us;
     zl_reliable_acked(&c->reliable, &acks);
+    commands_received(c, &acks);
     if (h->type == ZL_MSG_SNAPSHOT) {
         on_snapshot(c, payload, payload_len, now_us);
     } else if (h->type == ZL_MSG_RELIABLE) {
@@ -346,32 +359,54 @@ void zl_client_receive(zl_client *c, const zl_addr *from, void *data, size_t len
         c->bad_messages++; /* when connected, the link counted why */
 }
 
-/* The commands the server has not acknowledged, newest last, at most
- * cmd_backup of them. */
+/* The commands the server has not received, oldest first, as many of the
+ * newest as cmd_backup_ms of their time and the packet hold: a loss burst
+ * or a lag spike up to that long loses no input. Returns the count. */
+static int unreceived_commands(const zl_client *c, zl_usercmd *run)
+{
+    uint32_t newest = zl_predict_newest(&c->predict), first, seq, span_ms = 0;
+    uint32_t unacked = zl_predict_unacked(&c->predict);
+    int n = 0;
+    first = newest + 1u - unacked;
+    if (zl_seq32_newer(c->cmd_received + 1u, first))
+        first = c->cmd_received + 1u;
+    for (seq = newest; seq != first - 1u && n < ZL_CMDSTREAM_MAX_PER_PACKET; seq--) {
+        const zl_usercmd *cmd = zl_predict_command_at(&c->predict, seq);
+        if (n > 0 && span_ms + cmd->msec > c->config.cmd_backup_ms)
+            break;
+        span_ms += cmd->msec;
+        n++;
+    }
+    for (seq = newest + 1u - (uint32_t)n; seq != newest + 1u; seq++)
+        *run++ = *zl_predict_command_at(&c->predict, seq);
+    return n;
+}
+
+/* A COMMANDS packet: the header and the unreceived commands, as many of
+ * the newest as fit (in a packet of the largest size, the oldest go). */
 static void send_commands(zl_client *c, uint64_t now_us)
 {
     uint8_t packet[ZL_MAX_PACKET];
     zl_usercmd run[ZL_CMDSTREAM_MAX_PER_PACKET];
     zl_commands_header head;
     zl_bitwriter w;
-    uint32_t newest = 0, first, seq;
-    int n = 0, bytes;
-    if (c->has_player) {
-        uint32_t unacked = zl_predict_unacked(&c->predict);
-        newest = zl_predict_newest(&c->predict);
-        if (unacked > c->config.cmd_backup)
-            unacked = c->config.cmd_backup;
-        first = newest + 1u - unacked;
-        for (seq = first; seq != newest + 1u; seq++)
-            run[n++] = *zl_predict_command_at(&c->predict, seq);
-    }
-    zl_bitwriter_init(&w, packet + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD);
+    int n = c->has_player ? unreceived_commands(c, run) : 0, skip = 0, bytes, len;
     head.need_full = c->rx.need_full;
     head.view_delay_us = zl_clock_delay(&c->clock);
-    zl_commands_header_write(&w, &head);
-    zl_cmdstream_write(&w, run, n);
-    bytes = zl_bitwriter_finish(&w);
-    zl_conn_send(&c->conn, ZL_MSG_COMMANDS, packet, bytes, now_us);
+    do {
+        zl_bitwriter_init(&w, packet + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD);
+        zl_commands_header_write(&w, &head);
+        zl_cmdstream_write(&w, run + skip, n - skip);
+        bytes = zl_bitwriter_finish(&w);
+        skip += (n - skip + 3) / 4;
+    } while (bytes < 0 && skip < n);
+    if (bytes < 0)
+        return;
+    len = zl_conn_send(&c->conn, ZL_MSG_COMMANDS, packet, bytes, now_us);
+    if (len > 0 && n > 0) {
+        uint16_t seq = (uint16_t)(zl_link_next_sequence(&c->conn.link) - 1u);
+        c->cmd_carried[seq & (ZL_LINK_SENT_CAPACITY - 1u)] = run[n - 1].sequence;
+    }
 }
 
 void zl_client_update(zl_client *c, uint64_t now_us)

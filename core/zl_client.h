@@ -30,9 +30,12 @@ typedef struct zl_client_config {
     zl_client_settings settings; /* asked for; the server clamps them */
     uint32_t timeout_us;   /* silence that ends a connection (5 s) */
     uint32_t resend_us;    /* handshake retry interval (100 ms) */
-    uint16_t cmd_backup;   /* most commands one packet carries: the new
-                              ones and those not yet acknowledged
-                              (1..ZL_CMDSTREAM_MAX_PER_PACKET, 16) */
+    uint32_t cmd_backup_ms; /* every packet carries each command the server
+                               has not yet received, up to this much of
+                               the newest commands' time (1000: a loss
+                               burst or lag spike of a second loses no
+                               input), at most ZL_CMDSTREAM_MAX_PER_PACKET
+                               commands; 1..60000 */
     uint32_t extrapolate_us; /* cl_extrapolate_amount (250000) */
     zl_clock_settings timeline; /* the render timeline: snapshot clock and
                                    adaptive interpolation delay (adaptive on) */
@@ -80,6 +83,11 @@ typedef struct zl_client {
     uint32_t tick_us;
     zl_client_settings settings; /* as the server clamped them */
     uint64_t next_send_us;
+    /* The newest command the server has received: carried by a packet its
+     * link acknowledged. Per packet sent (by link sequence), the newest
+     * command it carried. */
+    uint32_t cmd_received;
+    uint32_t cmd_carried[ZL_LINK_SENT_CAPACITY];
     uint64_t last_heard_us;
     uint32_t snapshots, undecodable, last_snapshot_bytes, bad_messages;
     uint32_t draws, extrapolated;

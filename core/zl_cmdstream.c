@@ -87,6 +87,7 @@ void zl_cmdbuf_settings_default(zl_cmdbuf_settings *s)
 {
     ZL_ASSERT(s);
     s->budget_ms = ZL_CMDBUF_BUDGET_MS;
+    s->catchup_ticks = ZL_CMDBUF_CATCHUP_TICKS;
     s->max_target_ms = ZL_CMDBUF_MAX_TARGET_MS;
     s->jitter_scale_q4 = ZL_CMDBUF_JITTER_SCALE_Q4;
     s->slack_ms = ZL_CMDBUF_SLACK_MS;
@@ -106,6 +107,7 @@ void zl_cmdbuf_init(zl_cmdbuf *b, const zl_cmdbuf_settings *settings, uint32_t f
     ZL_ASSERT(b->set.window_ms > 0u && b->set.window_ms <= 60000u);
     ZL_ASSERT(b->set.budget_ms <= 60000u && b->set.max_target_ms <= 60000u);
     ZL_ASSERT(b->set.slack_ms <= 60000u && b->set.jitter_scale_q4 <= 1024u);
+    ZL_ASSERT(b->set.catchup_ticks >= 1u && b->set.catchup_ticks <= 16u);
     b->newest = first_sequence - 1u;
 }
 
@@ -200,9 +202,12 @@ static void end_window(zl_cmdbuf *b)
     int32_t limit = target + (int32_t)(b->set.slack_ms * 1000u);
     if (b->set.max_target_ms > 0u && b->margin_us < target) {
         /* Pauses do not stack past one target plus one command: a client
-         * that sends nothing for a while keeps a bounded debt. */
+         * that sends nothing for a while keeps a bounded debt. A margin
+         * below zero is a stall, which the credit pays for: the pause
+         * restores the cushion only. */
         int32_t floor = -target - (int32_t)(ZL_USERCMD_MSEC_MAX * 1000);
-        int32_t credit = b->credit_us - (target - b->margin_us);
+        int32_t margin = b->margin_us > 0 ? b->margin_us : 0;
+        int32_t credit = b->credit_us - (target - margin);
         if (credit < floor)
             credit = floor;
         if (credit < b->credit_us) {
@@ -223,8 +228,11 @@ static void end_window(zl_cmdbuf *b)
 
 int zl_cmdbuf_pop(zl_cmdbuf *b, uint32_t tick_us, zl_usercmd *out, int max)
 {
-    int n = 0;
+    int n = 0, owed;
     int32_t margin;
+    /* The most command time one tick runs: a backlog plays out at a
+     * bounded pace. */
+    uint64_t pace_us = (uint64_t)b->set.catchup_ticks * tick_us, run_us = 0;
     ZL_ASSERT(b && out && max >= 1);
     ZL_ASSERT(tick_us >= 1u && tick_us <= ZL_CMDBUF_MAX_TICK_US);
     /* Time before the first command is nobody's: no credit, no window. */
@@ -232,14 +240,20 @@ int zl_cmdbuf_pop(zl_cmdbuf *b, uint32_t tick_us, zl_usercmd *out, int max)
         return 0;
     if (b->window_us == 0u)
         b->margin_us = INT32_MAX;
+    /* Credit beyond this tick's, kept from ticks that had nothing to run:
+     * what runs on it is a backlog catching up. */
+    owed = b->credit_us > 0;
     b->credit_us += (int32_t)tick_us;
     /* A command runs once half its time has accrued: rounding to the
      * nearest tick keeps the credit centred, so commands about a tick long
      * run one per tick instead of flickering between none and two. */
     while (n < max && !ZL_RING_EMPTY(&b->ring) &&
-           2 * (int64_t)b->credit_us >= (int64_t)msec_us(ZL_RING_AT(&b->ring, 0))) {
+           2 * (int64_t)b->credit_us >= (int64_t)msec_us(ZL_RING_AT(&b->ring, 0)) &&
+           (n == 0 || run_us + msec_us(ZL_RING_AT(&b->ring, 0)) <= pace_us)) {
         out[n] = *ZL_RING_AT(&b->ring, 0);
         b->credit_us -= (int32_t)msec_us(&out[n]);
+        run_us += msec_us(&out[n]);
+        b->stats.caught_up += (uint32_t)(owed && run_us > tick_us);
         drop_oldest(b);
         n++;
     }

@@ -74,13 +74,19 @@ int zl_cmdstream_read(zl_bitreader *r, const zl_schema_plan *plan, uint32_t newe
  * buffer):
  *  - Real time only. Each tick adds tick_us to a credit; commands run, in
  *    order, while it covers at least half the next one's msec, each taking
- *    its msec off. Credit that finds no command waiting (packets late or
- *    lost) is kept up to budget_ms, so late commands catch up. In total a
- *    client runs at most the real time since its first command plus half
- *    a command; within any stretch, at most that stretch plus budget_ms.
- *    A speed hack (more msec than real time) gains nothing: its excess
- *    waits and is shed (below); a client silent for a while then bursting
- *    gets budget_ms back, no more.
+ *    its msec off. Credit that finds no command waiting (a loss burst or a
+ *    lag spike held the packets) is kept up to budget_ms, so the backlog
+ *    that then arrives runs instead of being shed: nothing the player did
+ *    is lost to a stall of up to budget_ms. In total a client runs at most
+ *    the real time since its first command plus half a command; within
+ *    any stretch, at most that stretch plus budget_ms. A speed hack (more
+ *    msec than real time) gains nothing: its excess waits and is shed
+ *    (below); a client silent for a while then bursting gets back the time
+ *    it was silent (at most budget_ms), which real time had given it.
+ *  - Catching up at a bounded pace. One tick runs at most catchup_ticks
+ *    ticks' worth of commands (and always one), so a backlog plays out
+ *    over a few ticks, a player moving a few times its speed on the other
+ *    screens for a moment, instead of jumping in one tick.
  *  - Jitter buffer. The margin after a tick is how long the buffer could
  *    go on without a new command: the msec it holds minus the credit (a
  *    credit waiting on an empty buffer makes it negative). At the end of
@@ -91,8 +97,10 @@ int zl_cmdstream_read(zl_bitreader *r, const zl_schema_plan *plan, uint32_t newe
  *    client gets no added delay; a jittery or lossy one the least that
  *    kept it from starving in the last window plus the target, so it runs
  *    one command per tick and does not jitter on everyone's screen.
- *    max_target_ms 0 turns the buffer off (late commands only catch up
- *    through the credit, as in Source).
+ *    A pause never exceeds the target: starving because of a stall (the
+ *    margin below zero) is what the credit is for, not the cushion, so a
+ *    stall's owed time is not taken back. max_target_ms 0 turns the buffer
+ *    off (late commands only catch up through the credit, as in Source).
  *  - Bounded delay. At the end of a window whose margin exceeded target +
  *    slack_ms on every tick, the oldest commands are dropped (counted in
  *    dropped_ahead) until it would not have. That sheds a speed hacker's
@@ -104,6 +112,8 @@ int zl_cmdstream_read(zl_bitreader *r, const zl_schema_plan *plan, uint32_t newe
 /* Run-time settings of an input buffer (all at most 60000). */
 typedef struct zl_cmdbuf_settings {
     uint32_t budget_ms;       /* credit kept for catching up */
+    uint32_t catchup_ticks;   /* most ticks' worth of commands one tick runs
+                                 (1..16) */
     uint32_t max_target_ms;   /* bound of the jitter target; 0: no jitter buffer */
     uint32_t jitter_scale_q4; /* target = jitter x this / 16 (at most 1024) */
     uint32_t slack_ms;        /* margin above the target tolerated for a window */
@@ -124,6 +134,9 @@ typedef struct zl_cmdbuf_stats {
     uint32_t overflow;      /* found the buffer full: dropped */
     uint32_t dropped_ahead; /* shed: the client was ahead of real time */
     uint32_t executed;      /* released by zl_cmdbuf_pop */
+    uint32_t caught_up;     /* of those, run beyond their tick's own time on
+                               credit kept from ticks that found nothing to
+                               run: a backlog after a stall, run not shed */
     uint32_t underruns;     /* ticks that found nothing to run while
                                credit was waiting */
     uint32_t delay_added_us; /* total pause the jitter buffer inserted */

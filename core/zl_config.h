@@ -77,10 +77,10 @@
 /* ---- Client-side prediction (core/zl_predict.h) ---- */
 
 /* Commands kept with their predicted results (a power of two). Prediction
- * stops, and says so, when this many are unacknowledged: 128 is 1 s at
- * 128 commands/s. */
+ * stops, and says so, when this many are unacknowledged: 256 is 2 s at
+ * 128 commands/s, a lag spike of a second and its round trip. */
 #ifndef ZL_PREDICT_COMMANDS
-#define ZL_PREDICT_COMMANDS 128
+#define ZL_PREDICT_COMMANDS 256
 #endif
 
 /* ---- Entity interpolation (core/zl_interp.h) ---- */
@@ -213,21 +213,23 @@
 /* ---- Commands up (core/zl_cmdstream.h) ---- */
 
 /* Most commands one packet can carry (the wire count field is sized from
- * it). The run-time limit a client uses (16 by default, enough for a quarter
- * second at 64 commands/s) is the caller's, at most this. */
+ * it): 128 is 1 s at 128 commands/s. A client sends every command the
+ * server has not received, up to a time (zl_client_config.cmd_backup_ms). */
 #ifndef ZL_CMDSTREAM_MAX_PER_PACKET
-#define ZL_CMDSTREAM_MAX_PER_PACKET 32
+#define ZL_CMDSTREAM_MAX_PER_PACKET 128
 #endif
-/* Commands one client's input buffer holds (a power of two). 64 is 1 s of
- * 16 ms commands; beyond the target depth it only ever holds a backlog that
- * is about to be shed. */
+/* Commands one client's input buffer holds (a power of two). 128 is 2 s of
+ * 16 ms commands: the backlog a stall of a second leaves, and more. */
 #ifndef ZL_CMDBUF_CAPACITY
-#define ZL_CMDBUF_CAPACITY 64
+#define ZL_CMDBUF_CAPACITY 128
 #endif
-/* Defaults of zl_cmdbuf_settings (budget_ms, max_target_ms,
+/* Defaults of zl_cmdbuf_settings (budget_ms, catchup_ticks, max_target_ms,
  * jitter_scale_q4, slack_ms, window_ms); their meaning is documented there. */
 #ifndef ZL_CMDBUF_BUDGET_MS
-#define ZL_CMDBUF_BUDGET_MS 64
+#define ZL_CMDBUF_BUDGET_MS 1000
+#endif
+#ifndef ZL_CMDBUF_CATCHUP_TICKS
+#define ZL_CMDBUF_CATCHUP_TICKS 3
 #endif
 #ifndef ZL_CMDBUF_MAX_TARGET_MS
 #define ZL_CMDBUF_MAX_TARGET_MS 100
@@ -378,6 +380,7 @@
     X(ZL_CMDSTREAM_MAX_PER_PACKET)  \
     X(ZL_CMDBUF_CAPACITY)           \
     X(ZL_CMDBUF_BUDGET_MS)          \
+    X(ZL_CMDBUF_CATCHUP_TICKS)      \
     X(ZL_CMDBUF_MAX_TARGET_MS)      \
     X(ZL_CMDBUF_JITTER_SCALE_Q4)    \
     X(ZL_CMDBUF_SLACK_MS)           \

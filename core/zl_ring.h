@@ -15,6 +15,11 @@ static inline int32_t zl_seq_diff(uint16_t a, uint16_t b)
     return d < 0x8000u ? (int32_t)d : (int32_t)d - 0x10000;
 }
 static inline int zl_seq_newer(uint16_t a, uint16_t b) { return zl_seq_diff(a, b) > 0; }
+/* The same for 32-bit sequences (commands). */
+static inline int zl_seq32_newer(uint32_t a, uint32_t b)
+{
+    return a != b && (uint32_t)(a - b) < 0x80000000u;
+}
 
 /* FIFO ring of N items (N a power of two, checked at compile time).
  * head and tail count pushes and pops forever; unsigned wrap keeps

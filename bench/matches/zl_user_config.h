@@ -10,5 +10,9 @@
 #define ZL_RELIABLE_MESSAGES 2
 #define ZL_RELIABLE_MESSAGE_MAX 16
 #define ZL_TOKEN_USER_DATA 16
+/* As the main benchmark's: input buffers and prediction rings for steady
+ * links. */
+#define ZL_CMDBUF_CAPACITY 64
+#define ZL_PREDICT_COMMANDS 128
 
 #endif

@@ -61,7 +61,8 @@ static void print_status(uint64_t now_us)
         demo_refusals_format(counts, refused, sizeof refused);
         fprintf(text,
                 "  slot %2d %-21s ping %4lu ms  loss %4.1f%%/%4.1f%%  choke %lu  snapshot %lu B  "
-                "out %5.1f KB/s  in %4.1f KB/s  commands lost %lu  hits %lu  moves %lu\n"
+                "out %5.1f KB/s  in %4.1f KB/s  commands lost %lu, caught up %lu  hits %lu  "
+                "moves %lu\n"
                 "    refused: %s\n"
                 "    rewinds %lu (untrusted %lu, clamped %lu, refused %lu); "
                 "early shots %lu, dry fires %lu, pitch clamps %lu\n"
@@ -70,7 +71,8 @@ static void print_status(uint64_t now_us)
                 st.link.loss_in_q16 * 100.0 / 65536.0, st.link.loss_out_q16 * 100.0 / 65536.0,
                 (unsigned long)st.choked, (unsigned long)st.last_snapshot_bytes,
                 st.link.bytes_out_per_s / 1000.0, st.link.bytes_in_per_s / 1000.0,
-                (unsigned long)st.commands.lost, (unsigned long)st.hits, (unsigned long)st.moves,
+                (unsigned long)st.commands.lost, (unsigned long)st.commands.caught_up,
+                (unsigned long)st.hits, (unsigned long)st.moves,
                 refused, (unsigned long)st.rewinds,
                 (unsigned long)st.rewinds_untrusted, (unsigned long)st.rewinds_clamped,
                 (unsigned long)st.rewinds_refused,
