@@ -632,6 +632,61 @@ static void test_rebinding_client_plays_on(void)
     ZL_CHECK_EQ(zl_match_connected(), ZL_MATCH_BOTS);
 }
 
+/* A stranger replays one of bot 0's captured packets from its own
+ * address, 50 times 10 ms apart: each copy is counted once, as a replay of
+ * bot 0's connection, and nothing else (no server-wide drop, no move).
+ * Faster, the copies beyond that address's tries are counted as such
+ * (path_limited), unread. */
+static void test_replay_from_elsewhere_counted_once(void)
+{
+    static uint8_t captured[ZL_MAX_PACKET], copy[ZL_MAX_PACKET];
+    size_t captured_len = 0;
+    zl_match_setup s;
+    zl_server_client_stats before, after;
+    uint32_t drops_before[ZL_SERVER_DROP_COUNT], drops_after[ZL_SERVER_DROP_COUNT];
+    zl_addr victim, stranger = zl_addr_ipv4(10, 7, 7, 7, 7777);
+    int slot, k, other = 0;
+    memset(&s, 0, sizeof s);
+    s.rtt_us = 80000u;
+    zl_match_start(&s);
+    zl_match_run(2000000u);
+    slot = zl_client_slot(&zl_match_world.client[0]);
+    victim = zl_loopnet_address(&zl_match_world.client_ep[0]);
+    while (!captured_len) {
+        uint8_t buf[ZL_MAX_PACKET];
+        zl_addr from;
+        int n;
+        while ((n = zl_match_world.server_hal.receive(zl_match_world.server_hal.ctx, &from, buf,
+                                                      sizeof buf)) >= 0) {
+            if (!captured_len && zl_addr_equal(&from, &victim)) {
+                memcpy(captured, buf, (size_t)n);
+                captured_len = (size_t)n;
+            }
+            zl_server_receive(&zl_match_world.server, &from, buf, (size_t)n, zl_test_time_us);
+        }
+        zl_match_run(1000u);
+    }
+    zl_match_run(100000u);
+    zl_server_get_client_stats(&zl_match_world.server, slot, zl_test_time_us, &before);
+    zl_server_get_drops(&zl_match_world.server, drops_before);
+    for (k = 0; k < 50; k++) {
+        memcpy(copy, captured, captured_len);
+        zl_server_receive(&zl_match_world.server, &stranger, copy, captured_len,
+                          zl_test_time_us);
+        zl_match_run(10000u);
+    }
+    zl_server_get_client_stats(&zl_match_world.server, slot, zl_test_time_us, &after);
+    zl_server_get_drops(&zl_match_world.server, drops_after);
+    for (k = 0; k < ZL_SERVER_DROP_COUNT; k++)
+        other += (int)(drops_after[k] - drops_before[k]);
+    zl_test_note("50 replays from a stranger: %u counted as replays, %d server drops, %u moves",
+                 after.seal.replayed - before.seal.replayed, other, after.moves);
+    ZL_CHECK_EQ(after.seal.replayed - before.seal.replayed, 50);
+    ZL_CHECK_EQ(other, 0);
+    ZL_CHECK_EQ(after.seal.forged, before.seal.forged);
+    ZL_CHECK_EQ(after.moves, 0);
+}
+
 /* What bot 0's link lost both ways over a match (percent of packets). */
 static double victim_loss_percent(void)
 {
@@ -750,5 +805,6 @@ void zl_suite_token(void)
     ZL_RUN(test_replayer_costs_victim_nothing);
     ZL_RUN(test_rebinding_client_plays_on);
     ZL_RUN(test_raced_copies_move_nothing);
+    ZL_RUN(test_replay_from_elsewhere_counted_once);
     ZL_RUN(test_rebind_through_id_flood);
 }
