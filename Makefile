@@ -2,6 +2,8 @@
 #   make                      build build/$(PORT)/libzerolag.a (PORT=posix by default)
 #   make test                 run the suite on every port, then one summary table
 #   make test PORT=<name>     run the suite on one port
+#   make check                the inner loop (about two minutes): the host suite
+#                             (PORT=posix) as built, then with SANITIZE=1
 #   make check-core           prove core/ is allocation-free and sans-IO (nm)
 #   make bench | demo | fuzz  benchmarks, demo match, fuzzers
 #   make fuzz-long            every fuzzer to FUZZ_LONG_RUNS (10 million) executions
@@ -110,7 +112,7 @@ MATCHES_SRC := bench/main.c bench/zl_bench.c bench/bench_match.c bench/matches/b
 MATCHES_OBJ := $(patsubst %.c,$(BUILD)/bench-matches-obj/%.o,$(LIB_SRC) $(GAME_SRC) $(MATCHES_SRC))
 MATCHES_BIN := $(BUILD)/zl_bench_matches$(EXE)
 
-.PHONY: all lib test test-one test-all check-core bench fuzz fuzz-long clean
+.PHONY: all lib test test-one test-all check check-core bench fuzz fuzz-long clean
 FUZZ_SECONDS ?= 60
 # fuzz-long: executions per harness, and a time limit per harness that only
 # a machine far slower than the 2-core build machine (under 15 minutes each
@@ -168,6 +170,13 @@ endif
 
 test-all:
 	@tools/test-all.sh $(PORTS)
+
+# The quick check between edits: the host's suite (with check-core and the
+# benchmarks built) twice, the second time with every object sanitized; the
+# other ports, the install check and the fuzzers are make test's.
+check:
+	@$(MAKE) --no-print-directory test PORT=posix SANITIZE=
+	@$(MAKE) --no-print-directory test PORT=posix SANITIZE=1
 
 # core/ and the FPS rules keep their core-only flags; the rest sees tests/ and fps.h.
 BENCH_SIDE_CFLAGS = $(if $(filter core/% examples/%,$<),$(CORE_ONLY_CFLAGS),-Itests -Iexamples/fps)
