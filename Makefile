@@ -60,7 +60,7 @@ AR := $(CROSS)ar
 NM := $(CROSS)nm
 SIZE := $(CROSS)size
 
-# A user configuration (core/zl_config.h): a folder holding zl_user_config.h.
+# A user configuration (core/base/zl_config.h): a folder holding zl_user_config.h.
 # The library and what is built with it use it, in a build folder of their
 # own so objects of two configurations never mix; make install carries it.
 USER_CONFIG_DIR ?=
@@ -74,13 +74,14 @@ endif
 # Its own objects: a sanitized object never mixes with a plain build.
 BUILD := $(BUILD)-sanitize
 endif
+include sources.mk
 WARN := -std=c99 -pedantic -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Werror
 OPT ?= -O2 -g
-INC := -Icore -Iplatform -I$(PORT_DIR) -Iports/common
+# core/ for zerolag.h, then a folder a layer of core (sources.mk).
+INC := -Icore $(ZL_CORE_LAYERS:%=-Icore/%) -Iplatform -I$(PORT_DIR) -Iports/common
 CFLAGS_ALL := $(WARN) $(OPT) $(PORT_CFLAGS) $(if $(filter 1,$(SANITIZE)),$(PORT_SANITIZE)) \
 	$(INC) $(CONFIG_CFLAGS) -MMD -MP
 
-include sources.mk
 CORE_SRC := $(wildcard $(ZL_CORE_SOURCES))
 PLATFORM_SRC := $(wildcard $(ZL_PLATFORM_SOURCES))
 LIB_SRC := $(CORE_SRC) $(PLATFORM_SRC) $(PORT_SRC)
@@ -218,6 +219,6 @@ include $(wildcard mk/*.mk)
 clean:
 	rm -rf build
 
-# Header dependencies (-MMD): editing core/zl_config.h or a user config
+# Header dependencies (-MMD): editing core/base/zl_config.h or a user config
 # rebuilds every object that includes it.
 -include $(LIB_OBJ:.o=.d) $(CORE_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(MATCHES_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
