@@ -2,6 +2,8 @@
 #   make                      build build/$(PORT)/libzerolag.a (PORT=posix by default)
 #   make test                 run the suite on every port, then one summary table
 #   make test PORT=<name>     run the suite on one port
+#   make check                the inner loop (about two minutes): the host suite
+#                             (PORT=posix) as built, then with SANITIZE=1
 #   make check-core           prove core/ is allocation-free and sans-IO (nm)
 #   make bench | demo | fuzz  benchmarks, demo match, fuzzers
 #   make fuzz-long            every fuzzer to FUZZ_LONG_RUNS (10 million) executions
@@ -58,7 +60,7 @@ AR := $(CROSS)ar
 NM := $(CROSS)nm
 SIZE := $(CROSS)size
 
-# A user configuration (core/zl_config.h): a folder holding zl_user_config.h.
+# A user configuration (core/base/zl_config.h): a folder holding zl_user_config.h.
 # The library and what is built with it use it, in a build folder of their
 # own so objects of two configurations never mix; make install carries it.
 USER_CONFIG_DIR ?=
@@ -72,13 +74,14 @@ endif
 # Its own objects: a sanitized object never mixes with a plain build.
 BUILD := $(BUILD)-sanitize
 endif
+include sources.mk
 WARN := -std=c99 -pedantic -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Werror
 OPT ?= -O2 -g
-INC := -Icore -Iplatform -I$(PORT_DIR) -Iports/common
+# core/ for zerolag.h, then a folder a layer of core (sources.mk).
+INC := -Icore $(ZL_CORE_LAYERS:%=-Icore/%) -Iplatform -I$(PORT_DIR) -Iports/common
 CFLAGS_ALL := $(WARN) $(OPT) $(PORT_CFLAGS) $(if $(filter 1,$(SANITIZE)),$(PORT_SANITIZE)) \
 	$(INC) $(CONFIG_CFLAGS) -MMD -MP
 
-include sources.mk
 CORE_SRC := $(wildcard $(ZL_CORE_SOURCES))
 PLATFORM_SRC := $(wildcard $(ZL_PLATFORM_SOURCES))
 LIB_SRC := $(CORE_SRC) $(PLATFORM_SRC) $(PORT_SRC)
@@ -110,7 +113,7 @@ MATCHES_SRC := bench/main.c bench/zl_bench.c bench/bench_match.c bench/matches/b
 MATCHES_OBJ := $(patsubst %.c,$(BUILD)/bench-matches-obj/%.o,$(LIB_SRC) $(GAME_SRC) $(MATCHES_SRC))
 MATCHES_BIN := $(BUILD)/zl_bench_matches$(EXE)
 
-.PHONY: all lib test test-one test-all check-core bench fuzz fuzz-long clean
+.PHONY: all lib test test-one test-all check check-core bench fuzz fuzz-long clean
 FUZZ_SECONDS ?= 60
 # fuzz-long: executions per harness, and a time limit per harness that only
 # a machine far slower than the 2-core build machine (under 15 minutes each
@@ -169,6 +172,13 @@ endif
 test-all:
 	@tools/test-all.sh $(PORTS)
 
+# The quick check between edits: the host's suite (with check-core and the
+# benchmarks built) twice, the second time with every object sanitized; the
+# other ports, the install check and the fuzzers are make test's.
+check:
+	@$(MAKE) --no-print-directory test PORT=posix SANITIZE=
+	@$(MAKE) --no-print-directory test PORT=posix SANITIZE=1
+
 # core/ and the FPS rules keep their core-only flags; the rest sees tests/ and fps.h.
 BENCH_SIDE_CFLAGS = $(if $(filter core/% examples/%,$<),$(CORE_ONLY_CFLAGS),-Itests -Iexamples/fps)
 $(BUILD)/bench-obj/%.o: %.c $(PORT_MK)
@@ -209,6 +219,6 @@ include $(wildcard mk/*.mk)
 clean:
 	rm -rf build
 
-# Header dependencies (-MMD): editing core/zl_config.h or a user config
+# Header dependencies (-MMD): editing core/base/zl_config.h or a user config
 # rebuilds every object that includes it.
 -include $(LIB_OBJ:.o=.d) $(CORE_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(MATCHES_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -110,7 +110,8 @@ static void bots_send(bench_match *b)
             zl_packet_header h;
             zl_link_next_header(&t->link, ZL_MSG_COMMANDS, &h);
             bytes = zl_packet_seal_aead(t->packet, (size_t)bytes, &h, t->link_id,
-                                        t->send_sequence++, t->client_key, &b->aead);
+                                        t->send_sequence++, ZL_PROTOCOL_ID, t->client_key,
+                                        &b->aead);
             if (bytes > 0)
                 zl_link_record_sent(&t->link, &h, (size_t)bytes, b->now_us);
         } else {
@@ -136,7 +137,8 @@ static void bots_receive(bench_match *b)
         if (b->sealed) {
             uint64_t sequence;
             at = zl_packet_open_aead(t->packet, t->len, t->link_id, t->receive_newest,
-                                     t->server_key, &b->aead, &h, &sequence, NULL);
+                                     ZL_PROTOCOL_ID, t->server_key, &b->aead, &h, &sequence,
+                                     NULL);
             if (at >= 0 && sequence > t->receive_newest)
                 t->receive_newest = sequence;
             if (at >= 0 && zl_link_accept(&t->link, &h, t->len, b->now_us, NULL) != ZL_OK)

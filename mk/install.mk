@@ -19,9 +19,9 @@ INSTALL_ROOT := $(DESTDIR)$(PREFIX)
 # they include, as the compiler finds them (the user's config too).
 PUBLIC_HEADERS = $(sort $(filter %.h,$(shell $(CC) $(INC) $(CONFIG_CFLAGS) -MM \
 	$(ZL_UMBRELLA) $(PORT_DIR)/zl_port.h)))
-# "0.1.0", from core/zl_version.h.
+# "0.1.0", from core/base/zl_version.h.
 ZL_VERSION_TEXT := $(shell awk '/^\#define ZL_VERSION_(MAJOR|MINOR|PATCH) /{v = v s $$3; s = "."} \
-	END {print v}' core/zl_version.h)
+	END {print v}' core/base/zl_version.h)
 INSTALL_DEFINES := $(if $(USER_CONFIG_DIR),ZL_USER_CONFIG)
 # Each template's @NAME@ words: pkg-config wants flags, CMake lists.
 INSTALL_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PORT@|$(PORT)|' \

@@ -92,8 +92,8 @@ static int open_own(zl_sim *sim, int i, const uint8_t *data, size_t len, zl_pack
     if (len > ZL_MAX_PACKET)
         return -1;
     memcpy(plain, data, len);
-    if (zl_packet_open_aead(plain, len, c->link_id, c->send_sequence, c->send_key, &c->aead, h,
-                            sequence, NULL) < 0)
+    if (zl_packet_open_aead(plain, len, c->link_id, c->send_sequence, ZL_PROTOCOL_ID,
+                            c->send_key, &c->aead, h, sequence, NULL) < 0)
         return -1;
     return (int)(len - ZL_PACKET_HEADER_SIZE - ZL_PACKET_TAG_SIZE);
 }
@@ -104,8 +104,8 @@ static void seal_and_deliver(zl_sim *sim, int i, uint8_t *packet, int payload,
                              const zl_packet_header *h, uint64_t sequence)
 {
     const zl_conn *c = &sim->c[i].client.conn;
-    int len = zl_packet_seal_aead(packet, (size_t)payload, h, c->link_id, sequence, c->send_key,
-                                  &c->aead);
+    int len = zl_packet_seal_aead(packet, (size_t)payload, h, c->link_id, sequence,
+                                  ZL_PROTOCOL_ID, c->send_key, &c->aead);
     ZL_CHECK(len > 0);
     if (len > 0)
         zl_sim_deliver(sim, i, packet, (size_t)len);

@@ -626,6 +626,40 @@ static void test_link_ack_before_send(void)
     ZL_CHECK_EQ(acks.sequence[1], 7);
 }
 
+/* zl_link_acks_unsent names the acks an honest peer never sends: of a
+ * sequence not sent yet, or of one before the first; past the 16-bit wrap
+ * the window still knows what went out before it. */
+static void test_link_acks_unsent(void)
+{
+    zl_packet_header h;
+    uint8_t packet[ZL_PACKET_HEADER_SIZE];
+    uint32_t i;
+    memset(&h, 0, sizeof h);
+    zl_link_init(&link_a, 0);
+    ZL_CHECK_EQ(zl_link_acks_unsent(&link_a, &h), 0); /* no bits: names nothing */
+    keep_sends(&link_a, 0, 3, 0); /* sequences 0, 1, 2 */
+    h.ack = 2;
+    h.ack_bits = 0x7u;
+    ZL_CHECK_EQ(zl_link_acks_unsent(&link_a, &h), 0);
+    h.ack_bits = 0xFu; /* and 65535, before the first */
+    ZL_CHECK_EQ(zl_link_acks_unsent(&link_a, &h), 1);
+    h.ack = 3; /* one ahead of the newest */
+    h.ack_bits = 0x1u;
+    ZL_CHECK_EQ(zl_link_acks_unsent(&link_a, &h), 1);
+    h.ack_bits = 0xEu; /* 2, 1 and 0 only */
+    ZL_CHECK_EQ(zl_link_acks_unsent(&link_a, &h), 0);
+    /* 65536 + 5 sent: the newest is 4, and 65535 .. 65505 went out too. */
+    for (i = 3; i < 65541u; i++)
+        ZL_CHECK_EQ(zl_link_send(&link_a, 1, packet, 0, PROTOCOL_ID, 0), ZL_PACKET_HEADER_SIZE);
+    h.ack = 4;
+    h.ack_bits = 0xFFFFFFFFu;
+    ZL_CHECK_EQ(zl_link_acks_unsent(&link_a, &h), 0);
+    h.ack = 5;
+    ZL_CHECK_EQ(zl_link_acks_unsent(&link_a, &h), 1);
+    h.ack_bits = 0xFFFFFFFEu; /* 4 and the 30 before it */
+    ZL_CHECK_EQ(zl_link_acks_unsent(&link_a, &h), 0);
+}
+
 /* Bad datagrams on a link are dropped and counted by reason. */
 static void test_link_counts_bad_datagrams(void)
 {
@@ -738,6 +772,7 @@ void zl_suite_link(void)
     ZL_RUN(test_link_loss_out_without_acks);
     ZL_RUN(test_link_hostile_headers);
     ZL_RUN(test_link_ack_before_send);
+    ZL_RUN(test_link_acks_unsent);
     ZL_RUN(test_link_counts_bad_datagrams);
     ZL_RUN(test_link_bandwidth);
     ZL_RUN(test_link_long_run_across_wrap);

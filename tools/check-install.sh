@@ -1,7 +1,7 @@
 #!/bin/sh
 # check-install.sh - zerolag as a project consumes it, on the host: installs
 # into a staged prefix (build/install/), then checks that every option of
-# core/zl_config.h is in its fingerprint list, that every installed header
+# core/base/zl_config.h is in its fingerprint list, that every installed header
 # compiles alone as C99 and as C++11, that a C program builds through
 # pkg-config and runs, that the same program built with other capacities
 # gets ZL_ERR_CONFIG, and that the C++ example builds through CMake's
@@ -36,8 +36,8 @@ check install make --no-print-directory install PORT=posix DESTDIR="$stage" PREF
 # listed in ZL_CONFIG_OPTIONS, or the fingerprint would miss it.
 options_listed() {
     missing=0
-    for option in $(sed -n 's/^#define \(ZL_[A-Z0-9_]*\) .*/\1/p' core/zl_config.h); do
-        grep -q "X($option)" core/zl_config.h || { echo "not in ZL_CONFIG_OPTIONS: $option"; missing=1; }
+    for option in $(sed -n 's/^#define \(ZL_[A-Z0-9_]*\) .*/\1/p' core/base/zl_config.h); do
+        grep -q "X($option)" core/base/zl_config.h || { echo "not in ZL_CONFIG_OPTIONS: $option"; missing=1; }
     done
     return $missing
 }

@@ -32,9 +32,11 @@ esac
 
 cd "$(dirname "$0")/.." || exit 2
 CC=${CC:-clang}
+# core/ (zerolag.h), each layer folder of core (sources.mk), platform/.
+layers=$(sed -n 's/^ZL_CORE_LAYERS *:= *//p' sources.mk)
 CFLAGS="-std=c99 -pedantic -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Werror \
--g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Icore -Iplatform \
--Iexamples/fps"
+-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Icore \
+$(for layer in $layers; do printf -- '-Icore/%s ' "$layer"; done)-Iplatform -Iexamples/fps"
 out=${FUZZ_BUILD:-build/fuzz}
 mkdir -p "$out"
 
@@ -71,7 +73,7 @@ for src in $sources; do
     # a harness names what it calls, and new files need no change here.
     # Core's programmer-error asserts go to the default handler, which aborts.
     # shellcheck disable=SC2086
-    if ! $CC $CFLAGS $flags "$src" core/*.c examples/fps/*.c platform/*.c $libs \
+    if ! $CC $CFLAGS $flags "$src" core/*/*.c examples/fps/*.c platform/*.c $libs \
         -o "$dir/fuzz_$name" >"$dir/build.log" 2>&1; then
         cat "$dir/build.log"
         rows="$rows$(printf '%-12s %12s %10s %7s %7s %7s %6s  %s' "$name" - - - - - "$seeds" "BUILD FAILED")

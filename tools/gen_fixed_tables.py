@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# gen_fixed_tables.py - writes core/zl_fixed_tables.h, the lookup tables behind
+# gen_fixed_tables.py - writes core/base/zl_fixed_tables.h, the lookup tables behind
 # zl_sin/zl_cos and zl_atan2; the output is checked in, rerun this to rebuild it.
 import math
 import os
@@ -58,7 +58,7 @@ static const uint16_t zl_atan_table[ZL_ATAN_STEPS + 1] = {
        "sin": rows(sin_q, 6), "atan": rows(atan_q, 8)}
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    with open(os.path.join(root, "core", "zl_fixed_tables.h"), "w") as f:
+    with open(os.path.join(root, "core", "base", "zl_fixed_tables.h"), "w") as f:
         f.write(text)
 
 

@@ -6,6 +6,7 @@
 #include "zl_fuzz.h"
 
 #include "zl_packet.h"
+#include "zl_protocol.h"
 #include "zl_token.h"
 
 static const uint8_t key[ZL_TOKEN_KEY_SIZE] = {9, 8, 7, 6, 5, 4, 3, 2, 1};
@@ -61,7 +62,7 @@ static void check_packet(const uint8_t *p, size_t len)
     r = zl_packet_open_aead(copy, len, len >= 4 ? (uint32_t)p[0] | (uint32_t)p[1] << 8 |
                                                      (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
                                                : 0u,
-                            1000, key, &aead, &h, &seq, &why);
+                            1000, ZL_PROTOCOL_ID, key, &aead, &h, &seq, &why);
     REQUIRE(r < 0 && why != ZL_PACKET_DROP_NONE);
     REQUIRE(len == 0 || memcmp(copy, p, len) == 0);
     free(copy);

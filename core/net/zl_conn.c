@@ -77,8 +77,8 @@ static int open_linked(zl_conn *c, uint8_t *packet, size_t len, zl_conn_datagram
         d->payload_len = len - ZL_PACKET_HEADER_SIZE;
         return 1;
     }
-    if (zl_packet_open_aead(packet, len, c->link_id, c->receive_newest, c->receive_key, &c->aead,
-                            &d->h, &sequence, why) < 0)
+    if (zl_packet_open_aead(packet, len, c->link_id, c->receive_newest, ZL_PROTOCOL_ID,
+                            c->receive_key, &c->aead, &d->h, &sequence, why) < 0)
         return 0;
     if (sequence > c->receive_newest)
         c->receive_newest = sequence;
@@ -126,7 +126,7 @@ int zl_conn_send_to(zl_conn *c, const zl_addr *to, uint8_t type, uint8_t *packet
     zl_link_next_header(&c->link, type, &h);
     if (c->sealed)
         len = zl_packet_seal_aead(packet, (size_t)payload_bytes, &h, c->link_id,
-                                  c->send_sequence, c->send_key, &c->aead);
+                                  c->send_sequence, ZL_PROTOCOL_ID, c->send_key, &c->aead);
     else
         len = zl_packet_seal(packet, (size_t)payload_bytes, &h, c->link_id);
     if (len < 0)

@@ -41,7 +41,7 @@
 #define ZL_CONDITIONER_PACKETS 256
 #endif
 
-/* ---- Packet link (core/zl_link.h) ---- */
+/* ---- Packet link (zl_link.h) ---- */
 
 /* Sent packets remembered per connection for acks and round-trip times (a
  * power of two, at most 32768). Must cover a round trip's worth of packets:
@@ -74,7 +74,7 @@
 #define ZL_SCHEMA_PLAN_RUNS 16
 #endif
 
-/* ---- Client-side prediction (core/zl_predict.h) ---- */
+/* ---- Client-side prediction (zl_predict.h) ---- */
 
 /* Commands kept with their predicted results (a power of two). Prediction
  * stops, and says so, when this many are unacknowledged: 256 is 2 s at
@@ -83,7 +83,7 @@
 #define ZL_PREDICT_COMMANDS 256
 #endif
 
-/* ---- Entity interpolation (core/zl_interp.h) ---- */
+/* ---- Entity interpolation (zl_interp.h) ---- */
 
 /* Received samples kept per entity (a power of two). Must cover interp +
  * extrapolation at the snapshot rate: 32 is 0.5 s at 64 snapshots/s. */
@@ -103,7 +103,7 @@
 #define ZL_MAX_ENTITIES 256
 #endif
 
-/* ---- Lag compensation (core/zl_lagcomp.h) ---- */
+/* ---- Lag compensation (zl_lagcomp.h) ---- */
 
 /* Server ticks of player history kept for rewinding (a power of two); it
  * bounds sv_maxunlag: 128 is 1 s at 128 Hz. */
@@ -116,7 +116,7 @@
 #define ZL_LAGCOMP_HITBOXES 4
 #endif
 
-/* ---- Server (core/zl_server.h) ---- */
+/* ---- Server (zl_server.h) ---- */
 
 /* Events one server tick can hold (commands' shots and footsteps, hits,
  * kills, respawns); more are dropped and counted in the sink. */
@@ -164,7 +164,7 @@
 #define ZL_SERVER_SHOTS 256
 #endif
 
-/* ---- Snapshots (core/zl_snapshot.h) ---- */
+/* ---- Snapshots (zl_snapshot.h) ---- */
 
 /* Server ticks of entity states kept for delta coding (a power of two). A
  * client whose acknowledged snapshot is older than this gets a full one:
@@ -196,7 +196,7 @@
 #define ZL_SNAPSHOT_CODE_BYTES 16384
 #endif
 
-/* ---- Events in snapshots, the client's side (core/zl_eventlog.h) ---- */
+/* ---- Events in snapshots, the client's side (zl_eventlog.h) ---- */
 
 /* Events a client holds until its render time reaches them (1..1024), about
  * 44 bytes each; one arriving at a full queue is dropped and counted. */
@@ -210,7 +210,7 @@
 #define ZL_CLIENT_EVENT_WINDOW 1024
 #endif
 
-/* ---- Commands up (core/zl_cmdstream.h) ---- */
+/* ---- Commands up (zl_cmdstream.h) ---- */
 
 /* Most commands one packet can carry (the wire count field is sized from
  * it): 128 is 1 s at 128 commands/s. A client sends every command the
@@ -244,7 +244,7 @@
 #define ZL_CMDBUF_WINDOW_MS 1000
 #endif
 
-/* ---- The render timeline (core/zl_clock.h) ---- */
+/* ---- The render timeline (zl_clock.h) ---- */
 
 /* Defaults of zl_clock_settings (snap_us, max_slew_ppm, settle_us,
  * delay_max_us, grow_ppm, shrink_ppm); their meaning is documented there. */
@@ -272,7 +272,7 @@
 #define ZL_CLOCK_SNAP_SAMPLES 3
 #endif
 
-/* ---- Handshake and connections (core/zl_handshake.h, zl_cookie.h,
+/* ---- Handshake and connections (zl_handshake.h, zl_cookie.h,
  * zl_ratelimit.h, zl_conn.h) ---- */
 
 /* Payload bytes of every REQUEST and RESPONSE, zero padding included. Every
@@ -299,7 +299,7 @@
 #define ZL_DISCONNECT_REPEAT 3
 #endif
 
-/* ---- Connect tokens (core/zl_token.h) ----
+/* ---- Connect tokens (zl_token.h) ----
  * These three shape the token's bytes: the backend, the servers and the
  * clients must be built with the same values. */
 
@@ -318,7 +318,7 @@
 #define ZL_TOKEN_CACHE 64
 #endif
 
-/* ---- Reliable messages (core/zl_reliable.h) ---- */
+/* ---- Reliable messages (zl_reliable.h) ---- */
 
 /* Messages one connection end keeps waiting for acknowledgement, and keeps
  * ahead of the next one it hands over (a power of two, 2..1024): a send

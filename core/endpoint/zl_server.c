@@ -436,37 +436,6 @@ static void on_commands(zl_server *s, zl_server_slot *c, const uint8_t *payload,
     zl_cmdbuf_push(&c->commands, cmds, n, now_us);
 }
 
-/* The n lowest bits set (n up to 32). */
-static uint32_t low_bits(uint32_t n)
-{
-    return n >= 32u ? 0xFFFFFFFFu : (1u << n) - 1u;
-}
-
-/* 1 when a header acknowledges a sequence this connection never sent: one
- * ahead of the newest, or one from before the first while fewer than half
- * the sequence space have gone out. The link ignores such acks, so they
- * cannot fake a snapshot baseline; an honest peer never sends one, so they
- * are counted.
- * Bit i of the ack bits names sequence ack - i, sent when newest minus it
- * (mod 2^16), that is d + i with d = newest - ack, is below `known`. Those
- * i form one range, found without a loop over the window: from 0 when the
- * ack itself is known; past the wrap to 0 when the ack is a little ahead
- * of the newest (d within 32 of 2^16; known <= 2^15 is then below d). */
-ZL_STATIC_ASSERT(ZL_LINK_ACK_WINDOW == 32, acks_unsent_window);
-static int acks_unsent(const zl_server_slot *c, const zl_packet_header *h)
-{
-    uint16_t newest = (uint16_t)(zl_link_next_sequence(&c->conn.link) - 1u);
-    uint32_t known = c->conn.stats.sent < 32768u ? c->conn.stats.sent : 32768u;
-    uint32_t d = (uint16_t)(newest - h->ack), sent = 0;
-    if (d < known) {
-        sent = low_bits(known - d);
-    } else if (d > 0x10000u - ZL_LINK_ACK_WINDOW) {
-        uint32_t wrap = 0x10000u - d;
-        sent = low_bits(wrap + known) & ~low_bits(wrap);
-    }
-    return (h->ack_bits & ~sent) != 0;
-}
-
 /* A datagram sealed for slot's connection, header h. */
 static void on_linked(zl_server *s, int slot, const zl_conn_datagram *d, size_t len,
                       uint64_t now_us)
@@ -501,7 +470,7 @@ static void on_linked(zl_server *s, int slot, const zl_conn_datagram *d, size_t 
     }
     zl_link_accept(&c->conn.link, h, len, now_us, &acks);
     c->last_heard_us = now_us;
-    if (acks_unsent(c, h))
+    if (zl_link_acks_unsent(&c->conn.link, h))
         c->forged_acks++;
     for (i = 0; i < acks.count; i++) {
         zl_snapshot_acked(&c->snapshot, acks.sequence[i]);

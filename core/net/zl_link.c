@@ -269,6 +269,36 @@ static void take_acks(zl_link *l, const zl_packet_header *h, uint64_t now_us, zl
     }
 }
 
+/* The n lowest bits set (n up to 32). */
+static uint32_t low_bits(uint32_t n)
+{
+    return n >= 32u ? 0xFFFFFFFFu : (1u << n) - 1u;
+}
+
+/* Bit i of the ack bits names sequence ack - i, sent when newest minus it
+ * (mod 2^16), that is d + i with d = newest - ack, is below `known` (the
+ * packets sent, at most half the sequence space). Those i form one range,
+ * found without a loop over the window: from 0 when the ack itself is
+ * known; past the wrap to 0 when the ack is a little ahead of the newest
+ * (d within 32 of 2^16; known <= 2^15 is then below d). */
+ZL_STATIC_ASSERT(ZL_LINK_ACK_WINDOW == 32, acks_unsent_window);
+int zl_link_acks_unsent(const zl_link *l, const zl_packet_header *h)
+{
+    uint16_t newest;
+    uint32_t known, d, sent = 0;
+    ZL_ASSERT(l != NULL && h != NULL);
+    newest = (uint16_t)(l->next_sequence - 1u);
+    known = l->stats.packets_sent < 32768u ? l->stats.packets_sent : 32768u;
+    d = (uint16_t)(newest - h->ack);
+    if (d < known) {
+        sent = low_bits(known - d);
+    } else if (d > 0x10000u - ZL_LINK_ACK_WINDOW) {
+        uint32_t wrap = 0x10000u - d;
+        sent = low_bits(wrap + known) & ~low_bits(wrap);
+    }
+    return (h->ack_bits & ~sent) != 0;
+}
+
 void zl_link_count_drop(zl_link *l, zl_packet_drop why)
 {
     ZL_ASSERT(l != NULL && why < ZL_PACKET_DROP_COUNT);

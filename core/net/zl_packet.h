@@ -87,12 +87,13 @@ int zl_packet_open(const void *packet, size_t len, uint32_t protocol_id, zl_pack
 
 /* Seals in place: packet holds payload_bytes at packet +
  * ZL_PACKET_HEADER_SIZE and has room for the tag after them; h's sequence
- * must be the low 16 bits of `sequence`. Returns the datagram length, or
+ * must be the low 16 bits of `sequence`; protocol_id is authenticated, as
+ * zl_packet_seal checks it. Returns the datagram length, or
  * ZL_ERR_OVERFLOW (nothing written) when payload_bytes exceeds
  * ZL_PACKET_MAX_PAYLOAD. */
 int zl_packet_seal_aead(void *packet, size_t payload_bytes, const zl_packet_header *h,
-                        uint32_t conn_id, uint64_t sequence, const uint8_t key[ZL_AEAD_KEY_SIZE],
-                        const zl_aead *aead);
+                        uint32_t conn_id, uint64_t sequence, uint32_t protocol_id,
+                        const uint8_t key[ZL_AEAD_KEY_SIZE], const zl_aead *aead);
 
 /* The 64-bit sequence whose low 16 bits are `low`, nearest to `newest` (the
  * newest received): packets arrive within half the 16-bit space of it. */
@@ -105,8 +106,8 @@ int zl_packet_sealed_id(const void *packet, size_t len, uint32_t *conn_id);
 
 /* Checks and decrypts a received sealed datagram of len bytes in place
  * (packet is writable; hostile bytes fine): the connection id must be
- * conn_id and the tag must verify under key with the sequence widened
- * against `newest`. Returns ZL_PACKET_HEADER_SIZE with *h the header, the
+ * conn_id and the tag must verify under key and protocol_id with the
+ * sequence widened against `newest`. Returns ZL_PACKET_HEADER_SIZE with *h the header, the
  * payload (len - ZL_PACKET_HEADER_SIZE - ZL_PACKET_TAG_SIZE bytes) in clear
  * after it and *sequence the full sequence; else ZL_ERR_TRUNCATED (over
  * ZL_MAX_PACKET), ZL_ERR_MALFORMED (shorter than header and tag, reserved
@@ -115,8 +116,9 @@ int zl_packet_sealed_id(const void *packet, size_t len, uint32_t *conn_id);
  * NULL) the reason (ZL_PACKET_DROP_CHECKSUM for an authentication failure)
  * and the packet unchanged. */
 int zl_packet_open_aead(void *packet, size_t len, uint32_t conn_id, uint64_t newest,
-                        const uint8_t key[ZL_AEAD_KEY_SIZE], const zl_aead *aead,
-                        zl_packet_header *h, uint64_t *sequence, zl_packet_drop *why);
+                        uint32_t protocol_id, const uint8_t key[ZL_AEAD_KEY_SIZE],
+                        const zl_aead *aead, zl_packet_header *h, uint64_t *sequence,
+                        zl_packet_drop *why);
 
 ZL_END_DECLS
 

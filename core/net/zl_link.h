@@ -152,6 +152,13 @@ int zl_link_accept(zl_link *l, const zl_packet_header *h, size_t len, uint64_t n
  * (the caller opened it: zl_link_accept's users). */
 void zl_link_count_drop(zl_link *l, zl_packet_drop why);
 
+/* 1 when header h acknowledges a sequence this link never sent: one ahead
+ * of the newest, or one from before the first while fewer than half the
+ * sequence space have gone out; else 0. zl_link_accept ignores such acks,
+ * so they cannot fake what the layers above learn from acks (a snapshot
+ * baseline); an honest peer never sends one, so a caller may count them. */
+int zl_link_acks_unsent(const zl_link *l, const zl_packet_header *h);
+
 /* Fills *out with the link's measurements at now_us (which ends any
  * quarter seconds of bandwidth that have passed). */
 void zl_link_get_stats(zl_link *l, uint64_t now_us, zl_link_stats *out);

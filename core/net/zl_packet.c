@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "zl_crc32.h"
-#include "zl_protocol.h"
 
 #define CRC_SIZE 4
 
@@ -107,9 +106,10 @@ int zl_packet_open(const void *packet, size_t len, uint32_t protocol_id, zl_pack
 /* ---- Sealed packets ---- */
 
 /* The AEAD's associated data: the protocol id, then the header as sent. */
-static void sealed_aad(uint8_t aad[4 + ZL_PACKET_HEADER_SIZE], const uint8_t *packet)
+static void sealed_aad(uint8_t aad[4 + ZL_PACKET_HEADER_SIZE], const uint8_t *packet,
+                       uint32_t protocol_id)
 {
-    put_le32(aad, ZL_PROTOCOL_ID);
+    put_le32(aad, protocol_id);
     memcpy(aad + 4, packet, ZL_PACKET_HEADER_SIZE);
 }
 
@@ -122,8 +122,8 @@ static void sealed_nonce(uint8_t nonce[ZL_AEAD_NONCE_SIZE], uint64_t sequence)
 }
 
 int zl_packet_seal_aead(void *packet, size_t payload_bytes, const zl_packet_header *h,
-                        uint32_t conn_id, uint64_t sequence, const uint8_t key[ZL_AEAD_KEY_SIZE],
-                        const zl_aead *aead)
+                        uint32_t conn_id, uint64_t sequence, uint32_t protocol_id,
+                        const uint8_t key[ZL_AEAD_KEY_SIZE], const zl_aead *aead)
 {
     uint8_t *p = (uint8_t *)packet;
     uint8_t aad[4 + ZL_PACKET_HEADER_SIZE], nonce[ZL_AEAD_NONCE_SIZE];
@@ -134,7 +134,7 @@ int zl_packet_seal_aead(void *packet, size_t payload_bytes, const zl_packet_head
         return ZL_ERR_OVERFLOW;
     put_le32(p, conn_id);
     write_header(p, h);
-    sealed_aad(aad, p);
+    sealed_aad(aad, p, protocol_id);
     sealed_nonce(nonce, sequence);
     n = aead->seal(aead->ctx, p + ZL_PACKET_HEADER_SIZE, payload_bytes + ZL_PACKET_TAG_SIZE,
                    p + ZL_PACKET_HEADER_SIZE, payload_bytes, aad, sizeof aad, nonce, key);
@@ -163,8 +163,9 @@ int zl_packet_sealed_id(const void *packet, size_t len, uint32_t *conn_id)
 }
 
 int zl_packet_open_aead(void *packet, size_t len, uint32_t conn_id, uint64_t newest,
-                        const uint8_t key[ZL_AEAD_KEY_SIZE], const zl_aead *aead,
-                        zl_packet_header *h, uint64_t *sequence, zl_packet_drop *why)
+                        uint32_t protocol_id, const uint8_t key[ZL_AEAD_KEY_SIZE],
+                        const zl_aead *aead, zl_packet_header *h, uint64_t *sequence,
+                        zl_packet_drop *why)
 {
     uint8_t *p = (uint8_t *)packet;
     uint8_t aad[4 + ZL_PACKET_HEADER_SIZE], nonce[ZL_AEAD_NONCE_SIZE];
@@ -177,7 +178,7 @@ int zl_packet_open_aead(void *packet, size_t len, uint32_t conn_id, uint64_t new
     if (get_le32(p) != conn_id || p[4] >= ZL_PACKET_TYPE_COUNT)
         return refuse(h, why, ZL_PACKET_DROP_FORMAT, ZL_ERR_MALFORMED);
     seq = zl_packet_widen(get_le16(p + 5), newest);
-    sealed_aad(aad, p);
+    sealed_aad(aad, p, protocol_id);
     sealed_nonce(nonce, seq);
     if (aead->open(aead->ctx, p + ZL_PACKET_HEADER_SIZE, len - ZL_PACKET_HEADER_SIZE,
                    p + ZL_PACKET_HEADER_SIZE, len - ZL_PACKET_HEADER_SIZE, aad, sizeof aad, nonce,
