@@ -307,7 +307,7 @@ static uint32_t pull(bits_in *b, unsigned n)
         if (b->at / 8u >= b->size)
             b->cut = 1;
         else
-            v |= (uint32_t)(b->p[b->at / 8u] >> (b->at % 8u) & 1u) << i;
+            v |= (((uint32_t)b->p[b->at / 8u] >> (b->at % 8u)) & 1u) << i;
     }
     return v;
 }
