@@ -553,6 +553,45 @@ static void random_shot(zl_test_rng *rng, const fps_player *live, zl_lagcomp_tim
     *end = shot_end(*eye, at);
 }
 
+/* A client drew a player extrapolated past the newest pair it had (its
+ * snapshots were late): the command names the pair and t past ONE, and
+ * the server poses exactly that guess, so the shot at the guessed box
+ * hits and one at where the player really stood misses. */
+static void test_extrapolated_drawing_rebuilt(void)
+{
+    fps_player players[2], guess;
+    zl_lagcomp_time when;
+    zl_usercmd c;
+    zl_trace tr;
+    zl_vec3 eye, end;
+    uint32_t tick;
+    zl_fx t = 3 * ZL_FX_ONE + ZL_FX_HALF; /* 2.5 ticks past tick 11 */
+    start(TICK_US, NULL);
+    players[0] = player_at(-400, 0, 0);
+    for (tick = 0; tick <= 20; tick++) {
+        /* 8 units a tick along y until tick 11, then standing still. */
+        players[1] = player_at(0, 8.0 * (tick < 11 ? tick : 11), 0);
+        zl_lagcomp_record(&lc, tick, players, NULL, 2);
+    }
+    c = render_cmd(10, 1, (uint16_t)(t & 0xFFFF));
+    c.render_whole = (uint8_t)(t >> 16);
+    ZL_CHECK_EQ(zl_lagcomp_target(&lc, &c, 7u * TICK_US, 0, &when), ZL_OK);
+    ZL_CHECK(when.flags & ZL_LAGCOMP_TRUSTED);
+    ZL_CHECK(when.tick_a == 10 && when.tick_b == 11 && when.t == t);
+    ZL_CHECK_EQ(when.claimed_us, 10u * TICK_US + 3u * TICK_US + TICK_US / 2u);
+    ZL_CHECK_EQ(zl_lagcomp_state_at(&lc, &when, 1, &guess), ZL_LAGCOMP_REWOUND);
+    ZL_CHECK_EQ(guess.origin.y, FX(88 + 20)); /* 80 + 3.5 x 8, on the wire grid */
+    eye = fps_player_eye(&players[0]);
+    end = shot_end(eye, zl_vec3_make(0, FX(108), FX(30)));
+    ZL_CHECK_EQ(zl_lagcomp_trace(&lc, &when, &eye, &end, 0, &tr, NULL), 1);
+    ZL_CHECK_EQ(tr.entity, 1);
+    ZL_CHECK_EQ(zl_lagcomp_trace_all(&lc, &when, &eye, &end, 0, &tr, NULL), 1);
+    ZL_CHECK_EQ(tr.entity, 1);
+    end = shot_end(eye, zl_vec3_make(0, FX(88) - FX(40), FX(30)));
+    ZL_CHECK_EQ(zl_lagcomp_trace(&lc, &when, &eye, &end, 0, &tr, NULL), 1);
+    ZL_CHECK_EQ(tr.entity, ZL_TRACE_WORLD);
+}
+
 /* A player who leaves is out of the history at once, before the next
  * record: not hit in the present nor at any past tick, and whoever takes
  * the slot next is never hit at the old player's poses. */
@@ -826,6 +865,7 @@ static void sc_resolve(sc_client *cl, int k, const uint8_t *buf, int len)
     cmd.render_tick = zl_bitreader_bits(&r, 32);
     cmd.render_span = (uint8_t)zl_bitreader_bits(&r, 8);
     cmd.render_frac = (uint16_t)zl_bitreader_bits(&r, 16);
+    cmd.render_whole = (uint8_t)zl_bitreader_bits(&r, 6);
     ev.dir.x = (zl_fx)zl_bitreader_ranged(&r, -ZL_FX_ONE, ZL_FX_ONE);
     ev.dir.y = (zl_fx)zl_bitreader_ranged(&r, -ZL_FX_ONE, ZL_FX_ONE);
     ev.dir.z = (zl_fx)zl_bitreader_ranged(&r, -ZL_FX_ONE, ZL_FX_ONE);
@@ -857,10 +897,11 @@ static void sc_resolve(sc_client *cl, int k, const uint8_t *buf, int len)
     cl->agree += got == expected && got_damage == expected_damage;
     cl->agree_off += (off < 0 ? -1 : off) == expected;
     if (got != expected || got_damage != expected_damage)
-        zl_test_note("disagreement: shooter %d client %d/%u server %d/%u at tick %u+%u %u",
+        zl_test_note("disagreement: shooter %d client %d/%u server %d/%u at tick %u+%u %u+%u",
                      k, (int)expected, (unsigned)expected_damage, (int)got,
                      (unsigned)got_damage, (unsigned)cmd.render_tick,
-                     (unsigned)cmd.render_span, (unsigned)cmd.render_frac);
+                     (unsigned)cmd.render_span, (unsigned)cmd.render_whole,
+                     (unsigned)cmd.render_frac);
 }
 
 static void sc_server_receive(void)
@@ -1015,6 +1056,7 @@ static void sc_client_frame(sc_client *cl, int k, uint64_t now_us)
         zl_bitwriter_bits(&w, cmd.render_tick, 32);
         zl_bitwriter_bits(&w, cmd.render_span, 8);
         zl_bitwriter_bits(&w, cmd.render_frac, 16);
+        zl_bitwriter_bits(&w, cmd.render_whole, 6);
         zl_bitwriter_ranged(&w, dir.x, -ZL_FX_ONE, ZL_FX_ONE);
         zl_bitwriter_ranged(&w, dir.y, -ZL_FX_ONE, ZL_FX_ONE);
         zl_bitwriter_ranged(&w, dir.z, -ZL_FX_ONE, ZL_FX_ONE);
@@ -1051,8 +1093,10 @@ static void sc_setup(uint32_t one_way_us, uint64_t seed)
     sc.one_way_us = one_way_us;
     zl_interp_settings_default(&sc.interp);
     sc.interp.interp_us = SC_INTERP_US;
-    /* An extrapolated drawing cannot be rebuilt by the server (see
-     * zl_interp_pick_to_command): these clients hold the newest sample. */
+    /* These clients hold the newest sample rather than extrapolate: the
+     * trust window is measured against the render time, and a drawing
+     * extrapolated to its cap and then frozen claims an earlier one
+     * (test_extrapolated_drawing_rebuilt covers extrapolated shots). */
     sc.interp.extrapolate_us = 0;
     zl_interp_config_init(&sc.icfg, &fps_player_schema);
     sc.icfg.origin_field = 0;
@@ -1159,6 +1203,7 @@ void zl_suite_lagcomp(void)
     ZL_RUN(test_history_is_what_others_received);
     ZL_RUN(test_dead_not_hit);
     ZL_RUN(test_left_player_forgotten);
+    ZL_RUN(test_extrapolated_drawing_rebuilt);
     ZL_RUN(test_broadphase_agrees_with_rewinding_everyone);
     ZL_RUN(test_tracer_and_resolve_event);
     ZL_RUN(test_hit_agreement_over_impaired_links);

@@ -280,12 +280,20 @@ void zl_interp_pick_to_command(const zl_interp_pick *p, zl_usercmd *cmd)
         tick = p->tick_a;
         break;
     case ZL_PICK_EXTRAPOLATED:
-        tick = p->tick_b;
+        span = p->tick_b - p->tick_a;
+        if (span <= UINT8_MAX && p->t < (ZL_USERCMD_RENDER_WHOLE_MAX + 1) * ZL_FX_ONE) {
+            tick = p->tick_a;
+            t = p->t;
+        } else {
+            tick = p->tick_b;
+            span = 0;
+        }
         break;
     default:
         break;
     }
     cmd->render_tick = tick;
     cmd->render_span = (uint8_t)span;
-    cmd->render_frac = (uint16_t)t;
+    cmd->render_frac = (uint16_t)(t & 0xFFFF);
+    cmd->render_whole = (uint8_t)(t >> 16);
 }

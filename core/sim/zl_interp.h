@@ -176,8 +176,11 @@ int zl_interp_frame_sample(zl_interp_frame *f, const zl_interp_history *h, void 
  *    drawing; such a gap is a long loss the lag compensation history
  *    cannot cover anyway.
  *  - HELD: (tick_a, 0, 0), bit-exact.
- *  - EXTRAPOLATED: (tick_b, 0, 0): the server cannot know the guess the
- *    client made, so a shot fired while extrapolating is judged against
+ *  - EXTRAPOLATED: (tick_a, tick_b - tick_a, t) with t's whole part in
+ *    render_whole: the server extrapolates the same pair as far, so a shot
+ *    fired while snapshots are late is judged against the guess the
+ *    client drew, bit-exact. A pair more than 255 ticks apart, or t of
+ *    ZL_USERCMD_RENDER_WHOLE_MAX + 1 or more, is sent as (tick_b, 0, 0):
  *    the newest sample received.
  *  - EMPTY: (0, 0, 0): nothing was drawn.
  * Other fields of cmd are untouched. */

@@ -285,18 +285,20 @@ int zl_lagcomp_target(zl_lagcomp *lc, const zl_usercmd *cmd, uint32_t latency_us
                       uint32_t interp_us, zl_lagcomp_time *out)
 {
     uint32_t span, tick_a;
-    uint16_t frac;
+    zl_fx t;
     uint64_t now, claimed, estimate, chosen, lower, gap;
     int trusted;
     ZL_ASSERT(lc && cmd && out);
     zl_lagcomp_present(lc, out);
     if (!lc->any)
         return ZL_ERR_INVALID;
-    /* A zero fraction draws the earlier sample alone, whatever the span. */
-    frac = cmd->render_frac;
-    span = frac ? cmd->render_span : 0u;
+    /* A zero fraction draws the earlier sample alone, whatever the span;
+     * past ONE the client extrapolated the pair (render_whole). */
+    t = (zl_fx)((uint32_t)(cmd->render_whole & ZL_USERCMD_RENDER_WHOLE_MAX) << 16) +
+        cmd->render_frac;
+    span = t ? cmd->render_span : 0u;
     if (!span)
-        frac = 0;
+        t = 0;
     tick_a = cmd->render_tick;
     /* The client can only have drawn ticks it received. Checked in 64 bits:
      * the command's fields are not trusted to be in range. */
@@ -306,7 +308,7 @@ int zl_lagcomp_target(zl_lagcomp *lc, const zl_usercmd *cmd, uint32_t latency_us
         return ZL_ERR_INVALID;
     }
     now = (uint64_t)lc->latest * lc->tick_us;
-    claimed = (uint64_t)tick_a * lc->tick_us + (((uint64_t)span * lc->tick_us * frac) >> 16);
+    claimed = (uint64_t)tick_a * lc->tick_us + (((uint64_t)span * lc->tick_us * (uint32_t)t) >> 16);
     estimate = sat_sub(now, (uint64_t)latency_us + interp_us);
     gap = claimed > estimate ? claimed - estimate : estimate - claimed;
     trusted = gap <= lc->settings.trust_window_us;
@@ -320,7 +322,7 @@ int zl_lagcomp_target(zl_lagcomp *lc, const zl_usercmd *cmd, uint32_t latency_us
         out->time_us = claimed;
         out->tick_a = tick_a;
         out->tick_b = tick_a + span;
-        out->t = frac;
+        out->t = t;
         return ZL_OK;
     }
     chosen = trusted ? claimed : estimate;
@@ -348,7 +350,7 @@ typedef struct moment {
 static void moment_of(const zl_lagcomp *lc, const zl_lagcomp_time *when, moment *m)
 {
     size_t i;
-    ZL_ASSERT(when->t >= 0 && when->t < ZL_FX_ONE);
+    ZL_ASSERT(when->t >= 0 && (when->t < ZL_FX_ONE || when->tick_b != when->tick_a));
     m->a = frame_at(lc, when->tick_a);
     m->b = when->tick_b == when->tick_a ? m->a : frame_at(lc, when->tick_b);
     m->now = frame_at(lc, lc->latest);
@@ -368,7 +370,8 @@ static int is_here(const moment *m, int slot)
 /* Where one player is at a moment, before any interpolation: the frames
  * its pose comes from and a box holding every hitbox of that pose. For
  * t < ONE the step fields are a's and the origin lies on the segment
- * a -> b, so a's box swept along that move holds the pose. */
+ * a -> b, so a's box swept along that move holds the pose. Past ONE (a
+ * client's extrapolation) nothing recorded bounds it: it is posed. */
 typedef struct placement {
     const zl_lagcomp_frame *a, *b;
     const zl_box *bound; /* into the history, or `swept` */
@@ -396,11 +399,11 @@ static void place(const zl_lagcomp *lc, const moment *m, int slot, placement *p)
     }
     if (m->swept) {
         if (!(m->b->jumped[slot >> 3] & (1u << (slot & 7)))) {
-            p->bound = &m->b->reach[slot];
+            p->bound = m->t < ZL_FX_ONE ? &m->b->reach[slot] : &everywhere;
             return;
         }
     } else if (!move_between(lc, m->a, m->b, slot, &p->swept)) {
-        p->bound = &p->swept;
+        p->bound = m->t < ZL_FX_ONE ? &p->swept : &everywhere;
         return;
     }
     p->a = p->b = m->now;

@@ -68,7 +68,8 @@ typedef struct zl_lagcomp_time {
     uint64_t claimed_us; /* the time the command claimed or the caller asked */
     uint64_t time_us;    /* the time posed, after the fallback and clamping */
     uint32_t tick_a, tick_b; /* the sample pair; tick_b == tick_a when t == 0 */
-    zl_fx t;             /* Q16.16 fraction from a to b, 0 <= t < ONE */
+    zl_fx t;             /* Q16.16 fraction from a to b: 0 <= t < ONE, or at
+                            least ONE for a client's extrapolation past b */
     uint8_t flags;       /* ZL_LAGCOMP_* */
 } zl_lagcomp_time;
 

@@ -18,6 +18,8 @@ static const zl_field usercmd_fields[] = {
     /* Steady while the snapshot rate is: late in the wire order. */
     ZL_FIELD_INT(zl_usercmd, render_span, 0, 255, ZL_INTERP_STEP),
     ZL_FIELD_INT(zl_usercmd, msec, 1, ZL_USERCMD_MSEC_MAX, ZL_INTERP_STEP),
+    /* Zero but while snapshots are late: last, where it costs nothing. */
+    ZL_FIELD_INT(zl_usercmd, render_whole, 0, ZL_USERCMD_RENDER_WHOLE_MAX, ZL_INTERP_STEP),
     /* All 32 bits, for hashing and comparing commands; never sent. */
     ZL_FIELD_FLAGS(zl_usercmd, sequence, 32, ZL_INTERP_STEP | ZL_LOCAL),
 };
@@ -32,7 +34,7 @@ int zl_usercmd_validate(const zl_usercmd *cmd)
     if (cmd->forward < -ZL_USERCMD_MOVE_MAX || cmd->side < -ZL_USERCMD_MOVE_MAX ||
         cmd->up < -ZL_USERCMD_MOVE_MAX)
         return ZL_ERR_INVALID;
-    if (cmd->render_tick > (uint32_t)INT32_MAX)
+    if (cmd->render_tick > (uint32_t)INT32_MAX || cmd->render_whole > ZL_USERCMD_RENDER_WHOLE_MAX)
         return ZL_ERR_INVALID;
     return ZL_OK;
 }

@@ -24,10 +24,14 @@ typedef struct zl_usercmd {
      * fraction render_frac / 65536 (zl_schema_interpolate with that t), so
      * the server can rebuild the same boxes bit for bit. render_span 0:
      * the client drew the sample of render_tick itself. render_tick must
-     * stay below 2^31. */
+     * stay below 2^31. While snapshots are late the client extrapolates
+     * past the newer sample: t is then render_whole + render_frac / 65536
+     * (render_whole 1..ZL_USERCMD_RENDER_WHOLE_MAX, 0 otherwise), and the
+     * server rebuilds that guess as exactly. */
     uint32_t render_tick;
     uint16_t render_frac;
     uint8_t render_span;
+    uint8_t render_whole;
     uint16_t msec; /* duration in milliseconds, 1..ZL_USERCMD_MSEC_MAX */
     zl_angle yaw, pitch; /* view angles; the game gives them meaning */
     uint16_t buttons;    /* game-defined button bits */
@@ -42,8 +46,13 @@ typedef struct zl_usercmd {
  * (fields that change every command first). `sequence` is ZL_LOCAL. */
 extern const zl_schema zl_usercmd_schema;
 
+/* The largest whole part of an extrapolated drawing's fraction: 63 covers
+ * Source's 250 ms of extrapolation past a pair of 128 Hz ticks. */
+#define ZL_USERCMD_RENDER_WHOLE_MAX 63
+
 /* ZL_OK when every field is in its documented range, else ZL_ERR_INVALID
- * (msec 0 or above 250, a move axis of -128, render_tick >= 2^31). */
+ * (msec 0 or above 250, a move axis of -128, render_tick >= 2^31,
+ * render_whole above ZL_USERCMD_RENDER_WHOLE_MAX). */
 int zl_usercmd_validate(const zl_usercmd *cmd);
 
 /* Writes cmd as a delta against prev, the command sent just before it

@@ -10,6 +10,13 @@
 #define NEED_DECAY_SHIFT 7
 /* Added to the aim on top of one mean deviation, microseconds. */
 #define DELAY_MARGIN_US 1000
+/* A need this far above the peak, beyond four mean deviations, is a stall
+ * unless another comes within STALL_CONFIRM snapshots. */
+#define STALL_MARGIN_US 20000
+#define STALL_CONFIRM 64
+/* Far samples must arrive over this much local time, per sample, to snap:
+ * a spike's backlog arrives at one instant. */
+#define SNAP_SPACING_US 5000
 
 void zl_clock_settings_default(zl_clock_settings *s)
 {
@@ -27,6 +34,7 @@ void zl_clock_init(zl_clock *c, const zl_clock_settings *settings)
 {
     ZL_ASSERT(c);
     memset(c, 0, sizeof *c);
+    c->since_stall = STALL_CONFIRM;
     if (settings)
         c->set = *settings;
     else
@@ -68,16 +76,27 @@ static void measure_need(zl_clock *c, uint64_t snapshot_time_us, uint64_t now_us
 {
     int64_t late;
     uint32_t need;
+    int stall;
     if (snapshot_time_us <= c->newest_us)
         return; /* reordered or repeated: the newest held did not change */
     if (c->newest_us) {
         late = clamp64((int64_t)now_us + c->shown_us - (int64_t)c->newest_us, 0,
                        (int64_t)c->set.delay_max_us);
         need = (uint32_t)late;
-        if (need >= c->need_us)
+        /* The first need sets the peak: there is no rhythm to compare yet. */
+        stall = c->need_us > 0 && (int64_t)need > (int64_t)c->need_us +
+                                                    4 * (int64_t)(c->jitter_q4 / 16u) +
+                                                    STALL_MARGIN_US;
+        if (stall && c->since_stall >= STALL_CONFIRM) {
+            c->since_stall = 0;
+            c->stalls++;
+        } else if (need >= c->need_us) {
             c->need_us = need;
-        else
+        } else {
             c->need_us -= (c->need_us - need) >> NEED_DECAY_SHIFT;
+        }
+        if (c->since_stall < STALL_CONFIRM)
+            c->since_stall++;
     }
     c->newest_us = snapshot_time_us;
 }
@@ -106,7 +125,12 @@ void zl_clock_observe(zl_clock *c, uint64_t snapshot_time_us, uint64_t now_us)
         /* Far samples stay out of the average: one is likely a freak delay,
          * several in a row a new clock, which we jump to, forgetting what
          * the old one said about snapshot times. */
-        if (++c->far < ZL_CLOCK_SNAP_SAMPLES)
+        if (c->far == 0)
+            c->far_since_us = now_us;
+        if (c->far < UINT8_MAX)
+            c->far++;
+        if (c->far < ZL_CLOCK_SNAP_SAMPLES ||
+            now_us - c->far_since_us < (uint64_t)(c->far - 1u) * SNAP_SPACING_US)
             return;
         c->far = 0;
         c->snaps++;
@@ -185,5 +209,6 @@ void zl_clock_get_stats(const zl_clock *c, zl_clock_stats *out)
     out->error_us = (int32_t)clamp64(c->estimate_q4 / 16 - c->shown_us, INT32_MIN, INT32_MAX);
     out->jitter_us = c->jitter_q4 / 16u;
     out->need_us = c->need_us;
+    out->stalls = c->stalls;
     out->delay_us = (uint32_t)c->delay_us;
 }

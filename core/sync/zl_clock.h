@@ -19,7 +19,9 @@ ZL_BEGIN_DECLS
  * by error / settle_us, at most max_slew_ppm, so it never jumps and never
  * runs backwards. When ZL_CLOCK_SNAP_SAMPLES samples in a row differ from
  * what it shows by more than snap_us (the server restarted, the local clock
- * jumped), it jumps to the newest sample and counts a snap. The first sample
+ * jumped), arriving over at least ZL_CLOCK_SNAP_SAMPLES snapshot intervals
+ * of local time, it jumps to the newest sample and counts a snap; the late
+ * snapshots a lag spike releases all at once never make it jump. The first sample
  * sets it at once. No round trip enters it: at any latency, the newest
  * snapshot held is about as old as the snapshot clock's reading.
  *
@@ -34,7 +36,13 @@ ZL_BEGIN_DECLS
  * jitter, late packets and lost snapshots). The delay aims at the peak of
  * those needs, plus a margin of one mean deviation and 1 ms; the peak
  * follows a larger need at once and decays towards the recent needs over
- * about 128 snapshots. The delay moves towards its aim by slewing the render
+ * about 128 snapshots. A need far above the peak (four mean deviations
+ * and 20 ms) that does not come again within 64 snapshots is a stall (a
+ * loss burst, a lag spike), not the link's rhythm: the peak ignores it,
+ * the client rides it out by extrapolating (whose drawing the server
+ * rebuilds exactly for lag compensation) and counts it in `stalls`, so one
+ * spike does not leave everyone drawn half a second late for the next
+ * half minute. The delay moves towards its aim by slewing the render
  * clock (at most grow_ppm slower or shrink_ppm faster than local time), so
  * it grows quickly when snapshots start arriving late, shrinks slowly, and
  * the render time never jumps or runs backwards. The server's *present*,
@@ -59,6 +67,7 @@ typedef struct zl_clock_settings {
 typedef struct zl_clock_stats {
     uint32_t samples;  /* zl_clock_observe calls */
     uint32_t snaps;    /* jumps after the first sample */
+    uint32_t stalls;   /* needs the delay ignored as stalls */
     int32_t error_us;  /* estimate minus what the clock shows (what is left
                           to steer), clamped to the int32 range */
     uint32_t jitter_us; /* smoothed mean deviation of samples from the estimate */
@@ -71,6 +80,8 @@ typedef struct zl_clock {
     zl_clock_settings set;
     uint8_t started;
     uint8_t far;            /* consecutive samples beyond snap_us */
+    uint64_t far_since_us;  /* local time of the first of them */
+    uint8_t since_stall;    /* snapshots since a stall's need (saturates) */
     uint8_t delay_started;  /* delay_us holds a value */
     uint64_t last_us;       /* local time the shown offset is valid for */
     int64_t shown_us;       /* shown snapshot time minus local time */
@@ -80,7 +91,7 @@ typedef struct zl_clock {
     uint32_t need_us;       /* decaying peak of the arrivals' need */
     uint64_t delay_last_us; /* local time delay_us is valid for */
     int64_t delay_us;       /* the delay in use */
-    uint32_t samples, snaps;
+    uint32_t samples, snaps, stalls;
 } zl_clock;
 
 /* Fills *s with the defaults (ZL_CLOCK_* above). */

@@ -55,8 +55,8 @@ static void claimed_time(const zl_usercmd *cmd, zl_lagcomp_time *when)
 {
     memset(when, 0, sizeof *when);
     when->tick_a = cmd->render_tick;
-    when->tick_b = cmd->render_frac ? cmd->render_tick + cmd->render_span : when->tick_a;
-    when->t = cmd->render_frac;
+    when->t = (zl_fx)((uint32_t)cmd->render_whole << 16) + cmd->render_frac;
+    when->tick_b = when->t ? cmd->render_tick + cmd->render_span : when->tick_a;
 }
 
 /* Takes the server's record of the trace it just made: the box it traced
