@@ -203,10 +203,10 @@ static void end_window(zl_cmdbuf *b)
     if (b->set.max_target_ms > 0u && b->margin_us < target) {
         /* Pauses do not stack past one target plus one command: a client
          * that sends nothing for a while keeps a bounded debt. A margin
-         * below zero is a stall, which the credit pays for: the pause
-         * restores the cushion only. */
+         * far below zero is a stall, which the credit pays for: the pause
+         * covers lateness up to one target, not a stall's owed time. */
         int32_t floor = -target - (int32_t)(ZL_USERCMD_MSEC_MAX * 1000);
-        int32_t margin = b->margin_us > 0 ? b->margin_us : 0;
+        int32_t margin = b->margin_us > -target ? b->margin_us : -target;
         int32_t credit = b->credit_us - (target - margin);
         if (credit < floor)
             credit = floor;

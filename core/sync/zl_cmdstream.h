@@ -97,9 +97,9 @@ int zl_cmdstream_read(zl_bitreader *r, const zl_schema_plan *plan, uint32_t newe
  *    client gets no added delay; a jittery or lossy one the least that
  *    kept it from starving in the last window plus the target, so it runs
  *    one command per tick and does not jitter on everyone's screen.
- *    A pause never exceeds the target: starving because of a stall (the
- *    margin below zero) is what the credit is for, not the cushion, so a
- *    stall's owed time is not taken back. max_target_ms 0 turns the buffer
+ *    A pause never exceeds twice the target: starving for longer (a stall)
+ *    is what the credit is for, not the cushion, so a stall's owed time is
+ *    not taken back. max_target_ms 0 turns the buffer
  *    off (late commands only catch up through the credit, as in Source).
  *  - Bounded delay. At the end of a window whose margin exceeded target +
  *    slack_ms on every tick, the oldest commands are dropped (counted in
