@@ -99,8 +99,10 @@ static int lost_in_burst(zl_conditioner *c, zl_conditioner_lane *l)
 {
     const zl_conditioner_settings *s = &l->set;
     int lost = chance(c, l->bad ? s->burst_loss_bad_ppm : s->burst_loss_good_ppm);
-    if (chance(c, l->bad ? s->burst_exit_ppm : s->burst_enter_ppm))
+    if (chance(c, l->bad ? s->burst_exit_ppm : s->burst_enter_ppm)) {
         l->bad = (uint8_t)!l->bad;
+        l->stats.bursts += l->bad;
+    }
     return lost;
 }
 

@@ -88,6 +88,10 @@ typedef struct zl_conditioner_stats {
     uint32_t spikes;            /* lag spikes that met at least one datagram */
     uint32_t dropped_loss;      /* uniform loss */
     uint32_t dropped_burst;     /* Gilbert-Elliott loss, either state */
+    uint32_t bursts;            /* Gilbert-Elliott: times the bad state was
+                                 * entered (with all lost there and none in
+                                 * the good state, dropped_burst / bursts is
+                                 * the mean burst length) */
     uint32_t dropped_bandwidth; /* would have waited too long for the link */
     uint32_t dropped_pool;      /* no free packet in the pool */
     uint32_t dropped_refused;   /* send: the inner send failed when it was
