@@ -409,6 +409,20 @@ uint64_t zl_conditioner_next_due(const zl_conditioner *c, zl_conditioner_dir dir
     return p == NONE ? UINT64_MAX : c->packet[p].due_us;
 }
 
+int zl_conditioner_bursts(zl_conditioner_settings *s, uint32_t mean_datagrams, uint32_t every_us,
+                          uint32_t datagrams_per_s)
+{
+    uint64_t cycle = (uint64_t)datagrams_per_s * every_us / 1000000u;
+    ZL_ASSERT(s);
+    if (mean_datagrams == 0 || cycle <= mean_datagrams)
+        return ZL_ERR_INVALID;
+    s->burst_exit_ppm = ZL_CONDITIONER_PPM / mean_datagrams;
+    s->burst_enter_ppm = (uint32_t)(ZL_CONDITIONER_PPM / (cycle - mean_datagrams));
+    s->burst_loss_bad_ppm = ZL_CONDITIONER_PPM;
+    s->burst_loss_good_ppm = 0;
+    return ZL_OK;
+}
+
 uint64_t zl_conditioner_next_spike(const zl_conditioner *c, zl_conditioner_dir dir,
                                    uint64_t now_us)
 {

@@ -169,6 +169,19 @@ typedef struct zl_conditioner {
 void zl_conditioner_init(zl_conditioner *c, const zl_platform *inner, uint64_t seed,
                          zl_platform *outer);
 
+/* Fills the Gilbert-Elliott fields of *s (the others are left alone) for
+ * loss bursts of mean_datagrams on average, one starting about every
+ * every_us, on a direction carrying datagrams_per_s: every datagram is
+ * lost in the bad state and none in the good one. A bad spell lasts
+ * 1 / exit datagrams on average, so exit = 1 / mean; a good and a bad
+ * spell together span cycle = datagrams_per_s * every_us datagrams, so
+ * enter = 1 / (cycle - mean). At 64 datagrams a second, a mean of 10
+ * about every 2 s: exit 100000 ppm, enter 1 / 118 = 8474 ppm, 7.8% lost.
+ * Returns ZL_OK, or ZL_ERR_INVALID (*s unchanged) for a mean of 0, or a
+ * cycle not longer than the mean (bursts back to back). */
+int zl_conditioner_bursts(zl_conditioner_settings *s, uint32_t mean_datagrams, uint32_t every_us,
+                          uint32_t datagrams_per_s);
+
 /* Replaces one direction's settings, at any time. Queued datagrams keep
  * their due times, later ones still do not overtake them; the
  * Gilbert-Elliott state restarts good. Returns ZL_OK, or ZL_ERR_INVALID

@@ -76,22 +76,6 @@ typedef struct figures {
     uint32_t late_spikes;   /* spikes followed by abnormal play past 1 s */
 } figures;
 
-/* A Gilbert-Elliott link losing every datagram in the bad state and none
- * in the good one, for a lane carrying `rate` datagrams a second: a bad
- * spell lasts 1 / exit datagrams on average, so exit = 1 / mean; a burst
- * starts about every BURST_EVERY_US, i.e. a good and a bad spell together
- * last rate * 2 s datagrams, so the good spell averages rate * 2 s - mean
- * datagrams and enter = 1 / (rate * 2 s - mean). At 64 datagrams a second
- * and a mean of 10: exit 100000 ppm, enter 1 / 118 = 8475 ppm, 7.8% lost. */
-static void bursts_for(zl_conditioner_settings *s, uint32_t rate, uint32_t mean)
-{
-    uint32_t cycle = (uint32_t)((uint64_t)rate * BURST_EVERY_US / 1000000u);
-    s->burst_exit_ppm = ZL_CONDITIONER_PPM / mean;
-    s->burst_enter_ppm = ZL_CONDITIONER_PPM / (cycle > mean + 1u ? cycle - mean : 1u);
-    s->burst_loss_bad_ppm = ZL_CONDITIONER_PPM;
-    s->burst_loss_good_ppm = 0;
-}
-
 /* Bot i's link from now on: the cell's round trip and jitter, and its
  * bursts or spikes. Spikes freeze both ways at once, at a moment each
  * bot's conditioner draws from its own seed. */
@@ -106,8 +90,12 @@ static void impair(const cell *c, int i, figures *f)
         s.enabled = 1;
         s.latency_us = c->rtt_ms * 500u;
         s.jitter_us = JITTER_US;
+        /* A burst of the cell's mean length about every 2 s on a lane of
+         * this lane's datagram rate (the arithmetic is in
+         * zl_conditioner_bursts: at 64 a second and a mean of 10, enter
+         * 1 / 118, exit 1 / 10). */
         if (c->kind == BURSTS)
-            bursts_for(&s, f->rate[dir], c->size);
+            ZL_CHECK_EQ(zl_conditioner_bursts(&s, c->size, BURST_EVERY_US, f->rate[dir]), ZL_OK);
         if (c->kind == SPIKES) {
             s.spike_every_us = SPIKE_EVERY_US;
             s.spike_us = c->size * 1000u;

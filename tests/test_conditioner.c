@@ -585,6 +585,30 @@ static void test_burst_loss(void)
     check_burst_model(0.01, 0.25, 0.0, 1.0, n, n - lg.received);
     check_settled();
 
+    /* Bursts made to measure: a mean of 8 datagrams about every 500 ms on
+     * a lane of 1000 a second. */
+    setup(19);
+    memset(&s, 0, sizeof s);
+    s.enabled = 1;
+    ZL_CHECK_EQ(zl_conditioner_bursts(&s, 8, 500000, 1000), ZL_OK);
+    ZL_CHECK_EQ(s.burst_exit_ppm, 125000);
+    ZL_CHECK_EQ(s.burst_enter_ppm, 1000000 / 492);
+    ZL_CHECK_EQ(s.burst_loss_bad_ppm, ZL_CONDITIONER_PPM);
+    configure(&cond_a, ZL_CONDITIONER_SEND, &s);
+    reset_log();
+    run_stream(n, 1000, 16);
+    st = zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_SEND);
+    mean_run = st->bursts ? (double)st->dropped_burst / st->bursts : 0.0;
+    zl_test_note("made to measure: %u bursts in %u s (model %u), mean length %.2f (model 8)",
+                 (unsigned)st->bursts, (unsigned)(n / 1000u), (unsigned)(n / 500u), mean_run);
+    ZL_CHECK(near_binomial(st->bursts, n, 1.0 / 500.0));
+    ZL_CHECK(fabs(mean_run - 8.0) <= SIGMAS * sqrt(7.0 * 8.0 / (st->bursts ? st->bursts : 1)));
+    check_settled();
+    /* Refused: no mean, or bursts that would run into each other. */
+    ZL_CHECK_EQ(zl_conditioner_bursts(&s, 0, 500000, 1000), ZL_ERR_INVALID);
+    ZL_CHECK_EQ(zl_conditioner_bursts(&s, 500, 500000, 1000), ZL_ERR_INVALID);
+    ZL_CHECK_EQ(s.burst_exit_ppm, 125000);
+
     /* Partial loss in both states. */
     setup(8);
     s.burst_enter_ppm = 20000;
