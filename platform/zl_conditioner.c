@@ -10,14 +10,19 @@ ZL_STATIC_ASSERT(ZL_CONDITIONER_PACKETS > 0 && ZL_CONDITIONER_PACKETS <= 32767,
                  conditioner_pool_indexed_by_int16);
 ZL_STATIC_ASSERT(ZL_MAX_PACKET <= 65535, conditioner_len_fits_uint16);
 
-/* SplitMix64: any seed, zero included, starts a full-period sequence, and the
- * output mix makes neighbouring seeds unrelated. Only the top half is used. */
-static uint32_t draw(zl_conditioner *c)
+/* SplitMix64's output mix: neighbouring inputs give unrelated outputs. */
+static uint64_t mix(uint64_t z)
 {
-    uint64_t z = (c->rng += UINT64_C(0x9E3779B97F4A7C15));
     z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
     z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return (uint32_t)((z ^ (z >> 31)) >> 32);
+    return z ^ (z >> 31);
+}
+
+/* SplitMix64: any seed, zero included, starts a full-period sequence. Only
+ * the top half is used. */
+static uint32_t draw(zl_conditioner *c)
+{
+    return (uint32_t)(mix(c->rng += UINT64_C(0x9E3779B97F4A7C15)) >> 32);
 }
 
 /* 1 with probability ppm / 10^6. Scaling the draw onto [0, 10^6) with a
@@ -94,8 +99,10 @@ static int lost_in_burst(zl_conditioner *c, zl_conditioner_lane *l)
 {
     const zl_conditioner_settings *s = &l->set;
     int lost = chance(c, l->bad ? s->burst_loss_bad_ppm : s->burst_loss_good_ppm);
-    if (chance(c, l->bad ? s->burst_exit_ppm : s->burst_enter_ppm))
+    if (chance(c, l->bad ? s->burst_exit_ppm : s->burst_enter_ppm)) {
         l->bad = (uint8_t)!l->bad;
+        l->stats.bursts += l->bad;
+    }
     return lost;
 }
 
@@ -122,13 +129,29 @@ static int bottleneck(zl_conditioner_lane *l, size_t len, uint64_t now, uint64_t
     return 1;
 }
 
+/* Start of the spike in progress at t, or of the next one; UINT64_MAX
+ * without spikes. Spikes start at phase + k * every for k >= 0, so the
+ * arithmetic never goes below time zero. */
+static uint64_t spike_start(const zl_conditioner *c, const zl_conditioner_lane *l, uint64_t t)
+{
+    const zl_conditioner_settings *s = &l->set;
+    uint64_t every = s->spike_every_us, phase, into;
+    if (!s->enabled || s->spike_us == 0)
+        return UINT64_MAX;
+    phase = c->spike_phase % every;
+    if (t < phase)
+        return phase;
+    into = (t - phase) % every;
+    return into < s->spike_us ? t - into : t - into + every;
+}
+
 /* Gives one copy its delay and its place in the queue. */
 static int place(zl_conditioner *c, zl_conditioner_lane *l, const zl_addr *addr,
                  const void *data, size_t len, uint32_t seq, uint64_t now, uint64_t depart)
 {
     const zl_conditioner_settings *s = &l->set;
-    uint64_t due = depart;
-    int held = 0;
+    uint64_t due = depart, spike;
+    int held = 0, clamped = 0, frozen = 0;
     int16_t p;
 
     if (s->enabled) {
@@ -146,15 +169,34 @@ static int place(zl_conditioner *c, zl_conditioner_lane *l, const zl_addr *addr,
     if (!held) {
         /* Real paths rarely reorder: jitter alone never lets a datagram
          * pass one that entered before it. */
-        if (due < l->last_due_us)
+        if (due < l->last_due_us) {
             due = l->last_due_us;
-        l->last_due_us = due;
+            clamped = 1;
+        }
     }
+    /* A frozen link delivers nothing until the spike ends, then everything
+     * it held. Moving every due time inside [start, end) to end keeps the
+     * order of due times, so the ordering above still holds. One that
+     * waits in order behind a frozen one is held by the spike too. */
+    spike = spike_start(c, l, due);
+    if (spike <= due) {
+        due = spike + s->spike_us;
+        frozen = 1;
+        if (due > l->spike_end_us) { /* a later spike than any before */
+            l->stats.spikes++;
+            l->spike_end_us = due;
+        }
+    } else if (clamped && due == l->spike_end_us) {
+        frozen = 1;
+    }
+    if (!held)
+        l->last_due_us = due;
     p = pool_take(c);
     if (p == NONE) {
         l->stats.dropped_pool++;
         return ZL_ERR_AGAIN;
     }
+    l->stats.spiked += (uint32_t)frozen;
     c->packet[p].entered_us = now;
     c->packet[p].due_us = due;
     c->packet[p].seq = seq;
@@ -317,6 +359,9 @@ void zl_conditioner_init(zl_conditioner *c, const zl_platform *inner, uint64_t s
     memset(c->lane, 0, sizeof c->lane);
     c->inner = *inner;
     c->rng = seed;
+    /* Its own value, not a draw: where spikes fall does not depend on what
+     * else was drawn, and spikes leave the other draws alone. */
+    c->spike_phase = mix(seed ^ UINT64_C(0x5350494B45)); /* "SPIKE" */
     for (i = 0; i < 2; i++)
         c->lane[i].head = c->lane[i].tail = NONE;
     c->free_head = NONE;
@@ -340,8 +385,11 @@ int zl_conditioner_configure(zl_conditioner *c, zl_conditioner_dir dir,
         s->reorder_ppm > ZL_CONDITIONER_PPM)
         return ZL_ERR_INVALID;
     if (s->latency_us > ZL_CONDITIONER_MAX_US || s->jitter_us > ZL_CONDITIONER_MAX_US ||
-        s->reorder_delay_us > ZL_CONDITIONER_MAX_US || s->bandwidth_queue_us > ZL_CONDITIONER_MAX_US)
+        s->reorder_delay_us > ZL_CONDITIONER_MAX_US || s->bandwidth_queue_us > ZL_CONDITIONER_MAX_US ||
+        s->spike_every_us > ZL_CONDITIONER_MAX_US)
         return ZL_ERR_INVALID;
+    if (s->spike_us != 0 && s->spike_us >= s->spike_every_us)
+        return ZL_ERR_INVALID; /* never thaws, or no period */
     c->lane[dir].set = *s;
     c->lane[dir].bad = 0;
     return ZL_OK;
@@ -359,6 +407,27 @@ uint64_t zl_conditioner_next_due(const zl_conditioner *c, zl_conditioner_dir dir
     ZL_ASSERT(c && (dir == ZL_CONDITIONER_SEND || dir == ZL_CONDITIONER_RECEIVE));
     p = c->lane[dir].head;
     return p == NONE ? UINT64_MAX : c->packet[p].due_us;
+}
+
+int zl_conditioner_bursts(zl_conditioner_settings *s, uint32_t mean_datagrams, uint32_t every_us,
+                          uint32_t datagrams_per_s)
+{
+    uint64_t cycle = (uint64_t)datagrams_per_s * every_us / 1000000u;
+    ZL_ASSERT(s);
+    if (mean_datagrams == 0 || cycle <= mean_datagrams)
+        return ZL_ERR_INVALID;
+    s->burst_exit_ppm = ZL_CONDITIONER_PPM / mean_datagrams;
+    s->burst_enter_ppm = (uint32_t)(ZL_CONDITIONER_PPM / (cycle - mean_datagrams));
+    s->burst_loss_bad_ppm = ZL_CONDITIONER_PPM;
+    s->burst_loss_good_ppm = 0;
+    return ZL_OK;
+}
+
+uint64_t zl_conditioner_next_spike(const zl_conditioner *c, zl_conditioner_dir dir,
+                                   uint64_t now_us)
+{
+    ZL_ASSERT(c && (dir == ZL_CONDITIONER_SEND || dir == ZL_CONDITIONER_RECEIVE));
+    return spike_start(c, &c->lane[dir], now_us);
 }
 
 const zl_conditioner_stats *zl_conditioner_get_stats(const zl_conditioner *c,

@@ -1,5 +1,6 @@
 /* zl_conditioner.h - the link conditioner: wraps a zl_platform and impairs its
- * datagrams (delay, jitter, loss, bursts, copies, reordering, a bandwidth cap). */
+ * datagrams (delay, jitter, loss, bursts, lag spikes, copies, reordering, a
+ * bandwidth cap). */
 #ifndef ZL_CONDITIONER_H
 #define ZL_CONDITIONER_H
 
@@ -37,9 +38,20 @@ typedef enum zl_conditioner_dir {
  *      reorder_delay_us more and are exempt from the ordering, so later
  *      datagrams may overtake them (with reorder_delay_us 0 only jitter moves
  *      them).
+ *   7. Lag spikes: the link freezes for spike_us once every spike_every_us
+ *      (a Wi-Fi stall). A datagram that would be delivered while a spike
+ *      lasts is held and delivered at the spike's end, together with every
+ *      other one held, in the order they would have come. Spikes start at
+ *      phase + k * spike_every_us (k = 0, 1, 2 ...) on the inner platform's
+ *      clock, where phase < spike_every_us comes from the conditioner's
+ *      seed: the same seed freezes both directions together (when they have
+ *      the same spike settings), another seed at another moment.
+ *      zl_conditioner_next_spike says when.
  * All zero, or enabled 0, is a pass-through without delay that still counts
- * every datagram. Probabilities above ZL_CONDITIONER_PPM or times above
- * ZL_CONDITIONER_MAX_US are refused by zl_conditioner_configure. */
+ * every datagram. Probabilities above ZL_CONDITIONER_PPM, times above
+ * ZL_CONDITIONER_MAX_US, and a spike_us that is not below spike_every_us
+ * (a link that never thaws, or a spike without a period) are refused by
+ * zl_conditioner_configure. */
 typedef struct zl_conditioner_settings {
     uint8_t enabled;               /* 0: ignore every field below */
     uint32_t latency_us;           /* one-way delay added, microseconds */
@@ -54,6 +66,8 @@ typedef struct zl_conditioner_settings {
     uint32_t reorder_delay_us;     /* extra delay of a held-back datagram */
     uint32_t bandwidth_bytes_per_s; /* 0: unlimited */
     uint32_t bandwidth_queue_us;   /* longest wait for the link before a drop */
+    uint32_t spike_every_us;       /* period of the lag spikes, microseconds */
+    uint32_t spike_us;             /* length of each spike; 0: none */
 } zl_conditioner_settings;
 
 /* What one direction actually did. Every datagram that entered is, at any
@@ -68,8 +82,16 @@ typedef struct zl_conditioner_stats {
     uint32_t queued;            /* held right now, waiting for their time */
     uint32_t reordered;         /* delivered after a datagram that entered
                                  * later (a copy counts as its original) */
+    uint32_t spiked;            /* datagrams (copies included) held by a lag
+                                 * spike until its end; those that then found
+                                 * the pool full are in dropped_pool instead */
+    uint32_t spikes;            /* lag spikes that met at least one datagram */
     uint32_t dropped_loss;      /* uniform loss */
     uint32_t dropped_burst;     /* Gilbert-Elliott loss, either state */
+    uint32_t bursts;            /* Gilbert-Elliott: times the bad state was
+                                 * entered (with all lost there and none in
+                                 * the good state, dropped_burst / bursts is
+                                 * the mean burst length) */
     uint32_t dropped_bandwidth; /* would have waited too long for the link */
     uint32_t dropped_pool;      /* no free packet in the pool */
     uint32_t dropped_refused;   /* send: the inner send failed when it was
@@ -104,6 +126,7 @@ typedef struct zl_conditioner_lane {
     uint32_t high_seq;      /* highest sequence delivered so far */
     uint64_t last_due_us;   /* due time of the last datagram kept in order */
     uint64_t link_free_us;  /* when the bottleneck finishes its queue */
+    uint64_t spike_end_us;  /* end of the last spike that met a datagram */
     uint32_t link_frac;     /* remainder of the last transmission time, in
                              * 1/bandwidth microseconds */
 } zl_conditioner_lane;
@@ -113,6 +136,7 @@ typedef struct zl_conditioner_lane {
 typedef struct zl_conditioner {
     zl_platform inner;
     uint64_t rng;
+    uint64_t spike_phase;   /* drawn from the seed: where spikes fall */
     zl_conditioner_lane lane[2];
     int16_t free_head;
     zl_conditioner_packet packet[ZL_CONDITIONER_PACKETS];
@@ -145,6 +169,19 @@ typedef struct zl_conditioner {
 void zl_conditioner_init(zl_conditioner *c, const zl_platform *inner, uint64_t seed,
                          zl_platform *outer);
 
+/* Fills the Gilbert-Elliott fields of *s (the others are left alone) for
+ * loss bursts of mean_datagrams on average, one starting about every
+ * every_us, on a direction carrying datagrams_per_s: every datagram is
+ * lost in the bad state and none in the good one. A bad spell lasts
+ * 1 / exit datagrams on average, so exit = 1 / mean; a good and a bad
+ * spell together span cycle = datagrams_per_s * every_us datagrams, so
+ * enter = 1 / (cycle - mean). At 64 datagrams a second, a mean of 10
+ * about every 2 s: exit 100000 ppm, enter 1 / 118 = 8474 ppm, 7.8% lost.
+ * Returns ZL_OK, or ZL_ERR_INVALID (*s unchanged) for a mean of 0, or a
+ * cycle not longer than the mean (bursts back to back). */
+int zl_conditioner_bursts(zl_conditioner_settings *s, uint32_t mean_datagrams, uint32_t every_us,
+                          uint32_t datagrams_per_s);
+
 /* Replaces one direction's settings, at any time. Queued datagrams keep
  * their due times, later ones still do not overtake them; the
  * Gilbert-Elliott state restarts good. Returns ZL_OK, or ZL_ERR_INVALID
@@ -161,6 +198,12 @@ int zl_conditioner_pump(zl_conditioner *c);
  * UINT64_MAX when none is. Datagrams not yet pulled from the inner platform
  * are not seen. Lets a simulation jump its clock from event to event. */
 uint64_t zl_conditioner_next_due(const zl_conditioner *c, zl_conditioner_dir dir);
+
+/* Start time (inner now_us clock) of the lag spike in progress at now_us in
+ * dir, or of the next one when none is; UINT64_MAX when dir has no spikes
+ * (disabled, or spike_us 0). The spike lasts until that plus spike_us. */
+uint64_t zl_conditioner_next_spike(const zl_conditioner *c, zl_conditioner_dir dir,
+                                   uint64_t now_us);
 
 /* The counters of one direction; the pointer stays valid as long as c. */
 const zl_conditioner_stats *zl_conditioner_get_stats(const zl_conditioner *c,

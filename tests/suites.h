@@ -30,6 +30,7 @@
     X(match)             \
     X(plane)             \
     X(latency)           \
+    X(badlinks)          \
     X(token)             \
     X(reliable)          \
     X(events)            \

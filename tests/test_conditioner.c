@@ -1,5 +1,6 @@
 /* test_conditioner.c - the link conditioner proves what it simulated: delay,
- * jitter, loss, bursts, copies, reordering and throughput measured at the far end. */
+ * jitter, loss, bursts, lag spikes, copies, reordering and throughput measured
+ * at the far end. */
 #include <math.h>
 #include <string.h>
 
@@ -99,6 +100,9 @@ static run_log lg;
 
 /* Called before each datagram of a stream is sent; NULL for none. */
 static void (*before_send)(uint32_t seq);
+/* Called for each datagram B receives, with the time A sent it; NULL for
+ * none. */
+static void (*on_arrival)(uint32_t seq, uint64_t sent_us);
 
 static void reset_log(void)
 {
@@ -106,6 +110,7 @@ static void reset_log(void)
     lg.delay_min = UINT64_MAX;
     lg.hash = UINT64_C(0xCBF29CE484222325);
     before_send = NULL;
+    on_arrival = NULL;
 }
 
 static void put_u64(uint8_t *p, uint64_t v, int n)
@@ -161,6 +166,8 @@ static void record(const uint8_t *buf, int len)
             lg.corrupt++;
     if (!ZL_CHECK(seq < MAX_SEQ))
         return;
+    if (on_arrival)
+        on_arrival(seq, zl_test_time_us - delay);
     lg.received++;
     if (delay < lg.delay_min)
         lg.delay_min = delay;
@@ -568,12 +575,39 @@ static void test_burst_loss(void)
     ZL_CHECK_EQ(st->dropped_burst, n - lg.received);
     ZL_CHECK_EQ(lg.loss_run_total, n - lg.received);
     ZL_CHECK(lg.loss_runs > 0);
+    /* Every bad spell is a run of losses B sees, but one entered by the
+     * very last datagram. */
+    ZL_CHECK(st->bursts == lg.loss_runs || st->bursts == lg.loss_runs + 1u);
     mean_run = lg.loss_runs ? (double)lg.loss_run_total / lg.loss_runs : 0.0;
     zl_test_note("%u bursts, mean length %.2f (model 4)", (unsigned)lg.loss_runs, mean_run);
     ZL_CHECK(fabs(mean_run - 1.0 / exit_p) <=
              SIGMAS * sqrt((1.0 - exit_p) / (exit_p * exit_p) / (lg.loss_runs ? lg.loss_runs : 1)));
     check_burst_model(0.01, 0.25, 0.0, 1.0, n, n - lg.received);
     check_settled();
+
+    /* Bursts made to measure: a mean of 8 datagrams about every 500 ms on
+     * a lane of 1000 a second. */
+    setup(19);
+    memset(&s, 0, sizeof s);
+    s.enabled = 1;
+    ZL_CHECK_EQ(zl_conditioner_bursts(&s, 8, 500000, 1000), ZL_OK);
+    ZL_CHECK_EQ(s.burst_exit_ppm, 125000);
+    ZL_CHECK_EQ(s.burst_enter_ppm, 1000000 / 492);
+    ZL_CHECK_EQ(s.burst_loss_bad_ppm, ZL_CONDITIONER_PPM);
+    configure(&cond_a, ZL_CONDITIONER_SEND, &s);
+    reset_log();
+    run_stream(n, 1000, 16);
+    st = zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_SEND);
+    mean_run = st->bursts ? (double)st->dropped_burst / st->bursts : 0.0;
+    zl_test_note("made to measure: %u bursts in %u s (model %u), mean length %.2f (model 8)",
+                 (unsigned)st->bursts, (unsigned)(n / 1000u), (unsigned)(n / 500u), mean_run);
+    ZL_CHECK(near_binomial(st->bursts, n, 1.0 / 500.0));
+    ZL_CHECK(fabs(mean_run - 8.0) <= SIGMAS * sqrt(7.0 * 8.0 / (st->bursts ? st->bursts : 1)));
+    check_settled();
+    /* Refused: no mean, or bursts that would run into each other. */
+    ZL_CHECK_EQ(zl_conditioner_bursts(&s, 0, 500000, 1000), ZL_ERR_INVALID);
+    ZL_CHECK_EQ(zl_conditioner_bursts(&s, 500, 500000, 1000), ZL_ERR_INVALID);
+    ZL_CHECK_EQ(s.burst_exit_ppm, 125000);
 
     /* Partial loss in both states. */
     setup(8);
@@ -735,6 +769,193 @@ static void test_pool_exhaustion_counted(void)
     check_accounting(&cond_b);
 }
 
+/* Lag spikes as B sees them: every datagram arrives exactly when the
+ * conditioner's schedule says, either after its latency or, when that
+ * falls inside a spike, at the spike's end. */
+#define SPIKE_WINDOWS 64
+static struct spike_log {
+    const zl_conditioner *cond;
+    zl_conditioner_dir dir;
+    uint32_t latency_us, spike_us;
+    uint32_t held, wrong_time;
+    uint32_t windows;                     /* spikes that held any */
+    uint64_t last_start;
+    uint32_t per_window[SPIKE_WINDOWS];   /* datagrams each one held */
+} sp;
+
+static void spike_watch(const zl_conditioner *c, zl_conditioner_dir dir,
+                        const zl_conditioner_settings *s)
+{
+    memset(&sp, 0, sizeof sp);
+    sp.cond = c;
+    sp.dir = dir;
+    sp.latency_us = s->latency_us;
+    sp.spike_us = s->spike_us;
+    sp.last_start = UINT64_MAX;
+}
+
+/* The spike that freezes a datagram due at `due`, or UINT64_MAX. */
+static uint64_t spike_over(uint64_t due)
+{
+    uint64_t start = zl_conditioner_next_spike(sp.cond, sp.dir, due);
+    return start <= due ? start : UINT64_MAX;
+}
+
+static void spike_arrival(uint32_t seq, uint64_t sent_us)
+{
+    uint64_t due = sent_us + sp.latency_us, start = spike_over(due);
+    (void)seq;
+    if (start != UINT64_MAX) {
+        due = start + sp.spike_us;
+        sp.held++;
+        if (start != sp.last_start) {
+            sp.last_start = start;
+            sp.windows++;
+        }
+        if (sp.windows <= SPIKE_WINDOWS)
+            sp.per_window[sp.windows - 1]++;
+    }
+    sp.wrong_time += zl_test_time_us != due;
+}
+
+static void test_lag_spikes(void)
+{
+    const uint32_t n = stream_len(2000);
+    zl_conditioner_settings s;
+    const zl_conditioner_stats *st;
+    uint64_t phase_a, phase_b, first;
+    uint32_t i, full = 0;
+
+    /* Sending: 20 ms of latency, a 30 ms spike every 100 ms, a datagram
+     * every millisecond. */
+    setup(16);
+    memset(&s, 0, sizeof s);
+    s.enabled = 1;
+    s.latency_us = 20000;
+    s.spike_every_us = 100000;
+    s.spike_us = 30000;
+    configure(&cond_a, ZL_CONDITIONER_SEND, &s);
+    configure(&cond_a, ZL_CONDITIONER_RECEIVE, &s);
+    configure(&cond_b, ZL_CONDITIONER_SEND, &s);
+    /* One seed freezes both directions at once; another seed elsewhere. */
+    first = zl_conditioner_next_spike(&cond_a, ZL_CONDITIONER_SEND, zl_test_time_us);
+    phase_a = first % 100000u;
+    phase_b = zl_conditioner_next_spike(&cond_b, ZL_CONDITIONER_SEND, zl_test_time_us) % 100000u;
+    ZL_CHECK(first >= zl_test_time_us - 30000u && first < zl_test_time_us + 100000u);
+    ZL_CHECK(first == zl_conditioner_next_spike(&cond_a, ZL_CONDITIONER_RECEIVE, zl_test_time_us));
+    ZL_CHECK(phase_a != phase_b);
+    /* In progress: the start it reports is at or before now, and the next
+     * one follows one period later. */
+    ZL_CHECK(zl_conditioner_next_spike(&cond_a, ZL_CONDITIONER_SEND, first + 29999u) == first);
+    ZL_CHECK(zl_conditioner_next_spike(&cond_a, ZL_CONDITIONER_SEND, first + 30000u) ==
+             first + 100000u);
+    ZL_CHECK(zl_conditioner_next_spike(&cond_a, ZL_CONDITIONER_SEND, 0) == phase_a);
+    reset_log();
+    spike_watch(&cond_a, ZL_CONDITIONER_SEND, &s);
+    on_arrival = spike_arrival;
+    run_stream(n, 1000, 16);
+    st = zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_SEND);
+    /* A 30 ms spike over due times 1 ms apart holds exactly 30 of them;
+     * only the spikes at either end of the stream may hold fewer. */
+    for (i = 0; i < sp.windows && i < SPIKE_WINDOWS; i++)
+        full += sp.per_window[i] == 30u;
+    zl_test_note("%u spikes held %u of %u datagrams (%u held 30), delay %u..%u us",
+                 (unsigned)st->spikes, (unsigned)st->spiked, (unsigned)n, (unsigned)full,
+                 (unsigned)lg.delay_min, (unsigned)lg.delay_max);
+    ZL_CHECK_EQ(lg.received, n);
+    ZL_CHECK_EQ(lg.out_of_order, 0);
+    ZL_CHECK_EQ(sp.wrong_time, 0); /* each held one came out at its spike's end */
+    ZL_CHECK_EQ(st->spiked, sp.held);
+    ZL_CHECK_EQ(st->spikes, sp.windows);
+    ZL_CHECK(sp.windows >= n / 100u - 1u && sp.windows <= n / 100u + 1u);
+    ZL_CHECK(full + 2u >= sp.windows);
+    ZL_CHECK_EQ(lg.delay_min, 20000);
+    /* Due just as a spike began: up to 30 ms more (due times fall on whole
+     * milliseconds, the spike anywhere). */
+    ZL_CHECK(lg.delay_max <= 50000 && lg.delay_max > 49000);
+    ZL_CHECK(st->delay_total_us == (uint64_t)lg.delay_sum);
+    ZL_CHECK_EQ(zl_conditioner_get_stats(&cond_a, ZL_CONDITIONER_RECEIVE)->spiked, 0);
+    check_settled();
+
+    /* The same seed, the same moments. */
+    setup(16);
+    configure(&cond_a, ZL_CONDITIONER_SEND, &s);
+    ZL_CHECK(zl_conditioner_next_spike(&cond_a, ZL_CONDITIONER_SEND, zl_test_time_us) == first);
+
+    /* Receiving: timed from the receive call that pulled the datagram. */
+    setup(17);
+    s.latency_us = 0;
+    s.spike_every_us = 50000;
+    s.spike_us = 10000;
+    configure(&cond_b, ZL_CONDITIONER_RECEIVE, &s);
+    reset_log();
+    spike_watch(&cond_b, ZL_CONDITIONER_RECEIVE, &s);
+    on_arrival = spike_arrival;
+    run_stream(n, 1000, 16);
+    st = zl_conditioner_get_stats(&cond_b, ZL_CONDITIONER_RECEIVE);
+    zl_test_note("receiving: %u spikes held %u of %u", (unsigned)st->spikes,
+                 (unsigned)st->spiked, (unsigned)n);
+    ZL_CHECK_EQ(lg.received, n);
+    ZL_CHECK_EQ(sp.wrong_time, 0);
+    ZL_CHECK_EQ(st->spiked, sp.held);
+    ZL_CHECK_EQ(st->spikes, sp.windows);
+    ZL_CHECK(sp.held >= (n / 50u - 1u) * 10u);
+    ZL_CHECK(lg.delay_max <= 10000 && lg.delay_max > 9000);
+    check_settled();
+}
+
+/* A spike longer than the pool can hold: each datagram that enters while
+ * the pool is full is dropped and counted, the rest come out at the end.
+ * Receiving, so the release goes to the caller, not into the loop network
+ * (which holds fewer than the pool). */
+static void test_lag_spike_fills_pool(void)
+{
+    const uint32_t extra = 40, spike_ms = ZL_CONDITIONER_PACKETS + 40;
+    const uint32_t n = 3u * 2u * spike_ms; /* three periods */
+    zl_conditioner_settings s;
+    const zl_conditioner_stats *st;
+    uint32_t k, in_window = 0, want_dropped = 0, count = 0;
+    uint64_t window = UINT64_MAX;
+
+    setup(18);
+    memset(&s, 0, sizeof s);
+    s.enabled = 1;
+    s.spike_us = spike_ms * 1000u;
+    s.spike_every_us = 2u * s.spike_us;
+    configure(&cond_b, ZL_CONDITIONER_RECEIVE, &s);
+    /* What the schedule predicts: the datagrams sent inside each spike, of
+     * which all beyond the pool's size are dropped (nothing else waits). */
+    spike_watch(&cond_b, ZL_CONDITIONER_RECEIVE, &s);
+    for (k = 0; k <= n; k++) {
+        uint64_t start = k < n ? spike_over(zl_test_time_us + (uint64_t)k * 1000u) : UINT64_MAX;
+        if (start != window) {
+            if (count > ZL_CONDITIONER_PACKETS)
+                want_dropped += count - ZL_CONDITIONER_PACKETS;
+            window = start;
+            count = 0;
+        }
+        if (start != UINT64_MAX) {
+            count++;
+            in_window++;
+        }
+    }
+    reset_log();
+    on_arrival = spike_arrival;
+    run_stream(n, 1000, 16);
+    st = zl_conditioner_get_stats(&cond_b, ZL_CONDITIONER_RECEIVE);
+    zl_test_note("%u ms spikes, pool of %u: %u sent inside them, %u held, %u dropped",
+                 (unsigned)spike_ms, (unsigned)ZL_CONDITIONER_PACKETS, (unsigned)in_window,
+                 (unsigned)st->spiked, (unsigned)st->dropped_pool);
+    ZL_CHECK(want_dropped >= 2u * extra); /* at least two whole spikes */
+    ZL_CHECK_EQ(st->dropped_pool, want_dropped);
+    ZL_CHECK_EQ(st->seen, n);
+    ZL_CHECK_EQ(st->spiked, in_window - want_dropped);
+    ZL_CHECK_EQ(sp.held, st->spiked);
+    ZL_CHECK_EQ(sp.wrong_time, 0);
+    ZL_CHECK_EQ(lg.received, n - want_dropped);
+    check_settled();
+}
+
 /* Every impairment on, both conditioners; returns the hash of B's log. */
 static uint64_t run_everything(uint64_t seed, zl_conditioner_stats *out_stats)
 {
@@ -753,6 +974,8 @@ static uint64_t run_everything(uint64_t seed, zl_conditioner_stats *out_stats)
     s.reorder_delay_us = 8000;
     s.bandwidth_bytes_per_s = 30000; /* 40 B every 1 ms offers 40000 B/s */
     s.bandwidth_queue_us = 20000;
+    s.spike_every_us = 700000;
+    s.spike_us = 60000;
     configure(&cond_a, ZL_CONDITIONER_SEND, &s);
     memset(&s, 0, sizeof s);
     s.enabled = 1;
@@ -785,6 +1008,7 @@ static void test_same_seed_same_log(void)
     /* The scenario exercised every impairment. */
     ZL_CHECK(first.dropped_loss > 0 && first.dropped_burst > 0 && first.dropped_bandwidth > 0);
     ZL_CHECK(first.duplicated > 0 && first.reordered > 0);
+    ZL_CHECK(first.spikes >= 3 && first.spiked > first.spikes);
     ZL_CHECK(received > 1000);
 }
 
@@ -808,6 +1032,17 @@ static void test_settings_checked(void)
     bad.jitter_us = 0;
     bad.reorder_ppm = 2000000;
     ZL_CHECK_EQ(zl_conditioner_configure(&cond_a, ZL_CONDITIONER_SEND, &bad), ZL_ERR_INVALID);
+    bad.reorder_ppm = 0;
+    bad.spike_every_us = 100000;
+    bad.spike_us = 100000; /* a link that never thaws */
+    ZL_CHECK_EQ(zl_conditioner_configure(&cond_a, ZL_CONDITIONER_SEND, &bad), ZL_ERR_INVALID);
+    bad.spike_every_us = 0; /* a spike without a period */
+    bad.spike_us = 1000;
+    ZL_CHECK_EQ(zl_conditioner_configure(&cond_a, ZL_CONDITIONER_SEND, &bad), ZL_ERR_INVALID);
+    bad.spike_every_us = ZL_CONDITIONER_MAX_US + 1u;
+    ZL_CHECK_EQ(zl_conditioner_configure(&cond_a, ZL_CONDITIONER_SEND, &bad), ZL_ERR_INVALID);
+    /* No spikes, no schedule. */
+    ZL_CHECK(zl_conditioner_next_spike(&cond_a, ZL_CONDITIONER_SEND, 0) == UINT64_MAX);
     /* Refused settings changed nothing: the 5 ms latency still holds. */
     ZL_CHECK_EQ(hal_a.send(hal_a.ctx, &addr_b, &byte, 1), ZL_OK);
     ZL_CHECK(zl_conditioner_next_due(&cond_a, ZL_CONDITIONER_SEND) == zl_test_time_us + 5000);
@@ -850,6 +1085,8 @@ void zl_suite_conditioner(void)
     ZL_RUN(test_duplicates_all_delivered);
     ZL_RUN(test_bandwidth_cap);
     ZL_RUN(test_pool_exhaustion_counted);
+    ZL_RUN(test_lag_spikes);
+    ZL_RUN(test_lag_spike_fills_pool);
     ZL_RUN(test_same_seed_same_log);
     ZL_RUN(test_settings_checked);
 }

@@ -83,6 +83,29 @@ static void test_options(void)
     ZL_CHECK_EQ(demo_options_load(&o, DEMO_FOR_CLIENT, 3, wrong_program), -1);
     ZL_CHECK_EQ(demo_options_load(&o, DEMO_FOR_SERVER, 2, unknown), -1);
     ZL_CHECK_EQ(demo_options_load(&o, DEMO_FOR_CLIENT, 2, missing), -1);
+    ZL_CHECK_EQ(o.fakeburst, 0); /* bursts and spikes are off unless asked */
+    ZL_CHECK_EQ(o.fakespike_ms, 0);
+}
+
+/* Bursts are counted in datagrams: one must fit between two of them, at the
+ * lower of the two packet rates. */
+static void test_options_stalls(void)
+{
+    demo_options o;
+    char a0[] = "zl_demo", a1[] = "--fakeburst=20", a2[] = "--fakespike", a3[] = "500",
+         a4[] = "--cmdrate=10", a5[] = "--fakespike=5000";
+    char *good[] = {a0, a1, a2, a3};
+    char *too_long[] = {a0, a1, a4};
+    char *spike_too_long[] = {a0, a5};
+    ZL_CHECK_EQ(demo_options_load(&o, DEMO_FOR_LAUNCHER, 4, good), 0);
+    ZL_CHECK_EQ(o.fakeburst, 20);
+    ZL_CHECK_EQ(o.fakespike_ms, 500);
+    ZL_CHECK_EQ(demo_options_load(&o, DEMO_FOR_SERVER, 4, good), 0);
+    ZL_CHECK_EQ(demo_options_load(&o, DEMO_FOR_CLIENT, 4, good), 0);
+    /* 10 command packets a second: 20 in 2 s, no room for a burst of 20. */
+    ZL_CHECK_EQ(demo_options_load(&o, DEMO_FOR_CLIENT, 3, too_long), -1);
+    /* A spike must end before the next one starts. */
+    ZL_CHECK_EQ(demo_options_load(&o, DEMO_FOR_LAUNCHER, 2, spike_too_long), -1);
 }
 #endif
 
@@ -177,6 +200,7 @@ void zl_suite_demo(void)
     ZL_RUN(test_stopwatch_quantiles);
 #ifndef ZL_TEST_NO_HEAP
     ZL_RUN(test_options);
+    ZL_RUN(test_options_stalls);
 #endif
     ZL_RUN(test_tally_judges_each_shot);
 }

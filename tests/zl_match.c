@@ -203,8 +203,10 @@ static void pump_client(int i)
         zl_client_receive(&m.client[i], &from, buf, (size_t)n, zl_test_time_us);
         me = fps_me(i);
         if (me && before != zl_predict_get_stats(&m.client[i].predict)->mispredicted && !dead &&
-            !(me->flags & FPS_PF_DEAD) && me->health == health)
+            !(me->flags & FPS_PF_DEAD) && me->health == health) {
             m.mispredicted_moving++;
+            m.mispredicted_moving_bot[i]++;
+        }
     }
     zl_client_update(&m.client[i], zl_test_time_us);
 }
@@ -291,13 +293,17 @@ static void client_frame(int i)
     zl_events events;
     zl_usercmd c;
     uint32_t k;
+    int rc;
     zl_client_frame(&m.client[i], zl_test_time_us);
     if (m.client_rules.event_schema)
         take_events(i);
     m.bots->command(i, &c);
     zl_events_init(&events, store, FPS_MAX_EVENTS_PER_COMMAND);
-    if (zl_client_command(&m.client[i], &c, &events) != ZL_OK)
+    rc = zl_client_command(&m.client[i], &c, &events);
+    m.refused_full[i] += (uint32_t)(rc == ZL_ERR_FULL);
+    if (rc != ZL_OK)
         return;
+    m.made[i]++;
     for (k = 0; k < events.count; k++) {
         zl_match_shot s;
         if (events.items[k].type != m.bots->fire_event)
@@ -449,7 +455,10 @@ void zl_match_tally_shots(uint32_t from, zl_match_tally *out)
             out->hits += (uint32_t)(s->target >= 0);
             out->extrapolated += s->extrapolated;
             out->clamped += (uint32_t)clamped;
-            out->agree += (uint32_t)(v->target == s->target && !clamped);
+            if (v->target == s->target && !clamped)
+                out->agree++;
+            else
+                out->disagree_extrapolated += s->extrapolated;
             break;
         }
     }

@@ -102,8 +102,12 @@ typedef struct zl_match {
     uint32_t traced_hits; /* of those, traces that met a player */
     uint32_t bad_records; /* kept traces whose boxes or shooter make no sense */
     /* Prediction: mispredictions while neither dead nor hurt (movement;
-     * the FPS only). */
+     * the FPS only), in all and per bot. */
     uint32_t mispredicted_moving;
+    uint32_t mispredicted_moving_bot[ZL_MATCH_BOTS];
+    /* Commands each bot's client took (zl_client_command: ZL_OK), and
+     * those its prediction refused, its ring full (ZL_ERR_FULL). */
+    uint32_t made[ZL_MATCH_BOTS], refused_full[ZL_MATCH_BOTS];
     /* Commands the server ran, and those it ran again (never expected). */
     uint32_t executed, repeats;
     uint32_t last_run[ZL_MATCH_BOTS]; /* newest sequence run, per slot */
@@ -171,6 +175,7 @@ void zl_match_mint(int i, zl_connect_token *out);
  * while extrapolating. Shots recorded from index `from` on. */
 typedef struct zl_match_tally {
     uint32_t shots, judged, agree, hits, extrapolated, clamped;
+    uint32_t disagree_extrapolated; /* disagreements drawn extrapolating */
 } zl_match_tally;
 void zl_match_tally_shots(uint32_t from, zl_match_tally *out);
 

@@ -33,6 +33,7 @@ typedef struct demo_bot_view {
 typedef struct demo_setup {
     uint32_t bots, duration_s, tickrate, updaterate;
     uint32_t fakelag_ms, fakejitter_ms, fakeloss_ppm;
+    uint32_t fakeburst, fakespike_ms; /* 0: none */
     uint32_t lagcomp;
     uint32_t sealed; /* connect tokens, every packet encrypted */
 } demo_setup;

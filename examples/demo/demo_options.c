@@ -56,6 +56,12 @@ static const option options[] = {
     {"fakejitter", S | C | L, KIND_U32, AT(fakejitter_ms), 0, 1000, "jitter each way, +/- ms"},
     {"fakeloss", S | C | L, KIND_PERCENT, AT(fakeloss_ppm), 0, 1000000,
      "packet loss each way, percent, 0..100 (e.g. 2 or 0.5)"},
+    {"fakeburst", S | C | L, KIND_U32, AT(fakeburst), 0, 100,
+     "loss bursts each way: a burst of N datagrams on average about every 2 s "
+     "(Gilbert-Elliott; 0: none)"},
+    {"fakespike", S | C | L, KIND_U32, AT(fakespike_ms), 0, 4000,
+     "lag spikes: every 5 s the link freezes for N ms, then delivers all it held at once "
+     "(0: none)"},
     {"fps", C, KIND_U32, AT(fps), 10, 250, "frames (commands) per second"},
     {"duration", S | C, KIND_U32, AT(duration_s), 0, 86400,
      "seconds to run, 0 until Ctrl-C"},
@@ -219,6 +225,18 @@ int demo_options_load(demo_options *o, unsigned program, int argc, char **argv)
                 fprintf(stderr, "%s: --%s needs a number in %lu..%lu\n", argv[0], op->name,
                         (unsigned long)op->min,
                         (unsigned long)(op->kind == KIND_PERCENT ? op->max / 10000u : op->max));
+            return -1;
+        }
+    }
+    /* A burst is counted in datagrams: it must fit between two of them. */
+    if (o->fakeburst) {
+        uint32_t rate = o->cmdrate < o->updaterate ? o->cmdrate : o->updaterate;
+        uint32_t cycle = rate * (DEMO_BURST_EVERY_MS / 1000u);
+        if (o->fakeburst >= cycle) {
+            fprintf(stderr, "%s: --fakeburst %lu must be below the %lu datagrams of %lu s at "
+                            "--cmdrate/--updaterate %lu\n",
+                    argv[0], (unsigned long)o->fakeburst, (unsigned long)cycle,
+                    (unsigned long)(DEMO_BURST_EVERY_MS / 1000u), (unsigned long)rate);
             return -1;
         }
     }

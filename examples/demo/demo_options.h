@@ -14,6 +14,10 @@
 
 #define DEMO_TEXT_MAX 256
 
+/* How often --fakeburst's bursts come (each way) and --fakespike's spikes. */
+#define DEMO_BURST_EVERY_MS 2000u
+#define DEMO_SPIKE_EVERY_MS 5000u
+
 /* The folder holding the programs, and where the launcher and the image put
  * logs and pictures by default: build/<port>/demo, given by mk/demo.mk. */
 #ifndef DEMO_DIR
@@ -34,6 +38,12 @@ typedef struct demo_options {
     uint32_t fakelag_ms;    /* round trip added, half each way */
     uint32_t fakejitter_ms; /* each way, uniform +/- */
     uint32_t fakeloss_ppm;  /* each way */
+    uint32_t fakeburst;     /* each way: loss bursts of this many datagrams
+                               on average, about every DEMO_BURST_EVERY_MS;
+                               0: none */
+    uint32_t fakespike_ms;  /* lag spikes: the link freezes this long every
+                               DEMO_SPIKE_EVERY_MS, then delivers what it
+                               held at once; 0: none */
     uint32_t fps;           /* client frames (commands) per second */
     uint32_t duration_s;    /* 0: until Ctrl-C */
     uint32_t status_s;      /* server status line interval, 0: never */

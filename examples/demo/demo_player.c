@@ -133,6 +133,7 @@ void demo_player_frame(demo_player *p, uint64_t now_us, uint16_t msec, int may_f
     zl_client_stats st;
     zl_usercmd cmd;
     uint32_t extrapolated;
+    int rc;
     zl_client_get_stats(&p->client, now_us, &st);
     extrapolated = st.extrapolated;
     zl_client_frame(&p->client, now_us);
@@ -142,8 +143,12 @@ void demo_player_frame(demo_player *p, uint64_t now_us, uint16_t msec, int may_f
     p->guessing = st.extrapolated != extrapolated;
     p->input(p->input_ctx, &p->client, zl_client_slot(&p->client), now_us, msec, may_fire, &cmd);
     zl_events_init(&ev, store, FPS_MAX_EVENTS_PER_COMMAND);
-    if (zl_client_command(&p->client, &cmd, &ev) == ZL_OK)
-        witness(p, &ev, now_us);
+    rc = zl_client_command(&p->client, &cmd, &ev);
+    p->commands_refused += (uint32_t)(rc == ZL_ERR_FULL);
+    if (rc != ZL_OK)
+        return;
+    p->commands_made++;
+    witness(p, &ev, now_us);
 }
 
 void demo_player_net(demo_player *p, uint64_t now_us, demo_rec_net *r)
@@ -186,9 +191,18 @@ void demo_player_net(demo_player *p, uint64_t now_us, demo_rec_net *r)
     r->opened = st.seal.opened;
     r->forged = st.seal.forged;
     r->replayed = st.seal.replayed;
-    if (p->cond)
-        r->cond_lost = zl_conditioner_get_stats(p->cond, ZL_CONDITIONER_SEND)->dropped_loss +
-                       zl_conditioner_get_stats(p->cond, ZL_CONDITIONER_RECEIVE)->dropped_loss;
+    r->commands_made = p->commands_made;
+    r->commands_refused = p->commands_refused;
+    if (p->cond) {
+        const zl_conditioner_stats *out = zl_conditioner_get_stats(p->cond, ZL_CONDITIONER_SEND);
+        const zl_conditioner_stats *in = zl_conditioner_get_stats(p->cond, ZL_CONDITIONER_RECEIVE);
+        r->cond_lost = out->dropped_loss + in->dropped_loss;
+        r->cond_burst_lost = out->dropped_burst + in->dropped_burst;
+        r->cond_bursts = out->bursts + in->bursts;
+        r->cond_spiked = out->spiked + in->spiked;
+        /* One spike freezes both ways: count it once. */
+        r->cond_spikes = out->spikes > in->spikes ? out->spikes : in->spikes;
+    }
 }
 
 void demo_player_leave(demo_player *p, uint64_t now_us)

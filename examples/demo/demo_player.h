@@ -39,6 +39,7 @@ typedef struct demo_player {
     const zl_conditioner *cond; /* its link's impairment, for the net graph */
     demo_sink sink;
     uint32_t shots, hits_seen, rockets;
+    uint32_t commands_made, commands_refused; /* by zl_client_command */
     uint32_t last_hit_ms;   /* when one of its shots last met someone drawn */
     /* Mispredictions by what the client could not know: while its player
      * was dead (the server counts the respawn down) and damage taken. */

@@ -52,7 +52,17 @@ typedef struct demo_rec_slot {
     uint32_t commands_lost, hits, depth_us;
     uint32_t moves; /* its address changed (NAT rebinding) */
     uint32_t refused[DEMO_CLIENT_DROPS];
+    /* The input buffer (zl_cmdbuf_stats): commands received (copies
+     * included), run, shed (dropped_ahead: arrived while the client was
+     * ahead of real time, e.g. the backlog after a stall), dropped on
+     * overflow, and run late on kept credit after a stall (caught up):
+     * DEMO_NOT_COUNTED while the core does not count those. */
+    uint32_t commands_received, commands_run, commands_shed, commands_overflow;
+    uint32_t commands_caught_up;
 } demo_rec_slot;
+
+/* A figure the core does not count (shown as "-"). */
+#define DEMO_NOT_COUNTED 0xFFFFFFFFu
 
 /* A hitscan shot as the server resolved it. Boxes are unions of the
  * target's hitboxes: rewound as the shooter's command claims it drew the
@@ -104,6 +114,12 @@ typedef struct demo_rec_net {
     zl_fx prediction_error; /* drawn minus predicted position, units */
     uint32_t shots, hits_seen, rockets, extrapolated, undecodable;
     uint32_t cond_lost; /* datagrams the conditioner dropped, both ways */
+    /* Both ways: datagrams lost in loss bursts, bursts begun, datagrams a
+     * lag spike held; and lag spikes (each freezes both ways at once). */
+    uint32_t cond_burst_lost, cond_bursts, cond_spiked, cond_spikes;
+    uint32_t commands_made;    /* zl_client_command took them */
+    uint32_t commands_refused; /* ... refused them: prediction full, so the
+                                  player's input never left */
     uint32_t events_heard; /* snapshot events played (others' shots, hits...) */
     uint32_t event_bytes;  /* of the snapshots' events sections received */
     uint32_t kills_heard;  /* kill feed messages received */

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "demo_options.h"
 #include "demo_report.h"
 
 static double pct(uint32_t part, uint32_t whole)
@@ -53,6 +54,29 @@ static uint32_t tag_bytes_per_s(const demo_bot_view *b)
     return (uint32_t)((uint64_t)packets * ZL_PACKET_TAG_SIZE * 1000u / ms);
 }
 
+/* A count, or "-" for one the core does not count (DEMO_NOT_COUNTED);
+ * a few results can be alive at once. */
+static const char *count(uint32_t v)
+{
+    static char ring[8][12];
+    static unsigned next;
+    char *out = ring[next++ % 8u];
+    if (v == DEMO_NOT_COUNTED)
+        return "-";
+    sprintf(out, "%lu", (unsigned long)v);
+    return out;
+}
+
+/* The net graph's commands column: lost/shed/overflow/caught up, as the
+ * server's input buffer counts them for the client. */
+static const char *commands_column(const demo_rec_slot *s)
+{
+    static char text[48];
+    sprintf(text, "%s/%s/%s/%s", count(s->commands_lost), count(s->commands_shed),
+            count(s->commands_overflow), count(s->commands_caught_up));
+    return text;
+}
+
 void demo_report_graph(FILE *f, const demo_match *m, uint32_t now_ms, int in_place, int *lines)
 {
     uint32_t i, elapsed = now_ms - m->start_ms, connected = 0, bar;
@@ -69,9 +93,10 @@ void demo_report_graph(FILE *f, const demo_match *m, uint32_t now_ms, int in_pla
             in_place ? "\r\033[K" : "", progress, fixed(elapsed / 1000.0, 5, 1),
             (unsigned long)m->setup.duration_s, (unsigned long)connected,
             (unsigned long)m->setup.bots, (unsigned long)m->port);
-    fprintf(f, "%s%-7s %4s %6s %13s %6s %7s %7s %8s %5s %8s %6s %11s %7s\n",
+    fprintf(f, "%s%-7s %4s %6s %13s %6s %7s %7s %8s %5s %8s %15s %6s %11s %7s\n",
             in_place ? "\033[K" : "", "client", "slot", "ping", "loss in/out", "choke", "in B/s",
-            "out B/s", "tags B/s", "lerp", "mispred", "shots", "hits c/s", "refused");
+            "out B/s", "tags B/s", "lerp", "mispred", "cmds l/s/o/c", "shots", "hits c/s",
+            "refused");
     for (i = 0; i < m->setup.bots; i++) {
         const demo_bot_view *b = &m->bot[i];
         const demo_rec_net *n = &b->net;
@@ -80,14 +105,14 @@ void demo_report_graph(FILE *f, const demo_match *m, uint32_t now_ms, int in_pla
             fprintf(f, "%s\n", b->running ? "connecting..." : "ended before it connected");
             continue;
         }
-        fprintf(f, "%4ld %4lums %s%%/%s%% %6lu %7lu %7lu %8lu %3lums %8lu %6lu %5lu/%-5lu "
+        fprintf(f, "%4ld %4lums %s%%/%s%% %6lu %7lu %7lu %8lu %3lums %8lu %15s %6lu %5lu/%-5lu "
                    "%3lu/%-3lu%s\n",
                 (long)b->slot, (unsigned long)(n->rtt_us / 1000u),
                 fixed(q16_pct(n->loss_in_q16), 5, 1), fixed(q16_pct(n->loss_out_q16), 5, 1),
                 (unsigned long)b->server.choked, (unsigned long)n->bytes_in,
                 (unsigned long)n->bytes_out, (unsigned long)tag_bytes_per_s(b),
                 (unsigned long)(n->interp_us / 1000u), (unsigned long)n->mispredicted,
-                (unsigned long)n->shots, (unsigned long)n->hits_seen,
+                commands_column(&b->server), (unsigned long)n->shots, (unsigned long)n->hits_seen,
                 (unsigned long)b->server.hits, (unsigned long)n->forged,
                 (unsigned long)n->replayed, b->running ? "" : "  (ended)");
     }
@@ -140,6 +165,7 @@ typedef struct totals {
     uint32_t draws, extrapolated;
     uint32_t events, event_bytes, kills, message_bytes;
     uint32_t moves, refused[DEMO_CLIENT_DROPS];
+    uint32_t cond_lost, cond_burst_lost, cond_bursts, cond_spiked, cond_spikes;
 } totals;
 
 static void print_bot(FILE *f, const demo_match *m, uint32_t i, totals *t)
@@ -188,8 +214,68 @@ static void print_bot(FILE *f, const demo_match *m, uint32_t i, totals *t)
     t->kills += n->kills_heard;
     t->message_bytes += n->message_bytes;
     t->moves += b->server.moves;
+    t->cond_lost += n->cond_lost;
+    t->cond_burst_lost += n->cond_burst_lost;
+    t->cond_bursts += n->cond_bursts;
+    t->cond_spiked += n->cond_spiked;
+    t->cond_spikes += n->cond_spikes;
     for (k = 0; k < DEMO_CLIENT_DROPS; k++)
         t->refused[k] += b->server.refused[k];
+}
+
+/* Every command of every client: made, refused, and what the server's
+ * input buffer did with it. */
+static void print_commands(FILE *f, const demo_match *m)
+{
+    uint32_t i, made = 0, refused = 0, received = 0, run = 0, lost = 0, shed = 0, overflow = 0;
+    uint32_t caught = 0;
+    fprintf(f, "Commands: made by each client (refused: its prediction was full, the input "
+               "never left), then the server's input buffer: received (repeated copies "
+               "included), run, lost (never received), shed (arrived while ahead of real time: "
+               "a backlog after a stall), dropped on overflow, and caught up (run late on time "
+               "kept through a stall; - where the core does not count it).\n");
+    fprintf(f, "%-7s %8s %8s %9s %8s %6s %6s %8s %9s\n", "client", "made", "refused", "received",
+            "run", "lost", "shed", "overflow", "caught up");
+    for (i = 0; i < m->setup.bots; i++) {
+        const demo_bot_view *b = &m->bot[i];
+        const demo_rec_slot *s = &b->server;
+        if (b->slot < 0)
+            continue;
+        fprintf(f, "%-7s %8lu %8lu %9lu %8lu %6lu %6lu %8lu %9s\n", bot_name(i),
+                (unsigned long)b->net.commands_made, (unsigned long)b->net.commands_refused,
+                (unsigned long)s->commands_received, (unsigned long)s->commands_run,
+                (unsigned long)s->commands_lost, (unsigned long)s->commands_shed,
+                (unsigned long)s->commands_overflow, count(s->commands_caught_up));
+        made += b->net.commands_made;
+        refused += b->net.commands_refused;
+        received += s->commands_received;
+        run += s->commands_run;
+        lost += s->commands_lost;
+        shed += s->commands_shed;
+        overflow += s->commands_overflow;
+        caught = s->commands_caught_up == DEMO_NOT_COUNTED || caught == DEMO_NOT_COUNTED
+                     ? DEMO_NOT_COUNTED
+                     : caught + s->commands_caught_up;
+    }
+    fprintf(f, "%-7s %8lu %8lu %9lu %8lu %6lu %6lu %8lu %9s\n\n", "overall", (unsigned long)made,
+            (unsigned long)refused, (unsigned long)received, (unsigned long)run,
+            (unsigned long)lost, (unsigned long)shed, (unsigned long)overflow, count(caught));
+}
+
+/* What the conditioners did, all bots, both ways: the proof the link was
+ * as bad as the header says. */
+static void print_link(FILE *f, const demo_setup *s, const totals *t)
+{
+    fprintf(f, "Link conditioner (all bots, both ways): %lu datagrams lost at random",
+            (unsigned long)t->cond_lost);
+    if (s->fakeburst || t->cond_bursts)
+        fprintf(f, "; %lu lost in %lu bursts (mean %s datagrams)",
+                (unsigned long)t->cond_burst_lost, (unsigned long)t->cond_bursts,
+                fixed(t->cond_bursts ? (double)t->cond_burst_lost / t->cond_bursts : 0.0, 0, 1));
+    if (s->fakespike_ms || t->cond_spikes)
+        fprintf(f, "; %lu held by %lu lag spikes and delivered at their end",
+                (unsigned long)t->cond_spiked, (unsigned long)t->cond_spikes);
+    fprintf(f, ".\n");
 }
 
 static void print_shots(FILE *f, const demo_tally *t)
@@ -213,8 +299,8 @@ static void print_shots(FILE *f, const demo_tally *t)
         {t->shooter_dead, "shots were never fired on the server: the shooter was already dead "
                           "there, killed before its client heard of it (damage is not "
                           "predicted)."},
-        {t->unjudged, "shots have no verdict: their commands never reached the server (sent "
-                      "as the match ended)."},
+        {t->unjudged, "shots have no verdict: their commands never ran on the server (lost "
+                      "or shed on a bad link, see Commands, or sent as the match ended)."},
         {t->other_shot, "disagreements came from a different shot: the server ran the command "
                         "from another position or aim than the client predicted."},
         {t->guessed, "disagreements were shot at a target drawn by extrapolation (its "
@@ -274,6 +360,21 @@ void demo_refusals_format(const uint32_t refused[DEMO_CLIENT_DROPS], char *out, 
     format_counts(refusal_names, refused, DEMO_CLIENT_DROPS, out, cap);
 }
 
+const char *demo_report_stalls(uint32_t fakeburst, uint32_t fakespike_ms)
+{
+    static char text[128];
+    size_t n = 0;
+    text[0] = '\0';
+    if (fakeburst)
+        n += (size_t)sprintf(text, ", loss bursts of %lu datagrams about every %lu s each way",
+                             (unsigned long)fakeburst,
+                             (unsigned long)(DEMO_BURST_EVERY_MS / 1000u));
+    if (fakespike_ms)
+        sprintf(text + n, ", a %lu ms lag spike every %lu s", (unsigned long)fakespike_ms,
+                (unsigned long)(DEMO_SPIKE_EVERY_MS / 1000u));
+    return text;
+}
+
 void demo_report_final(FILE *f, const demo_match *m, const char *hits_svg,
                        const char *timeline_svg, const char *log_dir)
 {
@@ -284,12 +385,12 @@ void demo_report_final(FILE *f, const demo_match *m, const char *hits_svg,
     uint32_t i;
     memset(&t, 0, sizeof t);
     fprintf(f, "\n== zerolag demo: %lu bots, %lu s, %lu ticks/s, %lu snapshots/s, link "
-               "conditioner %lu ms round trip, +/-%lu ms jitter and %s%% loss each way, lag "
+               "conditioner %lu ms round trip, +/-%lu ms jitter and %s%% loss each way%s, lag "
                "compensation %s, %s ==\n\n",
             (unsigned long)s->bots, (unsigned long)s->duration_s, (unsigned long)s->tickrate,
             (unsigned long)s->updaterate, (unsigned long)s->fakelag_ms,
             (unsigned long)s->fakejitter_ms, fixed(s->fakeloss_ppm / 10000.0, 0, 1),
-            s->lagcomp ? "on" : "off",
+            demo_report_stalls(s->fakeburst, s->fakespike_ms), s->lagcomp ? "on" : "off",
             s->sealed ? "connect tokens and sealed packets" : "plain packets");
     if (m->interrupted)
         fprintf(f, "Stopped by Ctrl-C after %s s: every program said goodbye.\n\n",
@@ -314,6 +415,8 @@ void demo_report_final(FILE *f, const demo_match *m, const char *hits_svg,
                "share of due snapshots the rate held back; lerp is the interpolation delay in "
                "use, behind how far the render time trails the newest snapshot, extrap the "
                "share of entity draws extrapolated)\n\n");
+    print_commands(f, m);
+    print_link(f, s, &t);
     print_shots(f, &all);
     fprintf(f, "Events and messages: the clients played %lu events from the snapshots (others' "
                "shots, footsteps, hits; %lu bytes of events sections in all, %s bytes an event) "

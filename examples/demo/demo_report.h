@@ -24,6 +24,11 @@ void demo_drops_format(const uint32_t dropped[ZL_SERVER_DROP_COUNT], char *out, 
  * (demo_rec_slot.refused), by demo_refusal_names. */
 void demo_refusals_format(const uint32_t refused[DEMO_CLIENT_DROPS], char *out, size_t cap);
 
+/* The words for --fakeburst and --fakespike (", loss bursts of N datagrams
+ * about every 2 s each way, a M ms lag spike every 5 s"), "" for neither;
+ * a static buffer, valid until the next call. */
+const char *demo_report_stalls(uint32_t fakeburst, uint32_t fakespike_ms);
+
 /* Prints the final report; the file names are mentioned as given (NULL:
  * that picture failed; log_dir NULL: there are no logs). */
 void demo_report_final(FILE *f, const demo_match *m, const char *hits_svg,

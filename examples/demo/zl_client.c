@@ -47,7 +47,7 @@ static int start(void)
         fprintf(stderr, "zl_client: no random bytes from the system\n");
         return -1;
     }
-    rc = demo_net_open(&net, &bind_addr, &opt, seed);
+    rc = demo_net_open(&net, &bind_addr, &opt, 0, seed);
     if (rc != ZL_OK) {
         fprintf(stderr, "zl_client: cannot open a UDP socket: %s\n", zl_strerror(rc));
         return -1;
@@ -156,8 +156,8 @@ static void finish(void)
     if (!opt.bot)
         demo_view_close(&view);
     demo_player_leave(&player, now);
-    /* The goodbye waits in the conditioner for the fake lag. */
-    demo_net_flush(&net, opt.fakelag_ms * 500u + opt.fakejitter_ms * 1000u + 50000u);
+    /* The goodbye waits in the conditioner for the fake lag (and a spike). */
+    demo_net_flush(&net, demo_net_hold_us(&opt));
     demo_net_close(&net);
     fprintf(text,
             "zl_client: %s; ping %lu ms, %lu mispredicted of %lu reconciled (%lu on death or respawn, "

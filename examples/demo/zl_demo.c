@@ -253,6 +253,8 @@ static int start_bot(int i)
     arg_number(&a, "--fakejitter", opt.fakejitter_ms);
     arg(&a, "--fakeloss");
     arg(&a, "%g", opt.fakeloss_ppm / 10000.0);
+    arg_number(&a, "--fakeburst", opt.fakeburst);
+    arg_number(&a, "--fakespike", opt.fakespike_ms);
     arg(&a, "--machine");
     snprintf(log, sizeof log, "%s/bot-%d.log", opt.out, i + 1);
     if (spawn(&bot[i], &a, log) != 0)
@@ -332,14 +334,17 @@ int main(int argc, char **argv)
     setup.fakelag_ms = opt.fakelag_ms;
     setup.fakejitter_ms = opt.fakejitter_ms;
     setup.fakeloss_ppm = opt.fakeloss_ppm;
+    setup.fakeburst = opt.fakeburst;
+    setup.fakespike_ms = opt.fakespike_ms;
     setup.lagcomp = !opt.nolagcomp;
     setup.sealed = !opt.plain;
     demo_match_init(&match, &setup, now_ms());
     printf("zerolag demo: a server and %lu bots, each its own process, over UDP on 127.0.0.1;\n"
            "every bot's link goes through the link conditioner: %lu ms round trip, +/-%lu ms "
-           "jitter, %.1f%% loss each way.\n",
+           "jitter, %.1f%% loss each way%s.\n",
            (unsigned long)opt.bots, (unsigned long)opt.fakelag_ms,
-           (unsigned long)opt.fakejitter_ms, opt.fakeloss_ppm / 10000.0);
+           (unsigned long)opt.fakejitter_ms, opt.fakeloss_ppm / 10000.0,
+           demo_report_stalls(opt.fakeburst, opt.fakespike_ms));
     if (start_server() != 0) {
         fprintf(stderr, "zl_demo: the server did not start; see %s/server.log\n", opt.out);
         if (server.pid > 0)

@@ -141,7 +141,7 @@ static int start(void)
         fprintf(stderr, "zl_server: no random bytes from the system\n");
         return -1;
     }
-    rc = demo_net_open(&net, &bind_addr, &opt, seed);
+    rc = demo_net_open(&net, &bind_addr, &opt, 1, seed);
     if (rc != ZL_OK || zl_port_local_addr(&net.port, &local) != ZL_OK) {
         fprintf(stderr, "zl_server: cannot listen on %s port %lu: %s\n", opt.address,
                 (unsigned long)opt.port, zl_strerror(rc));
@@ -183,6 +183,7 @@ static int start(void)
     if (opt.fakelag_ms || opt.fakejitter_ms || opt.fakeloss_ppm)
         fprintf(text, ", fake lag %lu ms +/- %lu ms, loss %.1f%%", (unsigned long)opt.fakelag_ms,
                 (unsigned long)opt.fakejitter_ms, opt.fakeloss_ppm / 10000.0);
+    fprintf(text, "%s", demo_report_stalls(opt.fakeburst, opt.fakespike_ms));
     fprintf(text, "; receive buffer %d bytes\n", zl_port_receive_buffer(&net.port));
     fflush(text);
     {
@@ -244,8 +245,8 @@ static void stop(void)
     uint64_t now = net.hal.now_us(net.hal.ctx);
     zl_server_shutdown(&server, now);
     take_notices();
-    /* The goodbyes wait in the conditioner for the fake lag. */
-    demo_net_flush(&net, opt.fakelag_ms * 500u + opt.fakejitter_ms * 1000u + 50000u);
+    /* The goodbyes wait in the conditioner for the fake lag (and a spike). */
+    demo_net_flush(&net, demo_net_hold_us(&opt));
     fprintf(text, "zl_server: stopped after %lu ticks; tick cost median %.1f us, 99%% %.1f us, "
                   "max %.1f us\n",
             (unsigned long)zl_server_tick(&server), demo_stopwatch_quantile(&cost, 500) / 1000.0,
