@@ -796,11 +796,14 @@ static void test_effects_once_across_replays(void)
 
 /* ---- The server stops answering: the ring fills, prediction stops ---- */
 
+/* The server falls silent at 500 ms, long enough for the ring to fill
+ * (8 ms commands) with 50 to spare, and speaks again 100 ms after. */
+#define RING_FULL_MS (500u + (ZL_PREDICT_COMMANDS + 50u) * 8u)
 static void silence_hook(sim *s)
 {
     if (s->t_ms == 500u)
         s->acking = 0;
-    if (s->t_ms == 3000u)
+    if (s->t_ms == RING_FULL_MS + 100u)
         s->acking = 1;
 }
 
@@ -813,7 +816,7 @@ static void test_ring_full_when_server_silent(void)
     S.input = random_input;
     S.snap_ms = 16;
     S.server_hook = silence_hook;
-    sim_run_until(&S, 2900);
+    sim_run_until(&S, RING_FULL_MS);
     st = zl_predict_get_stats(&S.pred);
     acked_at_full = zl_predict_acked(&S.pred);
     newest_at_full = zl_predict_newest(&S.pred);
@@ -823,7 +826,7 @@ static void test_ring_full_when_server_silent(void)
     ZL_CHECK_EQ(newest_at_full - acked_at_full, ZL_PREDICT_COMMANDS);
     ZL_CHECK(st->refused_full > 0);
     ZL_CHECK_EQ(st->refused_full, S.refused);
-    ZL_CHECK_EQ(st->predicted + st->refused_full, 2900u / 8u + 1u);
+    ZL_CHECK_EQ(st->predicted + st->refused_full, RING_FULL_MS / 8u + 1u);
     ZL_CHECK(zl_predict_state_after(&S.pred, acked_at_full) == NULL); /* slot reused */
     for (seq = acked_at_full + 1u; seq != newest_at_full + 1u; seq++) {
         const zl_usercmd *c = zl_predict_command_at(&S.pred, seq);
@@ -832,7 +835,7 @@ static void test_ring_full_when_server_silent(void)
     ZL_CHECK_EQ(kept_bad, 0);
     ZL_CHECK(S.server_last <= newest_at_full);
     /* Answers resume: prediction resumes, nothing was mispredicted. */
-    sim_run_until(&S, 4000);
+    sim_run_until(&S, RING_FULL_MS + 2100u);
     ZL_CHECK(zl_predict_newest(&S.pred) > newest_at_full);
     ZL_CHECK(zl_predict_unacked(&S.pred) < 20u);
     sim_drain(&S, 300);

@@ -77,10 +77,10 @@
 /* ---- Client-side prediction (zl_predict.h) ---- */
 
 /* Commands kept with their predicted results (a power of two). Prediction
- * stops, and says so, when this many are unacknowledged: 256 is 2 s at
- * 128 commands/s, a lag spike of a second and its round trip. */
+ * stops, and says so, when this many are unacknowledged: 512 is 4 s at
+ * 128 commands/s, a stall of two seconds and its round trip. */
 #ifndef ZL_PREDICT_COMMANDS
-#define ZL_PREDICT_COMMANDS 256
+#define ZL_PREDICT_COMMANDS 512
 #endif
 
 /* ---- Entity interpolation (zl_interp.h) ---- */
@@ -213,20 +213,20 @@
 /* ---- Commands up (zl_cmdstream.h) ---- */
 
 /* Most commands one packet can carry (the wire count field is sized from
- * it): 128 is 1 s at 128 commands/s. A client sends every command the
+ * it): 255 is 2 s at 125 commands/s. A client sends every command the
  * server has not received, up to a time (zl_client_config.cmd_backup_ms). */
 #ifndef ZL_CMDSTREAM_MAX_PER_PACKET
-#define ZL_CMDSTREAM_MAX_PER_PACKET 128
+#define ZL_CMDSTREAM_MAX_PER_PACKET 255
 #endif
-/* Commands one client's input buffer holds (a power of two). 128 is 2 s of
- * 16 ms commands: the backlog a stall of a second leaves, and more. */
+/* Commands one client's input buffer holds (a power of two). 256 is 2 s of
+ * 8 ms commands: the backlog the longest stall it pays for leaves. */
 #ifndef ZL_CMDBUF_CAPACITY
-#define ZL_CMDBUF_CAPACITY 128
+#define ZL_CMDBUF_CAPACITY 256
 #endif
 /* Defaults of zl_cmdbuf_settings (budget_ms, catchup_ticks, max_target_ms,
  * jitter_scale_q4, slack_ms, window_ms); their meaning is documented there. */
 #ifndef ZL_CMDBUF_BUDGET_MS
-#define ZL_CMDBUF_BUDGET_MS 1000
+#define ZL_CMDBUF_BUDGET_MS 2000
 #endif
 #ifndef ZL_CMDBUF_CATCHUP_TICKS
 #define ZL_CMDBUF_CATCHUP_TICKS 3

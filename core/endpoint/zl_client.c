@@ -23,7 +23,7 @@ void zl_client_config_default(zl_client_config *c)
     zl_client_settings_default(&c->settings);
     c->timeout_us = 5000000u;
     c->resend_us = 100000u;
-    c->cmd_backup_ms = 1000u;
+    c->cmd_backup_ms = 2000u;
     c->extrapolate_us = 250000u;
     zl_clock_settings_default(&c->timeline);
     zl_predict_settings_default(&c->predict);
@@ -382,30 +382,59 @@ static int unreceived_commands(const zl_client *c, zl_usercmd *run)
     return n;
 }
 
-/* A COMMANDS packet: the header and the unreceived commands, as many of
- * the newest as fit (in a packet of the largest size, the oldest go). */
+/* A COMMANDS payload in packet: the header and run[0 .. count-1]. Returns
+ * its bytes, or ZL_ERR_OVERFLOW when they do not fit one packet. */
+static int write_run(const zl_commands_header *head, const zl_usercmd *run, int count,
+                     uint8_t *packet)
+{
+    zl_bitwriter w;
+    zl_bitwriter_init(&w, packet + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD);
+    zl_commands_header_write(&w, head);
+    zl_cmdstream_write(&w, run, count);
+    return zl_bitwriter_finish(&w);
+}
+
+/* The payload with the longest prefix of run[0 .. n-1] that fits one
+ * packet (found by bisection: only a long backlog needs it); returns that
+ * count and sets *bytes. */
+static int write_fitting(const zl_commands_header *head, const zl_usercmd *run, int n,
+                         uint8_t *packet, int *bytes)
+{
+    int lo = 0, hi = n - 1;
+    *bytes = write_run(head, run, n, packet);
+    if (*bytes >= 0)
+        return n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo + 1) / 2;
+        if (write_run(head, run, mid, packet) >= 0)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    *bytes = write_run(head, run, lo, packet);
+    return lo;
+}
+
+/* A COMMANDS packet: the header and every command the server has not
+ * received, oldest first. A backlog too long for one packet (after a long
+ * loss burst) sends its oldest part; the rest follows once that arrived:
+ * a run must start where the server's commands end, or the ones between
+ * would count as lost. */
 static void send_commands(zl_client *c, uint64_t now_us)
 {
     uint8_t packet[ZL_MAX_PACKET];
     zl_usercmd run[ZL_CMDSTREAM_MAX_PER_PACKET];
     zl_commands_header head;
-    zl_bitwriter w;
-    int n = c->has_player ? unreceived_commands(c, run) : 0, skip = 0, bytes, len;
+    int n = c->has_player ? unreceived_commands(c, run) : 0, bytes, fit, len;
     head.need_full = c->rx.need_full;
     head.view_delay_us = zl_clock_delay(&c->clock);
-    do {
-        zl_bitwriter_init(&w, packet + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD);
-        zl_commands_header_write(&w, &head);
-        zl_cmdstream_write(&w, run + skip, n - skip);
-        bytes = zl_bitwriter_finish(&w);
-        skip += (n - skip + 3) / 4;
-    } while (bytes < 0 && skip < n);
+    fit = write_fitting(&head, run, n, packet, &bytes);
     if (bytes < 0)
         return;
     len = zl_conn_send(&c->conn, ZL_MSG_COMMANDS, packet, bytes, now_us);
-    if (len > 0 && n > 0) {
+    if (len > 0 && fit > 0) {
         uint16_t seq = (uint16_t)(zl_link_next_sequence(&c->conn.link) - 1u);
-        c->cmd_carried[seq & (ZL_LINK_SENT_CAPACITY - 1u)] = run[n - 1].sequence;
+        c->cmd_carried[seq & (ZL_LINK_SENT_CAPACITY - 1u)] = run[fit - 1].sequence;
     }
 }
 

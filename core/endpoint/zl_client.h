@@ -32,8 +32,8 @@ typedef struct zl_client_config {
     uint32_t resend_us;    /* handshake retry interval (100 ms) */
     uint32_t cmd_backup_ms; /* every packet carries each command the server
                                has not yet received, up to this much of
-                               the newest commands' time (1000: a loss
-                               burst or lag spike of a second loses no
+                               the newest commands' time (2000: a loss
+                               burst or lag spike of two seconds loses no
                                input), at most ZL_CMDSTREAM_MAX_PER_PACKET
                                commands; 1..60000 */
     uint32_t extrapolate_us; /* cl_extrapolate_amount (250000) */

@@ -193,27 +193,36 @@ int zl_cmdbuf_push(zl_cmdbuf *b, const zl_usercmd *cmds, int count, uint64_t now
     return kept;
 }
 
-/* End of a window: pause to raise a margin that fell below the target, or
- * shed the oldest (stalest) commands while the margin stays above target +
- * slack. */
+/* End of a window: pause to raise a margin that fell below the target,
+ * or, while the margin stays above target + slack, give back pauses still
+ * outstanding (the cushion they built runs, caught up) and then shed the
+ * oldest (stalest) commands. */
 static void end_window(zl_cmdbuf *b)
 {
     int32_t target = (int32_t)target_us(b);
-    int32_t limit = target + (int32_t)(b->set.slack_ms * 1000u);
-    if (b->set.max_target_ms > 0u && b->margin_us < target) {
+    int32_t slack = (int32_t)(b->set.slack_ms * 1000u);
+    int32_t limit = target + slack;
+    /* Starving by more than the target and twice the slack is a stall (a
+     * loss burst, a lag spike), not lateness: the credit pays for it, and a
+     * pause would take that owed time back. */
+    if (b->set.max_target_ms > 0u && b->margin_us < target &&
+        b->margin_us >= -target - 2 * slack) {
         /* Pauses do not stack past one target plus one command: a client
-         * that sends nothing for a while keeps a bounded debt. A margin
-         * far below zero is a stall, which the credit pays for: the pause
-         * covers lateness up to one target, not a stall's owed time. */
+         * that sends nothing for a while keeps a bounded debt. */
         int32_t floor = -target - (int32_t)(ZL_USERCMD_MSEC_MAX * 1000);
-        int32_t margin = b->margin_us > -target ? b->margin_us : -target;
-        int32_t credit = b->credit_us - (target - margin);
+        int32_t credit = b->credit_us - (target - b->margin_us);
         if (credit < floor)
             credit = floor;
         if (credit < b->credit_us) {
             b->stats.delay_added_us += (uint32_t)(b->credit_us - credit);
+            b->paused_us += b->credit_us - credit;
             b->credit_us = credit;
         }
+    } else if (b->margin_us > limit && b->paused_us > 0) {
+        int32_t give = b->margin_us - limit < b->paused_us ? b->margin_us - limit : b->paused_us;
+        b->credit_us += give;
+        b->paused_us -= give;
+        b->margin_us -= give;
     }
     while (!ZL_RING_EMPTY(&b->ring)) {
         int32_t m = (int32_t)msec_us(ZL_RING_AT(&b->ring, 0));

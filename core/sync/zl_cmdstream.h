@@ -97,13 +97,14 @@ int zl_cmdstream_read(zl_bitreader *r, const zl_schema_plan *plan, uint32_t newe
  *    client gets no added delay; a jittery or lossy one the least that
  *    kept it from starving in the last window plus the target, so it runs
  *    one command per tick and does not jitter on everyone's screen.
- *    A pause never exceeds twice the target: starving for longer (a stall)
- *    is what the credit is for, not the cushion, so a stall's owed time is
- *    not taken back. max_target_ms 0 turns the buffer
+ *    A window that starved by more than the target and twice slack_ms
+ *    saw a stall, not lateness: no pause, since starving through a stall
+ *    is what the credit is for, and a pause would take its owed time back. max_target_ms 0 turns the buffer
  *    off (late commands only catch up through the credit, as in Source).
  *  - Bounded delay. At the end of a window whose margin exceeded target +
- *    slack_ms on every tick, the oldest commands are dropped (counted in
- *    dropped_ahead) until it would not have. That sheds a speed hacker's
+ *    slack_ms on every tick, pauses still outstanding are given back first
+ *    (the cushion they built runs, as caught up); then the oldest commands
+ *    are dropped (counted in dropped_ahead) until it would not have. That sheds a speed hacker's
  *    excess, a fast client clock's drift, or the backlog a network stall
  *    leaves, without ever running them faster. The delay the buffer adds
  *    thus stays below max_target_ms + slack_ms plus what one window's
@@ -166,6 +167,7 @@ typedef struct zl_cmdbuf {
     uint32_t jitter_q4;      /* smoothed mean deviation, x 16 */
     uint32_t window_us;      /* time into the window */
     int32_t margin_us;       /* shallowest margin after a tick in it */
+    int32_t paused_us;       /* pauses inserted and not yet given back */
     zl_cmdbuf_stats stats;   /* counters; depth, jitter, target derived */
 } zl_cmdbuf;
 

@@ -54,15 +54,11 @@ typedef struct demo_rec_slot {
     uint32_t refused[DEMO_CLIENT_DROPS];
     /* The input buffer (zl_cmdbuf_stats): commands received (copies
      * included), run, shed (dropped_ahead: arrived while the client was
-     * ahead of real time, e.g. the backlog after a stall), dropped on
-     * overflow, and run late on kept credit after a stall (caught up):
-     * DEMO_NOT_COUNTED while the core does not count those. */
+     * ahead of real time), dropped on overflow, and run beyond their
+     * tick's time on credit kept through a stall (caught up). */
     uint32_t commands_received, commands_run, commands_shed, commands_overflow;
     uint32_t commands_caught_up;
 } demo_rec_slot;
-
-/* A figure the core does not count (shown as "-"). */
-#define DEMO_NOT_COUNTED 0xFFFFFFFFu
 
 /* A hitscan shot as the server resolved it. Boxes are unions of the
  * target's hitboxes: rewound as the shooter's command claims it drew the

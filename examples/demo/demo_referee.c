@@ -45,9 +45,7 @@ void demo_referee_slots(zl_server *s, int max_clients, uint64_t now_us, const de
         r.commands_run = st.commands.executed;
         r.commands_shed = st.commands.dropped_ahead;
         r.commands_overflow = st.commands.overflow;
-        /* zl_cmdbuf_stats counts no catch-up yet (issue 33 adds one): this
-         * slot takes it, st.commands.caught_up, once it does. */
-        r.commands_caught_up = DEMO_NOT_COUNTED;
+        r.commands_caught_up = st.commands.caught_up;
         demo_referee_refusals(&st, r.refused);
         demo_sink_put(sink, DEMO_REC_SLOT, &r);
     }

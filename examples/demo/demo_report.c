@@ -54,15 +54,12 @@ static uint32_t tag_bytes_per_s(const demo_bot_view *b)
     return (uint32_t)((uint64_t)packets * ZL_PACKET_TAG_SIZE * 1000u / ms);
 }
 
-/* A count, or "-" for one the core does not count (DEMO_NOT_COUNTED);
- * a few results can be alive at once. */
+/* A count as text; a few results can be alive at once. */
 static const char *count(uint32_t v)
 {
     static char ring[8][12];
     static unsigned next;
     char *out = ring[next++ % 8u];
-    if (v == DEMO_NOT_COUNTED)
-        return "-";
     sprintf(out, "%lu", (unsigned long)v);
     return out;
 }
@@ -231,9 +228,9 @@ static void print_commands(FILE *f, const demo_match *m)
     uint32_t caught = 0;
     fprintf(f, "Commands: made by each client (refused: its prediction was full, the input "
                "never left), then the server's input buffer: received (repeated copies "
-               "included), run, lost (never received), shed (arrived while ahead of real time: "
-               "a backlog after a stall), dropped on overflow, and caught up (run late on time "
-               "kept through a stall; - where the core does not count it).\n");
+               "included), run, lost (never received), shed (arrived while ahead of real "
+               "time: more than real time allowed), dropped on overflow, and caught up (run beyond "
+               "their tick's time on time kept through a stall).\n");
     fprintf(f, "%-7s %8s %8s %9s %8s %6s %6s %8s %9s\n", "client", "made", "refused", "received",
             "run", "lost", "shed", "overflow", "caught up");
     for (i = 0; i < m->setup.bots; i++) {
@@ -253,9 +250,7 @@ static void print_commands(FILE *f, const demo_match *m)
         lost += s->commands_lost;
         shed += s->commands_shed;
         overflow += s->commands_overflow;
-        caught = s->commands_caught_up == DEMO_NOT_COUNTED || caught == DEMO_NOT_COUNTED
-                     ? DEMO_NOT_COUNTED
-                     : caught + s->commands_caught_up;
+        caught += s->commands_caught_up;
     }
     fprintf(f, "%-7s %8lu %8lu %9lu %8lu %6lu %6lu %8lu %9s\n\n", "overall", (unsigned long)made,
             (unsigned long)refused, (unsigned long)received, (unsigned long)run,
