@@ -36,6 +36,7 @@
     X(soak)              \
     X(cheats)            \
     X(leave)             \
+    X(session)           \
     X(admission)         \
     X(slip)              \
     X(crypto)            \
