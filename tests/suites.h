@@ -37,6 +37,7 @@
     X(soak)              \
     X(cheats)            \
     X(leave)             \
+    X(session)           \
     X(admission)         \
     X(slip)              \
     X(crypto)            \

@@ -242,6 +242,7 @@ typedef union any_msg {
     zl_msg_disconnect disconnect;
     zl_msg_keepalive keepalive;
     zl_msg_settings settings;
+    zl_msg_control control;
 } any_msg;
 
 typedef struct codec {
@@ -439,6 +440,32 @@ static int zero_settings(const any_msg *m)
     return m->settings.nonce == 0 && settings_zero(&m->settings.settings);
 }
 
+static void rnd_control(zl_test_rng *rng, any_msg *m)
+{
+    m->control.nonce = rng_u64(rng);
+    m->control.kind = (uint8_t)rng_in(rng, 0, ZL_CONTROL_COUNT - 1);
+    m->control.match_id = zl_test_rng_u32(rng);
+    m->control.tick = zl_test_rng_u32(rng);
+}
+static int wr_control(void *b, size_t c, const any_msg *m)
+{
+    return zl_msg_write(ZL_MSG_CONTROL, b, c, &m->control);
+}
+static int rd_control(const void *p, size_t n, any_msg *o)
+{
+    return zl_msg_read(ZL_MSG_CONTROL, p, n, &o->control);
+}
+static int eq_control(const any_msg *a, const any_msg *b)
+{
+    return a->control.nonce == b->control.nonce && a->control.kind == b->control.kind &&
+           a->control.match_id == b->control.match_id && a->control.tick == b->control.tick;
+}
+static int zero_control(const any_msg *m)
+{
+    return m->control.nonce == 0 && m->control.kind == 0 && m->control.match_id == 0 &&
+           m->control.tick == 0;
+}
+
 /* Content bits counted field by field from the layout in zl_handshake.h. */
 static const codec codecs[] = {
     {"request", ZL_MSG_REQUEST, ZL_REQUEST_SIZE, 32 + 64 + 68, rnd_request, wr_request, rd_request,
@@ -456,6 +483,8 @@ static const codec codecs[] = {
      zero_keepalive},
     {"settings", ZL_MSG_SETTINGS, 17, 64 + 68, rnd_settings, wr_settings, rd_settings, eq_settings,
      zero_settings},
+    {"control", ZL_MSG_CONTROL, 17, 64 + 8 + 32 + 32, rnd_control, wr_control, rd_control,
+     eq_control, zero_control},
 };
 
 static void test_messages_round_trip(void)

@@ -1,7 +1,9 @@
 /* zl_client.c - the client's side of the protocol: the handshake, snapshots
  * into prediction and interpolation, and commands back at cmdrate. */
+#include <stddef.h>
 #include <string.h>
 
+#include "zl_bytes.h"
 #include "zl_client.h"
 
 /* The snapshot timeline: one sample per snapshot, holding only its tick.
@@ -29,12 +31,37 @@ void zl_client_config_default(zl_client_config *c)
     zl_predict_settings_default(&c->predict);
 }
 
+/* Clears the match: everything the client drew, predicted and heard of
+ * it. Every connect does, and a new match on the same connection. */
+static void start_match(zl_client *c)
+{
+    int i;
+    memset(&c->has_player, 0, sizeof *c - offsetof(zl_client, has_player));
+    zl_interp_reset(&c->timeline);
+    zl_clock_init(&c->clock, &c->config.timeline);
+    zl_snapshot_receiver_init(&c->rx);
+    zl_event_queue_init(&c->events);
+    for (i = 0; i < ZL_MAX_ENTITIES; i++)
+        zl_interp_reset(&c->history[i]);
+}
+
+/* Clears the session (a connection to `peer` for the attempt `nonce`, not
+ * started) and the match: a used client is then what zl_client_init made. */
+static void start_session(zl_client *c, const zl_addr *peer, uint64_t nonce)
+{
+    zl_sender out;
+    memset(&c->state, 0, offsetof(zl_client, has_player) - offsetof(zl_client, state));
+    out.ctx = c->hal.ctx;
+    out.send = c->hal.send;
+    zl_conn_init(&c->conn, &out, peer, nonce);
+    zl_reliable_init(&c->reliable);
+    start_match(c);
+}
+
 int zl_client_init_(zl_client *c, const zl_client_config *config, const zl_game *game,
                     const zl_platform *net, uint64_t nonce, uint32_t fingerprint, size_t size)
 {
-    zl_sender out;
     zl_addr nowhere;
-    int i;
     if (zl_config_check(fingerprint, size, sizeof *c) != ZL_OK)
         return ZL_ERR_CONFIG;
     ZL_ASSERT(c && config && game && net && net->send);
@@ -42,10 +69,8 @@ int zl_client_init_(zl_client *c, const zl_client_config *config, const zl_game 
     memset(c, 0, sizeof *c);
     c->config = *config;
     c->game = *game;
-    out.ctx = net->ctx;
-    out.send = net->send;
-    memset(&nowhere, 0, sizeof nowhere);
-    zl_conn_init(&c->conn, &out, &nowhere, nonce);
+    c->hal = *net;
+    c->nonce = nonce;
     c->config.predict.origin_field = game->player_origin_field;
     c->config.predict.origin_axes = game->origin_axes;
     c->config.predict.teleport_field = game->player_teleport_field;
@@ -73,13 +98,26 @@ int zl_client_init_(zl_client *c, const zl_client_config *config, const zl_game 
         c->layout.entity_plan = &c->plan[1];
     }
     zl_interp_config_init(&c->timeline_config, &timeline_schema);
-    zl_interp_reset(&c->timeline);
-    zl_clock_init(&c->clock, &c->config.timeline);
-    zl_snapshot_receiver_init(&c->rx);
-    zl_event_queue_init(&c->events);
-    for (i = 0; i < ZL_MAX_ENTITIES; i++)
-        zl_interp_reset(&c->history[i]);
+    memset(&nowhere, 0, sizeof nowhere);
+    start_session(c, &nowhere, nonce);
     return ZL_OK;
+}
+
+/* The nonce of a connection attempt after the first: fresh bytes from the
+ * HAL mixed with the last nonce through SplitMix64's finalizer, a
+ * bijection, so a random source that repeats itself (a test double) or
+ * fails still moves every client to a nonce it has not just used, and a
+ * good one stays as unpredictable as its bytes. */
+static uint64_t next_nonce(zl_client *c)
+{
+    uint8_t bytes[8];
+    uint64_t z = c->nonce;
+    if (c->hal.random && c->hal.random(c->hal.ctx, bytes, sizeof bytes) == ZL_OK)
+        z ^= zl_get_le(bytes, 8);
+    z += 0x9E3779B97F4A7C15u;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
 }
 
 /* What the handshake carries of a token: what the server opens it with. */
@@ -123,11 +161,18 @@ static void send_handshake(zl_client *c)
                                        sizeof packet - ZL_PACKET_HEADER_SIZE, &m));
 }
 
-/* Starts the handshake with `server`. */
-static void begin_connect(zl_client *c, const zl_addr *server, uint64_t now_us)
+/* Starts a fresh session and its handshake with `server` (token: NULL for
+ * a plain one). A connection still up says goodbye first, so its server
+ * frees the slot now rather than at its timeout. */
+static void begin_connect(zl_client *c, const zl_addr *server, const zl_connect_token *token,
+                          uint64_t now_us)
 {
-    zl_sender out = c->conn.out; /* zl_conn_init starts by clearing the conn */
-    zl_conn_init(&c->conn, &out, server, c->conn.nonce);
+    if (c->state == ZL_CLIENT_CONNECTED)
+        zl_conn_disconnect(&c->conn, ZL_DISCONNECT_QUIT, now_us);
+    if (c->connects++ > 0)
+        c->nonce = next_nonce(c);
+    start_session(c, server, c->nonce);
+    c->token = token;
     c->state = ZL_CLIENT_REQUESTING;
     c->last_heard_us = now_us;
     c->next_send_us = now_us + c->config.resend_us;
@@ -137,8 +182,7 @@ static void begin_connect(zl_client *c, const zl_addr *server, uint64_t now_us)
 void zl_client_connect(zl_client *c, const zl_addr *server, uint64_t now_us)
 {
     ZL_ASSERT(c && server);
-    c->token = NULL;
-    begin_connect(c, server, now_us);
+    begin_connect(c, server, NULL, now_us);
 }
 
 int zl_client_connect_token(zl_client *c, const zl_connect_token *token, uint64_t now_us)
@@ -146,8 +190,7 @@ int zl_client_connect_token(zl_client *c, const zl_connect_token *token, uint64_
     ZL_ASSERT(c && token);
     if (token->address_count < 1 || token->address_count > ZL_TOKEN_ADDRESSES)
         return ZL_ERR_INVALID;
-    c->token = token;
-    begin_connect(c, &token->addresses[0], now_us);
+    begin_connect(c, &token->addresses[0], token, now_us);
     return ZL_OK;
 }
 
@@ -160,7 +203,6 @@ static void on_accept(zl_client *c, const zl_msg_accept *a, uint64_t now_us)
     c->settings = a->settings;
     c->next_send_us = now_us;
     zl_conn_start_link(&c->conn, now_us);
-    zl_reliable_init(&c->reliable);
     /* We send with the client's key and open with the server's. */
     if (c->token)
         zl_conn_seal_with(&c->conn, c->token->client_key, c->token->server_key, NULL);
@@ -240,7 +282,10 @@ static void take_frame(zl_client *c, const zl_snapshot_frame *f, uint32_t execut
         c->newest_us = time_us;
     if (own) {
         if (!c->has_player) {
+            /* The first command follows the one the server names: 0 on a
+             * new connection, far past the old match's after a new one. */
             zl_predict_init(&c->predict, &c->game, &c->config.predict, own);
+            zl_predict_reset(&c->predict, executed, own);
             c->has_player = 1;
         } else {
             zl_predict_reconcile(&c->predict, executed, own, now_us);
@@ -264,7 +309,14 @@ static void take_frame(zl_client *c, const zl_snapshot_frame *f, uint32_t execut
 static void on_snapshot(zl_client *c, const uint8_t *payload, size_t len, uint64_t now_us)
 {
     const zl_snapshot_frame *f;
-    uint32_t executed;
+    uint32_t executed, tick;
+    /* A snapshot of the match we left, overtaken by the notice of the new
+     * one, is dropped before its events reach the queue. */
+    if (c->match_tick && (zl_snapshot_message_tick(payload, len, &tick) != ZL_OK ||
+                          (int32_t)(tick - c->match_tick) < 0)) {
+        c->left++;
+        return;
+    }
     if (zl_snapshot_message_read(&c->rx, &c->layout, c->slot, &c->events, c->game.event_schema,
                                  payload, len, &executed, &f) != ZL_OK) {
         c->undecodable++;
@@ -305,6 +357,23 @@ static void answer_path_challenge(zl_client *c, const uint8_t *payload, size_t l
                  now_us);
 }
 
+/* A CONTROL notice. A new match (its first tick newer than ours: repeats
+ * and overtaken copies are not) clears the old one's state once. */
+static void on_control(zl_client *c, const uint8_t *payload, size_t len)
+{
+    zl_msg_control m;
+    if (zl_msg_read(ZL_MSG_CONTROL, payload, len, &m) != ZL_OK || m.nonce != c->conn.nonce) {
+        c->bad_messages++;
+        return;
+    }
+    if (m.kind != ZL_CONTROL_MATCH || (int32_t)(m.tick - c->match_tick) <= 0)
+        return;
+    c->match_id = m.match_id;
+    c->match_tick = m.tick;
+    c->match_notice = 1;
+    start_match(c);
+}
+
 /* A datagram sealed for our connection. */
 static void on_linked(zl_client *c, const zl_conn_datagram *d, size_t len, uint64_t now_us)
 {
@@ -335,6 +404,8 @@ static void on_linked(zl_client *c, const zl_conn_datagram *d, size_t len, uint6
         c->disconnect_reason = m.reason;
     } else if (h->type == ZL_MSG_PATH_CHALLENGE) {
         answer_path_challenge(c, payload, payload_len, now_us);
+    } else if (h->type == ZL_MSG_CONTROL) {
+        on_control(c, payload, payload_len);
     } else if (h->type != ZL_MSG_KEEPALIVE) {
         c->bad_messages++;
     }
@@ -610,6 +681,28 @@ void zl_client_disconnect(zl_client *c, uint64_t now_us)
     c->disconnect_reason = ZL_DISCONNECT_QUIT;
 }
 
+int zl_client_reason(const zl_client *c)
+{
+    ZL_ASSERT(c);
+    if (c->state == ZL_CLIENT_DENIED)
+        return c->deny_reason;
+    if (c->state == ZL_CLIENT_DISCONNECTED)
+        return c->disconnect_reason;
+    return c->state == ZL_CLIENT_TIMED_OUT ? ZL_DISCONNECT_TIMEOUT : -1;
+}
+
+int zl_client_next_notice(zl_client *c, zl_client_notice *out)
+{
+    ZL_ASSERT(c && out);
+    if (!c->match_notice)
+        return 0;
+    c->match_notice = 0;
+    out->kind = ZL_CLIENT_NOTICE_MATCH;
+    out->match_id = c->match_id;
+    out->tick = c->match_tick;
+    return 1;
+}
+
 int zl_client_state(const zl_client *c)
 {
     return c->state;
@@ -630,6 +723,7 @@ void zl_client_get_stats(zl_client *c, uint64_t now_us, zl_client_stats *out)
     zl_clock_get_stats(&c->clock, &out->clock);
     out->snapshots = c->snapshots;
     out->snapshots_undecodable = c->undecodable;
+    out->snapshots_left = c->left;
     out->last_snapshot_bytes = c->last_snapshot_bytes;
     out->interp_us = zl_clock_delay(&c->clock);
     out->interp_floor_us = zl_client_settings_interp_us(&c->settings);

@@ -28,7 +28,12 @@ enum {
 /* How a client runs. Fill with zl_client_config_default, then change. */
 typedef struct zl_client_config {
     zl_client_settings settings; /* asked for; the server clamps them */
-    uint32_t timeout_us;   /* silence that ends a connection (5 s) */
+    uint32_t timeout_us;   /* silence of the server that ends a
+                              connection, or a handshake, as TIMED_OUT
+                              (5 s): how soon the game learns of a dead
+                              server, at the first zl_client_update after
+                              it; keep it above the server's longest
+                              pause (a stall, a map load) */
     uint32_t resend_us;    /* handshake retry interval (100 ms) */
     uint32_t cmd_backup_ms; /* every packet carries each command the server
                                has not yet received, up to this much of
@@ -52,6 +57,8 @@ typedef struct zl_client_stats {
     zl_clock_stats clock;      /* the render timeline */
     uint32_t snapshots;        /* decoded */
     uint32_t snapshots_undecodable; /* base frame missing, old or malformed */
+    uint32_t snapshots_left;   /* of a match the client has left, overtaken
+                                  by the notice of the new one: dropped */
     uint32_t last_snapshot_bytes;
     uint32_t interp_us;        /* the lerp in use (the adaptive delay) */
     uint32_t interp_floor_us;  /* Source's max(cl_interp, ratio / updaterate) */
@@ -65,14 +72,27 @@ typedef struct zl_client_stats {
     zl_seal_stats seal;        /* sealed packets both ways and what failed */
 } zl_client_stats;
 
-/* A client. Caller-owned (static storage); every field is private. */
+/* A client. Caller-owned (static storage); every field is private. Three
+ * lifetimes, in this order: what zl_client_init sets once; from `state` on,
+ * the session, cleared whole by every connect (zl_client.c, start_session);
+ * from `has_player` on, the match, cleared whole by every connect and by a
+ * new match on the same connection (start_match). A new field goes into
+ * the part whose lifetime it has. */
 typedef struct zl_client {
     zl_client_config config;
     zl_game game;
+    zl_platform hal;             /* send, and random for later nonces */
+    uint64_t nonce;              /* the last connection attempt's */
+    uint32_t connects;           /* connection attempts started */
+    zl_schema_plan plan[2];            /* players, entities: prepared once */
+    zl_interp_config interp_config[2]; /* players, entities */
+    zl_interp_config timeline_config;
+    zl_snapshot_layout layout;
+    /* ---- the session ---- */
     uint8_t state;
     uint8_t deny_reason;       /* ZL_DENY_* once DENIED */
     uint8_t disconnect_reason; /* ZL_DISCONNECT_* once DISCONNECTED */
-    uint8_t has_player;        /* a first snapshot arrived */
+    uint8_t match_notice;      /* 1: a new match the game has not taken */
     zl_conn conn;              /* the server's address, our nonce, the link */
     zl_reliable reliable;      /* messages both ways */
     const zl_connect_token *token; /* the caller's, while connecting with one */
@@ -89,16 +109,17 @@ typedef struct zl_client {
     uint32_t cmd_received;
     uint32_t cmd_carried[ZL_LINK_SENT_CAPACITY];
     uint64_t last_heard_us;
-    uint32_t snapshots, undecodable, last_snapshot_bytes, bad_messages;
+    uint32_t snapshots, undecodable, left, last_snapshot_bytes, bad_messages;
     uint32_t draws, extrapolated;
+    uint32_t match_id;           /* the match the server plays (CONTROL) */
+    uint32_t match_tick;         /* its first tick: older snapshots are the
+                                    old match's (0: the connection's first) */
+    /* ---- the match ---- */
+    uint8_t has_player;          /* a first snapshot arrived */
     uint64_t newest_us;          /* server time of the newest snapshot */
     uint64_t render_us;          /* the last frame's render time */
-    zl_schema_plan plan[2];            /* players, entities: prepared once */
-    zl_interp_config interp_config[2]; /* players, entities */
     zl_interp_pick pick;         /* what the last frame drew, for commands */
-    zl_interp_config timeline_config;
     zl_interp_history timeline;  /* snapshot ticks: the pair commands report */
-    zl_snapshot_layout layout;
     zl_clock clock;
     zl_predict predict;
     zl_snapshot_receiver rx;
@@ -109,9 +130,11 @@ typedef struct zl_client {
 } zl_client;
 
 /* Starts an idle client. game: the same rules as the server's (copied; only
- * run_command, the schemas and the field indices are used). net: only send
- * is used (copied). nonce: 8 fresh bytes from the HAL's random(), as a
- * number: it names this connection attempt. Returns ZL_OK, or
+ * run_command, the schemas and the field indices are used). net: send, and
+ * random for the nonce of each later connection (copied; random may be
+ * NULL, see zl_client_connect). nonce: 8 fresh bytes from the HAL's
+ * random(), as a number: it names the first connection attempt. Returns
+ * ZL_OK, or
  * ZL_ERR_CONFIG without touching c when the caller was compiled with
  * another configuration than the library (zl_version.h). */
 #define zl_client_init(c, config, game, net, nonce)                                    \
@@ -123,7 +146,16 @@ int zl_client_init_(zl_client *c, const zl_client_config *config, const zl_game 
 
 /* Starts connecting to a plain server (ZL_SECURITY_PLAIN) at now_us: sends
  * the first REQUEST. Nothing the client sends or receives is protected
- * beyond a CRC. */
+ * beyond a CRC.
+ * Any client may connect again, in any state, to the same server or
+ * another: each connect starts a fresh session, as from zl_client_init
+ * (state, connection, link, keys, reliable messages, snapshots,
+ * prediction, clock, interpolation, events and counters; the config and
+ * game stay). A connected client first says goodbye (QUIT), so its old
+ * slot is freed at once. Every attempt after the first takes a new nonce:
+ * 8 bytes from the HAL's random(), mixed with the last nonce so that even
+ * a random source that repeats itself (or none) never gives one client the
+ * same nonce twice in a row. */
 void zl_client_connect(zl_client *c, const zl_addr *server, uint64_t now_us);
 
 /* Starts connecting with a connect token from the game's backend
@@ -131,8 +163,9 @@ void zl_client_connect(zl_client *c, const zl_addr *server, uint64_t now_us);
  * the handshake, and once connected every packet both ways is sealed with
  * its session keys (copied into the connection then). The token is the
  * caller's and is read until the client is connected or gives up (DENIED,
- * TIMED_OUT): keep it until then, and wipe it after. Returns ZL_OK, or
- * ZL_ERR_INVALID for a token naming no address. */
+ * TIMED_OUT): keep it until then, and wipe it after. A fresh session, as
+ * zl_client_connect. Returns ZL_OK, or ZL_ERR_INVALID for a token naming
+ * no address (nothing changes). */
 int zl_client_connect_token(zl_client *c, const zl_connect_token *token, uint64_t now_us);
 
 /* Takes one datagram from `from`; anything not from the server or not
@@ -203,6 +236,32 @@ void zl_client_set_settings(zl_client *c, const zl_client_settings *s, uint64_t 
 
 /* Ends the connection, telling the server. */
 void zl_client_disconnect(zl_client *c, uint64_t now_us);
+
+/* Why the client stopped: ZL_DENY_* when DENIED; ZL_DISCONNECT_* when
+ * DISCONNECTED (the server's reason: SHUTDOWN, MATCH_OVER, KICKED, ...;
+ * QUIT when zl_client_disconnect ended it); ZL_DISCONNECT_TIMEOUT when
+ * TIMED_OUT (the server silent for config.timeout_us); -1 otherwise. */
+int zl_client_reason(const zl_client *c);
+
+/* Something the game acts on, taken once (as zl_server_next_notice). */
+enum {
+    /* The server started a new match on this connection
+     * (zl_server_change_match: a map change or a restart). The client has
+     * already dropped everything of the old match (snapshots, prediction,
+     * clock, interpolation, queued events) and keeps its slot; the game
+     * loads match_id's map and resets its own state of the old one. The
+     * new match's first snapshot follows within a round trip. */
+    ZL_CLIENT_NOTICE_MATCH = 1
+};
+typedef struct zl_client_notice {
+    uint8_t kind;      /* ZL_CLIENT_NOTICE_* */
+    uint32_t match_id; /* MATCH: the server application's name for it */
+    uint32_t tick;     /* MATCH: its first server tick */
+} zl_client_notice;
+
+/* Takes the unread notice into *out: 1, or 0 when none. Only the newest
+ * is kept: two new matches between two calls give the second. */
+int zl_client_next_notice(zl_client *c, zl_client_notice *out);
 
 /* The state (ZL_CLIENT_*), the slot (valid when connected) and the net
  * graph at now_us. */

@@ -97,6 +97,85 @@ void zl_server_shutdown(zl_server *s, uint64_t now_us)
         zl_server_disconnect(s, i, ZL_DISCONNECT_SHUTDOWN, now_us);
 }
 
+/* ---- New matches on the same connections ---- */
+
+/* How far a client's command numbering jumps at a new match: past every
+ * command it can have predicted in the old one (its predictor holds at
+ * most ZL_PREDICT_COMMANDS beyond the newest the server ran), so those
+ * still in flight are refused as old, and well within the +/-32768 in
+ * which zl_cmdstream_read widens a 16-bit sequence, so they are read as
+ * old and not as far ahead. A client built with another ring size stays
+ * covered up to 8192. */
+#define MATCH_SEQUENCE_GAP 16384u
+ZL_STATIC_ASSERT(ZL_PREDICT_COMMANDS <= 8192, match_gap_covers_prediction);
+
+/* The CONTROL notice of the current match to slot's client, the
+ * sequence it goes under kept to recognise its acknowledgement. */
+static void send_match(zl_server *s, int slot, uint64_t now_us)
+{
+    uint8_t packet[ZL_PACKET_HEADER_SIZE + ZL_CONTROL_SIZE + ZL_PACKET_TAG_SIZE];
+    zl_server_slot *c = &s->slot[slot];
+    zl_msg_control m;
+    m.nonce = c->conn.nonce;
+    m.kind = ZL_CONTROL_MATCH;
+    m.match_id = s->match_id;
+    m.tick = s->match_tick;
+    c->match_sent[c->match_sends++ % ZL_SERVER_MATCH_SENT] = zl_link_next_sequence(&c->conn.link);
+    c->match_next_us = now_us + zl_conn_resend_us(&c->conn, now_us);
+    zl_conn_send(&c->conn, ZL_MSG_CONTROL, packet,
+                 zl_msg_write(ZL_MSG_CONTROL, packet + ZL_PACKET_HEADER_SIZE, ZL_CONTROL_SIZE, &m),
+                 now_us);
+}
+
+/* 1 when the acknowledged packet `sequence` carried the match notice. */
+static int match_acked(const zl_server_slot *c, uint16_t sequence)
+{
+    uint32_t kept = c->match_sends < ZL_SERVER_MATCH_SENT ? c->match_sends : ZL_SERVER_MATCH_SENT;
+    uint32_t i;
+    for (i = 0; i < kept; i++)
+        if (c->match_sent[i] == sequence)
+            return 1;
+    return 0;
+}
+
+int zl_server_change_match(zl_server *s, uint32_t match_id, uint64_t now_us)
+{
+    int i, told = 0;
+    ZL_ASSERT(s);
+    /* Clients tell matches apart by their first tick: one per tick. */
+    if (s->match_tick == s->tick + 1u)
+        return ZL_ERR_AGAIN;
+    s->match_id = match_id;
+    s->match_tick = s->tick + 1u;
+    for (i = 0; i < ZL_MAX_CLIENTS; i++)
+        zl_lagcomp_remove(&s->lagcomp, i);
+    for (i = 0; i < s->config.max_clients; i++) {
+        zl_server_slot *c = &s->slot[i];
+        uint32_t first;
+        if (!c->connected)
+            continue;
+        first = c->executed + MATCH_SEQUENCE_GAP;
+        zl_cmdbuf_init(&c->commands, &s->config.cmdbuf, first);
+        c->executed = first - 1u;
+        zl_snapshot_client_reset(&c->snapshot);
+        c->full_requested = 0;
+        zl_event_sender_reset(&c->events, &s->event_log);
+        memset(player_at(s, i), 0, s->game.player_schema->size);
+        s->game.player_join(s->game.ctx, player_at(s, i), i);
+        c->match_pending = 1;
+        c->match_sends = 0;
+        send_match(s, i, now_us);
+        told++;
+    }
+    return told;
+}
+
+uint32_t zl_server_match(const zl_server *s)
+{
+    ZL_ASSERT(s);
+    return s->match_id;
+}
+
 int zl_server_init_(zl_server *s, const zl_server_config *c, const zl_game *game,
                     const zl_platform *net, const uint8_t secret[2 * ZL_SIPHASH_KEY_SIZE],
                     uint64_t now_us, uint32_t fingerprint, size_t size)
@@ -475,6 +554,8 @@ static void on_linked(zl_server *s, int slot, const zl_conn_datagram *d, size_t 
     for (i = 0; i < acks.count; i++) {
         zl_snapshot_acked(&c->snapshot, acks.sequence[i]);
         zl_event_sender_acked(&c->events, acks.sequence[i]);
+        if (c->match_pending && match_acked(c, acks.sequence[i]))
+            c->match_pending = 0; /* its snapshots start at the next tick */
     }
     zl_reliable_acked(&c->reliable, &acks);
     switch (h->type) {
@@ -926,6 +1007,13 @@ static void send_snapshots(zl_server *s, uint64_t now_us)
     int count, i;
     for (i = 0; i < s->config.max_clients; i++) {
         zl_server_slot *c = &s->slot[i];
+        if (c->connected && c->match_pending) {
+            /* The new match's snapshots wait until the client has left the
+             * old one: the notice goes again instead. */
+            if (now_us >= c->match_next_us)
+                send_match(s, i, now_us);
+            continue;
+        }
         if (!c->connected || now_us < c->next_snapshot_us)
             continue;
         if (s->game.relevance) {

@@ -16,6 +16,11 @@ ZL_BEGIN_DECLS
 
 ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_SERVER_NOTICES), zl_server_notices_pow2);
 
+/* A new match's notice is resent only after a round trip and a quarter
+ * went by unacknowledged (zl_conn_resend_us), so the sequences of its last
+ * few sendings are all an acknowledgement can name. */
+#define ZL_SERVER_MATCH_SENT 8
+
 /* How a server runs. Fill with zl_server_config_default, then change. */
 typedef struct zl_server_config {
     uint16_t tick_rate;      /* ticks per second, 20..128 (64) */
@@ -208,6 +213,12 @@ typedef struct zl_server_slot {
     zl_reliable reliable;    /* messages both ways */
     zl_ratelimit_bucket message_packets; /* its RELIABLE packet allowance */
     uint32_t rewinds, rewinds_untrusted, rewinds_clamped, rewinds_refused;
+    /* A new match the client has not acknowledged yet (zl_server_change_match):
+     * it gets the CONTROL notice every resend interval and no snapshot. */
+    uint8_t match_pending;
+    uint32_t match_sends;    /* notices sent; the newest sequences kept: */
+    uint16_t match_sent[ZL_SERVER_MATCH_SENT];
+    uint64_t match_next_us;  /* when the notice goes again */
     zl_cmdbuf commands;
     zl_snapshot_client snapshot;
     zl_event_sender events;  /* its place in the event log */
@@ -222,6 +233,8 @@ typedef struct zl_server {
     uint8_t cookie_secret[ZL_SIPHASH_KEY_SIZE];
     uint32_t tick_us;
     uint32_t tick;           /* the last tick run */
+    uint32_t match_id;       /* the application's name of the match */
+    uint32_t match_tick;     /* the match's first tick (0: since init) */
     uint64_t next_tick_us;
     zl_snapshot_layout layout;
     zl_schema_plan usercmd_plan; /* how commands are read */
@@ -326,8 +339,38 @@ int zl_server_get_client_stats(zl_server *s, int slot, uint64_t now_us,
 /* Ends a client's connection (reason ZL_DISCONNECT_*), telling it so. */
 void zl_server_disconnect(zl_server *s, int slot, uint8_t reason, uint64_t now_us);
 
-/* Disconnects everyone with ZL_DISCONNECT_SHUTDOWN. */
+/* Disconnects everyone with ZL_DISCONNECT_SHUTDOWN: each client is told
+ * at once (ZL_DISCONNECT_REPEAT datagrams) and reports DISCONNECTED with
+ * that reason as soon as one arrives. To end a match whose next one needs
+ * new tokens, disconnect every slot with ZL_DISCONNECT_MATCH_OVER instead. */
 void zl_server_shutdown(zl_server *s, uint64_t now_us);
+
+/* Starts a new match on the same connections at now_us: a map change or a
+ * restart (Source's changelevel), without a new handshake or token. Call
+ * it after the application has reloaded its game (the zl_game ctx: world,
+ * entities, scores, spawn rotation). Then for every connected client:
+ *   - its player state is zeroed and given to game.player_join again (no
+ *     player_leave: the reloaded game never knew it);
+ *   - the old match is forgotten: its next snapshot is full, lag
+ *     compensation's history holds no player, no event logged so far is
+ *     sent to it, and the commands it predicted in the old match are never
+ *     run (its command numbering jumps past them);
+ *   - it is sent a CONTROL notice (ZL_CONTROL_MATCH: match_id and the new
+ *     match's first tick, zl_server_tick() + 1) at once and every resend
+ *     interval until acknowledged, and no snapshot before that, so it never
+ *     mixes two matches; the client clears its match state and tells its
+ *     game (zl_client_next_notice).
+ * A client that connects later joins the new match directly: tell it the
+ * map the application's way (a reliable message on its JOIN notice).
+ * match_id: the application's name for the match (a map number), passed
+ * on as is. Returns the number of clients told, or ZL_ERR_AGAIN (nothing
+ * done) when a new match already started in this tick: run zl_server_update
+ * first. */
+int zl_server_change_match(zl_server *s, uint32_t match_id, uint64_t now_us);
+
+/* The match the server plays: the match_id of the last
+ * zl_server_change_match (0 before any). */
+uint32_t zl_server_match(const zl_server *s);
 
 /* The last tick run, and the current count of connected clients. */
 uint32_t zl_server_tick(const zl_server *s);

@@ -193,18 +193,24 @@ int zl_conn_reply_tagged(const uint8_t *payload, size_t len, const uint8_t key[Z
                                      key) == 0;
 }
 
+uint32_t zl_conn_resend_us(zl_conn *c, uint64_t now_us)
+{
+    zl_link_stats ls;
+    uint32_t resend_us;
+    ZL_ASSERT(c);
+    zl_link_get_stats(&c->link, now_us, &ls);
+    resend_us = ls.rtt_us ? ls.rtt_us + ls.rtt_us / 4u : 100000u;
+    return resend_us < 20000u ? 20000u : resend_us;
+}
+
 int zl_conn_send_messages(zl_conn *c, zl_reliable *r, uint64_t now_us)
 {
     uint8_t packet[ZL_MAX_PACKET];
-    zl_link_stats ls;
     zl_bitwriter w;
     uint32_t resend_us;
     int n;
     ZL_ASSERT(c && r);
-    zl_link_get_stats(&c->link, now_us, &ls);
-    resend_us = ls.rtt_us ? ls.rtt_us + ls.rtt_us / 4u : 100000u;
-    if (resend_us < 20000u)
-        resend_us = 20000u;
+    resend_us = zl_conn_resend_us(c, now_us);
     if (!zl_reliable_due(r, now_us, resend_us))
         return 0;
     zl_bitwriter_init(&w, packet + ZL_PACKET_HEADER_SIZE, ZL_PACKET_MAX_PAYLOAD);

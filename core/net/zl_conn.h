@@ -152,10 +152,14 @@ int zl_conn_tag_reply(uint8_t *payload, int payload_bytes, const uint8_t key[ZL_
 int zl_conn_reply_tagged(const uint8_t *payload, size_t len, const uint8_t key[ZL_AEAD_KEY_SIZE],
                          const uint8_t nonce[ZL_XAEAD_NONCE_SIZE]);
 
+/* How long a message sent on the link at now_us waits for its
+ * acknowledgement before it goes again: a round trip and a quarter (at
+ * least 20 ms; 100 ms before the link knows its round trip). */
+uint32_t zl_conn_resend_us(zl_conn *c, uint64_t now_us);
+
 /* Sends a RELIABLE packet with r's due messages (zl_reliable_write) when
- * any is due at now_us: those never sent, and those not acknowledged a
- * round trip and a quarter after they went (at least 20 ms; 100 ms before
- * the link knows its round trip). Returns the datagram length, 0 when
+ * any is due at now_us: those never sent, and those not acknowledged
+ * zl_conn_resend_us after they went. Returns the datagram length, 0 when
  * nothing was due, or a negative ZL_ERR_*. */
 int zl_conn_send_messages(zl_conn *c, zl_reliable *r, uint64_t now_us);
 

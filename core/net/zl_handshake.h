@@ -1,6 +1,7 @@
 /* zl_handshake.h - the connection handshake's messages (REQUEST, CHALLENGE,
  * RESPONSE, ACCEPT, DENY) and the small connected ones (KEEPALIVE, DISCONNECT,
- * SETTINGS, PATH_CHALLENGE and PATH_RESPONSE): fixed-size payloads, each described once by a field table. */
+ * SETTINGS, PATH_CHALLENGE, PATH_RESPONSE and CONTROL): fixed-size payloads,
+ * each described once by a field table. */
 #ifndef ZL_HANDSHAKE_H
 #define ZL_HANDSHAKE_H
 
@@ -21,6 +22,7 @@ ZL_BEGIN_DECLS
 #define ZL_KEEPALIVE_SIZE 8     /* nonce */
 #define ZL_SETTINGS_MSG_SIZE 17 /* nonce, settings */
 #define ZL_PATH_SIZE 16         /* nonce, token */
+#define ZL_CONTROL_SIZE 17      /* nonce, kind, match id, tick */
 /* Content before the padding of REQUEST (protocol id, nonce, settings) and
  * RESPONSE (nonce, window, cookie, settings). */
 #define ZL_REQUEST_CONTENT 21
@@ -102,6 +104,14 @@ typedef struct zl_msg_path {
     uint64_t nonce;
     uint64_t token;
 } zl_msg_path;
+
+/* CONTROL: a notice about the session (zl_protocol.h, ZL_CONTROL_*). */
+typedef struct zl_msg_control {
+    uint64_t nonce;
+    uint8_t kind;      /* ZL_CONTROL_*, below its count */
+    uint32_t match_id; /* MATCH: the application's name of the new match */
+    uint32_t tick;     /* MATCH: the new match's first server tick */
+} zl_msg_control;
 
 /* Payload bytes of TOKEN_REQUEST and TOKEN_RESPONSE, padding included:
  * REQUEST's and RESPONSE's fields plus the token's expiry, nonce and sealed

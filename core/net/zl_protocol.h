@@ -36,6 +36,8 @@ enum {
                                    address the client's packets came from:
                                    prove you receive there */
     ZL_MSG_PATH_RESPONSE = 14,  /* client -> server, connected: the proof */
+    ZL_MSG_CONTROL = 15,   /* server -> client, connected: a change of the
+                              session the client must act on (below) */
     ZL_MSG_TYPE_COUNT
 };
 ZL_STATIC_ASSERT(ZL_MSG_TYPE_COUNT <= ZL_PACKET_TYPE_COUNT, zl_msg_types_fit);
@@ -54,10 +56,37 @@ enum {
 /* Why a connection ended (zl_msg_disconnect.reason). */
 enum {
     ZL_DISCONNECT_QUIT = 0,     /* the sender closed the connection */
-    ZL_DISCONNECT_TIMEOUT = 1,  /* the server heard nothing for too long */
+    ZL_DISCONNECT_TIMEOUT = 1,  /* the peer was heard from too long ago (the
+                                   server's verdict, or a client's own:
+                                   zl_client_reason) */
     ZL_DISCONNECT_KICKED = 2,   /* the server's application removed the client */
     ZL_DISCONNECT_SHUTDOWN = 3, /* the server is stopping */
+    ZL_DISCONNECT_MATCH_OVER = 4, /* the match ended and its server closes
+                                     every connection (a backend that hands
+                                     out new tokens for the next one) */
     ZL_DISCONNECT_COUNT
+};
+
+/* CONTROL (zl_msg_control, type 15): what the server tells a connected
+ * client about its session beyond one match, by kind. 15 is the last type
+ * the header's 4 bits can name, so it carries a kind byte: later notices
+ * take a new kind, not a type. Sent on the link and repeated every
+ * resend interval (a round trip and a quarter, as reliable messages)
+ * until a packet carrying it is acknowledged.
+ *   ZL_CONTROL_MATCH: the server started a new match on the same
+ *     connections (zl_server_change_match: a map change or a restart).
+ *     match_id is the application's name for it; tick is its first tick:
+ *     every snapshot before it belongs to the old match and is dropped.
+ *     The client resets its match state (snapshots, prediction, clock,
+ *     interpolation, events) once, keeps its connection and slot, and
+ *     tells the game (zl_client_next_notice). The server sends the client
+ *     no snapshot until it has acknowledged the notice, and numbers its
+ *     commands of the new match from the first snapshot's acknowledged
+ *     command on, far above any it predicted in the old one (which are
+ *     then refused as old). */
+enum {
+    ZL_CONTROL_MATCH = 0,
+    ZL_CONTROL_COUNT
 };
 
 ZL_END_DECLS

@@ -333,6 +333,13 @@ int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout 
                              const zl_schema *event_schema, const void *payload, size_t len,
                              uint32_t *executed, const zl_snapshot_frame **out);
 
+/* The tick a snapshot message of len payload bytes (read only, hostile
+ * bytes fine) names in its header, into *tick, without reading the rest:
+ * ZL_OK, or ZL_ERR_OVERFLOW when the header is cut short. A client drops
+ * the snapshots of a match it has left with it, before their events
+ * reach its queue. */
+int zl_snapshot_message_tick(const void *payload, size_t len, uint32_t *tick);
+
 ZL_END_DECLS
 
 #endif

@@ -63,6 +63,15 @@ int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout 
     return zl_snapshot_read(rx, layout, tick, own_entity, &r, out);
 }
 
+int zl_snapshot_message_tick(const void *payload, size_t len, uint32_t *tick)
+{
+    zl_bitreader r;
+    ZL_ASSERT(tick != NULL && (payload != NULL || len == 0));
+    zl_bitreader_init(&r, payload, len);
+    *tick = zl_bitreader_bits(&r, 32);
+    return r.error;
+}
+
 const zl_snapshot_frame *zl_snapshot_receiver_newest(const zl_snapshot_receiver *rx)
 {
     uint32_t i;

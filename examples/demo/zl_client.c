@@ -91,7 +91,14 @@ static const char *end_reason(void)
     switch (zl_client_state(&player.client)) {
     case ZL_CLIENT_DENIED: return "the server refused us (full?)";
     case ZL_CLIENT_TIMED_OUT: return "the server fell silent";
-    case ZL_CLIENT_DISCONNECTED: return "the server ended the connection";
+    case ZL_CLIENT_DISCONNECTED:
+        switch (zl_client_reason(&player.client)) {
+        case ZL_DISCONNECT_SHUTDOWN: return "the server shut down";
+        case ZL_DISCONNECT_MATCH_OVER: return "the match is over";
+        case ZL_DISCONNECT_KICKED: return "the server kicked us";
+        case ZL_DISCONNECT_TIMEOUT: return "the server timed us out";
+        default: return "the server ended the connection";
+        }
     default: return NULL;
     }
 }

@@ -29,7 +29,8 @@ static demo_sink sink;   /* the launcher's records, or nowhere */
 
 static const char *leave_reason(uint8_t reason)
 {
-    static const char *names[ZL_DISCONNECT_COUNT] = {"quit", "timed out", "kicked", "shutdown"};
+    static const char *names[ZL_DISCONNECT_COUNT] = {"quit", "timed out", "kicked", "shutdown",
+                                                      "match over"};
     return reason < ZL_DISCONNECT_COUNT ? names[reason] : "?";
 }
 

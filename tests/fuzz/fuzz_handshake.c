@@ -6,9 +6,9 @@
 
 #include "zl_handshake.h"
 
-/* The input's first byte picks a reader (modulo 9); the rest is its input,
+/* The input's first byte picks a reader (modulo 10); the rest is its input,
  * copied into a buffer of exactly its length so AddressSanitizer catches a
- * read past the end. Readers 0..7 take a message payload; reader 8 takes a
+ * read past the end. Readers 0..8 take a message payload; reader 9 takes a
  * bit offset (0..7, from the next byte) and settings at that offset. */
 
 /* Any message struct, for the reader to fill. */
@@ -21,6 +21,7 @@ typedef union any_message {
     zl_msg_disconnect disconnect;
     zl_msg_keepalive keepalive;
     zl_msg_settings settings;
+    zl_msg_control control;
 } any_message;
 
 /* The reader's contract: an accepted payload has the message's size and is
@@ -85,6 +86,7 @@ static void check_client_settings(const uint8_t *p, size_t len)
 static const uint8_t types[] = {
     ZL_MSG_REQUEST,    ZL_MSG_CHALLENGE, ZL_MSG_RESPONSE, ZL_MSG_ACCEPT,
     ZL_MSG_DENY,       ZL_MSG_DISCONNECT, ZL_MSG_KEEPALIVE, ZL_MSG_SETTINGS,
+    ZL_MSG_CONTROL,
 };
 #define TYPES (sizeof types / sizeof types[0])
 
