@@ -1,4 +1,4 @@
-/* test_badlinks.c - bad links lose nothing (issue 33): round trips against
+/* test_badlinks.c - bad links lose nothing: round trips against
  * loss bursts and lag spikes, four bots dueling through the public API, with
  * every command, misprediction and shot accounted for in each cell. */
 #include <string.h>
@@ -9,14 +9,17 @@
 #define m zl_match_world
 #define BOTS ZL_MATCH_BOTS
 
-/* The issue's targets: for loss bursts up to a mean of 20 datagrams and
- * lag spikes up to 500 ms, no command the client made lost, shed, dropped
- * on overflow or refused by prediction, no movement misprediction, and at
+/* The targets: for loss bursts up to a mean of 20 datagrams and lag
+ * spikes up to 500 ms, no command the client made lost, shed, dropped on
+ * overflow or refused by prediction, no movement misprediction, and at
  * least 99.5% of judged shots agreeing; after a 1,000 ms spike, normal play
  * within 1 s of its end (normal: no movement misprediction, no command
- * lost, shed or dropped, no draw extrapolated). They are measured and
- * printed in every cell, and checked only with ZL_BADLINKS_ENFORCE 1 until
- * the core meets them:
+ * lost, shed or dropped, no draw extrapolated). All are checked but the
+ * agreement, which is printed and checked only with ZL_BADLINKS_ENFORCE 1:
+ * shots that waited out a long stall claim a drawing older than the 1 s
+ * the server rewinds (Source's sv_maxunlag) and are judged in its oldest
+ * tick (clamped), which a longer rewind would trade for shots around
+ * corners:
  *   make test PORT=posix OPT='-O2 -g -DZL_BADLINKS_ENFORCE=1' BUILD=build/enforce
  * What proves each cell simulated its link, the accounting, and the steady
  * reference cells are always checked. */
@@ -235,8 +238,8 @@ static double share(uint32_t part, uint32_t whole)
     return whole ? 100.0 * part / whole : 0.0;
 }
 
-/* A target of the issue: checked when enforced, else a miss is named in
- * the cell's note. */
+/* The agreement target: checked when enforced, else a miss is named in the
+ * cell's note. */
 static int target(int ok, const char *what, const char *expr, const char *file, int line,
                   char *missed, size_t cap)
 {
@@ -339,15 +342,15 @@ static void test_matrix(void)
         }
         cells_with_targets++;
         if (spike_target) {
-            TARGET(f.late_spikes == 0, "normal within 1 s");
+            ZL_CHECK_EQ(f.late_spikes, 0);
         } else {
-            TARGET(f.lost == 0, "lost");
-            TARGET(f.shed == 0, "shed");
-            TARGET(f.overflow == 0, "overflow");
+            ZL_CHECK_EQ(f.lost, 0);
+            ZL_CHECK_EQ(f.shed, 0);
+            ZL_CHECK_EQ(f.overflow, 0);
             /* A command prediction refused (its ring full) is input the
              * player made and never sent: lost as surely. */
-            TARGET(f.refused_full == 0, "refused by prediction");
-            TARGET(f.mispredicted == 0, "mispredicted");
+            ZL_CHECK_EQ(f.refused_full, 0);
+            ZL_CHECK_EQ(f.mispredicted, 0);
             TARGET(f.shots.agree * 1000u >= f.shots.judged * 995u, "agreement");
         }
         if (missed[0])
@@ -355,9 +358,9 @@ static void test_matrix(void)
         else
             met++;
     }
-    zl_test_note("issue 33 targets met in %u of %u cells (%s)", (unsigned)met,
+    zl_test_note("agreement target met in %u of %u cells (%s)", (unsigned)met,
                  (unsigned)cells_with_targets,
-                 ZL_BADLINKS_ENFORCE ? "enforced" : "reported; ZL_BADLINKS_ENFORCE=1 checks them");
+                 ZL_BADLINKS_ENFORCE ? "enforced" : "reported; ZL_BADLINKS_ENFORCE=1 checks it");
 }
 
 void zl_suite_badlinks(void)
