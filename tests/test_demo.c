@@ -158,7 +158,7 @@ static void test_tally_judges_each_shot(void)
     shot(1, 2, 2, 1, 0, 1);   /* both hit slot 2 */
     shot(2, -1, -1, 1, 0, 1); /* both missed */
     shot(3, 2, -1, 1, 0, 0);  /* the server ran another shot (mispredicted aim) */
-    shot(4, 2, -1, 1, 1, 1);  /* drawn by extrapolation */
+    shot(4, 2, -1, 0, 1, 1);  /* drawn by extrapolation, traced at another time */
     shot(5, 2, -1, 1, 0, 1);  /* traced as claimed, yet drawn otherwise (respawn) */
     shot(6, 2, -1, 0, 0, 1);  /* the server traced another time than claimed */
     shot(7, 1, -9, 1, 0, 1);  /* never judged: the shooter was dead there */

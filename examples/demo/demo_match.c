@@ -127,10 +127,10 @@ static void judge(const demo_rec_shot *s, const demo_rec_verdict *v, demo_tally 
         t->confirmed += s->target >= 0;
     } else if (!zl_vec3_equal(s->eye, v->eye) || !zl_vec3_equal(s->dir, v->dir)) {
         t->other_shot++;
-    } else if (s->extrapolated) {
-        t->guessed++;
     } else if (v->rebuilt) {
         t->drawn_ahead++; /* traced exactly as claimed, yet seen otherwise */
+    } else if (s->extrapolated) {
+        t->guessed++;
     } else {
         t->other_pose++;
     }

@@ -76,7 +76,8 @@ typedef struct demo_tally {
     uint32_t other_shot;   /* disagreements where the shot itself differed
                               (the shooter's position or aim was mispredicted) */
     uint32_t guessed;      /* disagreements where the client drew the target
-                              extrapolated: a guess the server cannot rebuild */
+                              extrapolated and the server traced another
+                              time (the claim not honoured) */
     uint32_t drawn_ahead;  /* disagreements where the client drew the target
                               otherwise than its snapshots held it at the
                               claimed time (a respawned player shown early) */

@@ -299,8 +299,8 @@ static void print_shots(FILE *f, const demo_tally *t)
         {t->other_shot, "disagreements came from a different shot: the server ran the command "
                         "from another position or aim than the client predicted."},
         {t->guessed, "disagreements were shot at a target drawn by extrapolation (its "
-                     "snapshots were late): a guess the server cannot rebuild, so it judges "
-                     "the newest snapshot instead."},
+                     "snapshots were late) and traced at another time than the drawing: a "
+                     "claim outside the trust window, or older than the server rewinds."},
         {t->drawn_ahead, "disagreements were shot at a target drawn where its snapshots did not "
                          "hold it at the claimed time: a player who had just respawned, shown "
                          "at its spawn point before the render time reached its respawn."},
