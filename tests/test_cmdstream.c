@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "zl_cmdbuf.h"
 #include "zl_cmdstream.h"
 #include "zl_conditioner.h"
 #include "zl_loopnet.h"

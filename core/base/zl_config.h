@@ -210,7 +210,7 @@
 #define ZL_CLIENT_EVENT_WINDOW 1024
 #endif
 
-/* ---- Commands up (zl_cmdstream.h) ---- */
+/* ---- Commands up (zl_cmdstream.h, zl_cmdbuf.h) ---- */
 
 /* Most commands one packet can carry (the wire count field is sized from
  * it): 255 is 2 s at 125 commands/s. A client sends every command the

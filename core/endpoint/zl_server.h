@@ -3,6 +3,7 @@
 #ifndef ZL_SERVER_H
 #define ZL_SERVER_H
 
+#include "zl_cmdbuf.h"
 #include "zl_cmdstream.h"
 #include "zl_conn.h"
 #include "zl_lagcomp.h"

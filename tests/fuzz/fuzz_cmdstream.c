@@ -10,6 +10,7 @@
 
 #include "zl_fuzz.h"
 
+#include "zl_cmdbuf.h"
 #include "zl_cmdstream.h"
 
 /* The input is one settings byte, then a series of records, each a packet
