@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "zl_bytes.h"
 #include "zl_clock.h"
 #include "zl_conditioner.h"
 #include "zl_loopnet.h"
@@ -35,15 +36,6 @@ static void put_le64(uint8_t *p, uint64_t v)
     int i;
     for (i = 0; i < 8; i++)
         p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    int i;
-    for (i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
 }
 
 static void test_first_sample_sets_clock(void)
@@ -150,7 +142,7 @@ static void run_link(const server_clock *srv, const zl_conditioner_settings *lin
             ZL_CHECK_EQ(raw_s.send(raw_s.ctx, &addr_c, pkt, sizeof pkt), ZL_OK);
         }
         while (hal_c.receive(hal_c.ctx, &from, pkt, sizeof pkt) == 8) {
-            uint64_t stamp = get_le64(pkt);
+            uint64_t stamp = zl_get_le(pkt, 8);
             zl_clock_observe(&c, stamp, now);
             newest = stamp > newest ? stamp : newest;
         }

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "zl_bytes.h"
 #include "zl_cmdbuf.h"
 #include "zl_cmdstream.h"
 #include "zl_conditioner.h"
@@ -429,19 +430,6 @@ static void default_config(sim_config *c)
     zl_cmdbuf_settings_default(&c->buf);
 }
 
-static void put_le32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
-static uint32_t get_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static void client_send(const sim_config *cfg, uint32_t newest, uint32_t acked, sim_result *res)
 {
     zl_usercmd run[ZL_CMDSTREAM_MAX_PER_PACKET];
@@ -524,7 +512,7 @@ static void server_tick(const sim_config *cfg, uint64_t now, uint64_t first_push
         res->underruns_late += sbuf.stats.underruns - before;
         res->delay_added_us = sbuf.stats.delay_added_us;
     }
-    put_le32(ack, zl_cmdbuf_newest(&sbuf));
+    zl_put_le32(ack, zl_cmdbuf_newest(&sbuf));
     ZL_CHECK_EQ(raw_s.send(raw_s.ctx, &addr_c, ack, sizeof ack), ZL_OK);
 }
 
@@ -560,7 +548,7 @@ static void run_sim(const sim_config *cfg, uint64_t seed, sim_result *res)
         zl_test_time_us = now;
         /* The client: acks in, one command per frame, a packet per batch. */
         while ((len = hal_c.receive(hal_c.ctx, &from, buf, sizeof buf)) >= 0) {
-            uint32_t a = len == 4 ? get_le32(buf) : 0;
+            uint32_t a = len == 4 ? zl_get_le32(buf) : 0;
             if (a - acked < 0x80000000u)
                 acked = a;
         }

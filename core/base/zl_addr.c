@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "zl_bytes.h"
+
 /* Character classes are spelled out rather than taken from <ctype.h>: the
  * locale must not change what an address is, and a negative plain char must
  * never reach a table lookup. */
@@ -98,8 +100,8 @@ static int parse_ipv6(const char *p, const char *end, uint8_t out[16])
         if (q == end) {
             if (count > 6)
                 return 0;
-            group[count++] = (uint16_t)(((uint32_t)quad[0] << 8) | quad[1]);
-            group[count++] = (uint16_t)(((uint32_t)quad[2] << 8) | quad[3]);
+            group[count++] = zl_get_be16(quad);
+            group[count++] = zl_get_be16(quad + 2);
             p = q;
             break;
         }
@@ -130,8 +132,7 @@ static int parse_ipv6(const char *p, const char *end, uint8_t out[16])
     memset(out, 0, 16);
     for (i = 0; i < count; i++) {
         int slot = (gap >= 0 && i >= gap) ? i + (8 - count) : i;
-        out[2 * slot] = (uint8_t)(group[i] >> 8);
-        out[2 * slot + 1] = (uint8_t)(group[i] & 0xFFu);
+        zl_put_be16(out + 2 * slot, group[i]);
     }
     return 1;
 }
@@ -249,7 +250,7 @@ static void put_ipv6(text *t, const uint8_t ip[16])
         return;
     }
     for (i = 0; i < 8; i++) {
-        group[i] = ((uint32_t)ip[2 * i] << 8) | ip[2 * i + 1];
+        group[i] = zl_get_be16(ip + 2 * i);
         run = group[i] == 0 ? run + 1 : 0;
         /* Strictly longer only, so the first of equal runs wins (4.2.3). */
         if (run > best_len) {

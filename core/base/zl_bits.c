@@ -220,8 +220,7 @@ void zl_bitwriter_copy_at(zl_bitwriter *w, const uint8_t *src, uint32_t first, u
      * so that none is by 32. */
     for (i = 0; i + 4u <= full; i += 4u, out += 4) {
         const uint8_t *d = src + i;
-        uint32_t word = (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 |
-                        (uint32_t)d[3] << 24;
+        uint32_t word = zl_get_le32(d);
         zl_put_le(out, acc | word << have, 4);
         acc = (word >> 1) >> (31u - have);
     }

@@ -3,6 +3,7 @@
 #ifndef ZL_BITS_H
 #define ZL_BITS_H
 
+#include "zl_bytes.h"
 #include "zl_fixed.h"
 
 ZL_BEGIN_DECLS
@@ -107,8 +108,7 @@ static inline uint32_t zl_bitreader_bits(zl_bitreader *r, unsigned nbits)
     uint32_t pos = r->bit_pos, idx = pos >> 3;
     if (r->error == ZL_OK && nbits - 1u < 25u && idx + 4u <= r->size_bits >> 3) {
         const uint8_t *d = r->data + idx;
-        uint32_t value = ((uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 |
-                          (uint32_t)d[3] << 24) >> (pos & 7u);
+        uint32_t value = zl_get_le32(d) >> (pos & 7u);
         r->bit_pos = pos + nbits;
         return value & ((1u << nbits) - 1u);
     }

@@ -1,9 +1,12 @@
-/* zl_bytes.h - integers as little-endian bytes, for wire and hash layouts
- * that must be the same on every host whatever its byte order. */
+/* zl_bytes.h - integers as bytes in a fixed order: little-endian for wire and
+ * hash layouts, big-endian for IP addresses and ports, so every host reads
+ * and writes the same bytes whatever its own byte order or alignment. */
 #ifndef ZL_BYTES_H
 #define ZL_BYTES_H
 
-#include <stdint.h>
+#include "zl_base.h"
+
+ZL_BEGIN_DECLS
 
 /* Writes the low n bytes of v at p, least significant first. */
 static inline void zl_put_le(uint8_t *p, uint64_t v, unsigned n)
@@ -21,5 +24,44 @@ static inline uint64_t zl_get_le(const uint8_t *p, unsigned n)
         v = v << 8 | p[n];
     return v;
 }
+
+/* The fixed widths, least significant byte first. */
+static inline void zl_put_le16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void zl_put_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static inline uint16_t zl_get_le16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t zl_get_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* 16 bits, most significant byte first (network order). */
+static inline void zl_put_be16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static inline uint16_t zl_get_be16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+ZL_END_DECLS
 
 #endif

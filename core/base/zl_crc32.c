@@ -3,6 +3,8 @@
  * in and out is sealed with it, so the 4 KiB of constants pay for themselves. */
 #include "zl_crc32.h"
 
+#include "zl_bytes.h"
+
 /* table[0][n] is the CRC of byte value n alone: n shifted through eight
  * rounds of the polynomial. table[k][n] is the same byte followed by k
  * zero bytes, so four table reads advance the register by a whole 32-bit
@@ -287,7 +289,7 @@ uint32_t zl_crc32_update(uint32_t crc, const void *data, size_t len)
     /* Bytes are gathered in little-endian order, so the result is the same
      * on every host. */
     for (; len >= 4; len -= 4, p += 4) {
-        crc ^= (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        crc ^= zl_get_le32(p);
         crc = t3[crc & 0xFFu] ^ t2[(crc >> 8) & 0xFFu] ^ t1[(crc >> 16) & 0xFFu] ^ t0[crc >> 24];
     }
     for (; len > 0; len--)

@@ -4,7 +4,7 @@
 
 #include "zl_crypto.h"
 
-#include "zl_crypto_bytes.h"
+#include "zl_bytes.h"
 
 static const uint8_t zeros[16];
 
@@ -34,10 +34,10 @@ static void compute_tag(uint8_t tag[ZL_AEAD_TAG_SIZE], const uint8_t *aad, size_
     zl_poly1305_update(&mac, zeros, (16u - aad_len % 16u) % 16u);
     zl_poly1305_update(&mac, ct, ct_len);
     zl_poly1305_update(&mac, zeros, (16u - ct_len % 16u) % 16u);
-    store32_le(lengths, (uint32_t)aad_len);
-    store32_le(lengths + 4, (uint32_t)((uint64_t)aad_len >> 32));
-    store32_le(lengths + 8, (uint32_t)ct_len);
-    store32_le(lengths + 12, (uint32_t)((uint64_t)ct_len >> 32));
+    zl_put_le32(lengths, (uint32_t)aad_len);
+    zl_put_le32(lengths + 4, (uint32_t)((uint64_t)aad_len >> 32));
+    zl_put_le32(lengths + 8, (uint32_t)ct_len);
+    zl_put_le32(lengths + 12, (uint32_t)((uint64_t)ct_len >> 32));
     zl_poly1305_update(&mac, lengths, sizeof lengths);
     zl_poly1305_final(&mac, tag);
 }

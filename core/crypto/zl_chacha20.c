@@ -3,7 +3,7 @@
  * 32-bit words, so the time never depends on the key. */
 #include "zl_crypto.h"
 
-#include "zl_crypto_bytes.h"
+#include "zl_bytes.h"
 
 #define ROTL(x, n) ((uint32_t)((x) << (n)) | ((x) >> (32 - (n))))
 
@@ -28,7 +28,7 @@ static void set_key(uint32_t s[16], const uint8_t key[ZL_CHACHA20_KEY_SIZE])
     s[2] = 0x79622D32u;
     s[3] = 0x6B206574u;
     for (i = 0; i < 8; i++)
-        s[4 + i] = load32_le(key + 4 * i);
+        s[4 + i] = zl_get_le32(key + 4 * i);
 }
 
 /* The 20 rounds: ten column rounds, each followed by a diagonal round. */
@@ -58,7 +58,7 @@ static void xor_keystream(uint8_t *out, const uint8_t *in, const uint32_t x[16],
     size_t i, words = n / 4;
     uint32_t k;
     for (i = 0; i < words; i++)
-        store32_le(out + 4 * i, load32_le(in + 4 * i) ^ (x[i] + state[i]));
+        zl_put_le32(out + 4 * i, zl_get_le32(in + 4 * i) ^ (x[i] + state[i]));
     if (4 * words == n)
         return;
     k = x[words] + state[words];
@@ -78,9 +78,9 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
         return ZL_ERR_INVALID;
     set_key(state, key);
     state[12] = counter;
-    state[13] = load32_le(nonce);
-    state[14] = load32_le(nonce + 4);
-    state[15] = load32_le(nonce + 8);
+    state[13] = zl_get_le32(nonce);
+    state[14] = zl_get_le32(nonce + 4);
+    state[15] = zl_get_le32(nonce + 8);
     /* One keystream block at a time. */
     while (len > 0) {
         n = len < ZL_CHACHA20_BLOCK_SIZE ? len : ZL_CHACHA20_BLOCK_SIZE;
@@ -106,14 +106,14 @@ void zl_hchacha20_derive(uint8_t out[ZL_CHACHA20_KEY_SIZE], const uint8_t key[ZL
     ZL_ASSERT(out != NULL && key != NULL && input != NULL);
     set_key(x, key);
     for (i = 0; i < 4; i++)
-        x[12 + i] = load32_le(input + 4 * i);
+        x[12 + i] = zl_get_le32(input + 4 * i);
     /* No final addition: the output is the two rows that held only public
      * words (constants and input), never the key's rows, so adding the
      * input back would hide nothing. */
     rounds(x);
     for (i = 0; i < 4; i++) {
-        store32_le(out + 4 * i, x[i]);
-        store32_le(out + 16 + 4 * i, x[12 + i]);
+        zl_put_le32(out + 4 * i, x[i]);
+        zl_put_le32(out + 16 + 4 * i, x[12 + i]);
     }
     zl_crypto_wipe(x, sizeof x);
 }

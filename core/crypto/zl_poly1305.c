@@ -5,7 +5,7 @@
 
 #include "zl_crypto.h"
 
-#include "zl_crypto_bytes.h"
+#include "zl_bytes.h"
 
 #define LIMB 0x3FFFFFFu /* 26 bits */
 
@@ -17,17 +17,17 @@ void zl_poly1305_init(zl_poly1305 *p, const uint8_t key[ZL_POLY1305_KEY_SIZE])
     /* Clamping clears the top 4 bits of every word of r and the low 2 bits
      * of words 1..3 (RFC 8439 2.5): r < 2^124, which bounds the products
      * below. Then r is cut into 26-bit limbs. */
-    w0 = load32_le(key) & 0x0FFFFFFFu;
-    w1 = load32_le(key + 4) & 0x0FFFFFFCu;
-    w2 = load32_le(key + 8) & 0x0FFFFFFCu;
-    w3 = load32_le(key + 12) & 0x0FFFFFFCu;
+    w0 = zl_get_le32(key) & 0x0FFFFFFFu;
+    w1 = zl_get_le32(key + 4) & 0x0FFFFFFCu;
+    w2 = zl_get_le32(key + 8) & 0x0FFFFFFCu;
+    w3 = zl_get_le32(key + 12) & 0x0FFFFFFCu;
     p->r[0] = w0 & LIMB;
     p->r[1] = (w0 >> 26 | w1 << 6) & LIMB;
     p->r[2] = (w1 >> 20 | w2 << 12) & LIMB;
     p->r[3] = (w2 >> 14 | w3 << 18) & LIMB;
     p->r[4] = w3 >> 8;
     for (i = 0; i < 4; i++)
-        p->s[i] = load32_le(key + 16 + 4 * i);
+        p->s[i] = zl_get_le32(key + 16 + 4 * i);
     for (i = 0; i < 5; i++)
         p->h[i] = 0;
     p->used = 0;
@@ -46,8 +46,8 @@ static void absorb(zl_poly1305 *p, const uint8_t *m, size_t blocks, uint32_t hib
     uint32_t h0 = p->h[0], h1 = p->h[1], h2 = p->h[2], h3 = p->h[3], h4 = p->h[4];
     uint64_t d0, d1, d2, d3, d4;
     for (; blocks > 0; blocks--, m += 16) {
-        const uint32_t m0 = load32_le(m), m1 = load32_le(m + 4), m2 = load32_le(m + 8),
-                       m3 = load32_le(m + 12);
+        const uint32_t m0 = zl_get_le32(m), m1 = zl_get_le32(m + 4), m2 = zl_get_le32(m + 8),
+                       m3 = zl_get_le32(m + 12);
         /* Each limb now below 2^27 + 2^10: five products of one by a
          * number below 2^29 sum below 2^59. */
         h0 += m0 & LIMB;
@@ -175,12 +175,12 @@ void zl_poly1305_final(zl_poly1305 *p, uint8_t tag[ZL_POLY1305_TAG_SIZE])
     /* The tag is (h mod p) + s mod 2^128: back to 32-bit words, bits of
      * limb 4 above 2^128 drop out. */
     t = (uint64_t)(h0 | h1 << 26) + p->s[0];
-    store32_le(tag, (uint32_t)t);
+    zl_put_le32(tag, (uint32_t)t);
     t = (uint64_t)(h1 >> 6 | h2 << 20) + p->s[1] + (t >> 32);
-    store32_le(tag + 4, (uint32_t)t);
+    zl_put_le32(tag + 4, (uint32_t)t);
     t = (uint64_t)(h2 >> 12 | h3 << 14) + p->s[2] + (t >> 32);
-    store32_le(tag + 8, (uint32_t)t);
+    zl_put_le32(tag + 8, (uint32_t)t);
     t = (uint64_t)(h3 >> 18 | h4 << 8) + p->s[3] + (t >> 32);
-    store32_le(tag + 12, (uint32_t)t);
+    zl_put_le32(tag + 12, (uint32_t)t);
     zl_crypto_wipe(p, sizeof *p);
 }

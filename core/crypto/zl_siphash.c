@@ -2,14 +2,7 @@
  * needs no alignment and gives the same result on either byte order. */
 #include "zl_siphash.h"
 
-static uint64_t load_le64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    int i;
-    for (i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
+#include "zl_bytes.h"
 
 static uint64_t rotl(uint64_t x, unsigned r)
 {
@@ -50,15 +43,15 @@ uint64_t zl_siphash_digest(const uint8_t key[ZL_SIPHASH_KEY_SIZE], const void *d
     size_t whole = len - len % 8u, i;
     sip_state s;
     ZL_ASSERT(key != NULL && (data != NULL || len == 0));
-    k0 = load_le64(key);
-    k1 = load_le64(key + 8);
+    k0 = zl_get_le(key, 8);
+    k1 = zl_get_le(key + 8, 8);
     /* The initial constants spell "somepseudorandomlygeneratedbytes". */
     s.v0 = k0 ^ 0x736F6D6570736575u;
     s.v1 = k1 ^ 0x646F72616E646F6Du;
     s.v2 = k0 ^ 0x6C7967656E657261u;
     s.v3 = k1 ^ 0x7465646279746573u;
     for (i = 0; i < whole; i += 8)
-        absorb(&s, load_le64(p + i));
+        absorb(&s, zl_get_le(p + i, 8));
     /* The final word holds the 0..7 leftover bytes and, in its top byte, the
      * message length mod 256, so messages that differ only by trailing zero
      * bytes hash differently. */

@@ -4,41 +4,17 @@
 
 #include <string.h>
 
+#include "zl_bytes.h"
 #include "zl_crc32.h"
 
 #define CRC_SIZE 4
 
-static void put_le16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
-static uint16_t get_le16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | (p[1] << 8));
-}
-
-static uint32_t get_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-           ((uint32_t)p[3] << 24);
-}
-
 static void write_header(uint8_t *p, const zl_packet_header *h)
 {
     p[4] = h->type;
-    put_le16(p + 5, h->sequence);
-    put_le16(p + 7, h->ack);
-    put_le32(p + 9, h->ack_bits);
+    zl_put_le16(p + 5, h->sequence);
+    zl_put_le16(p + 7, h->ack);
+    zl_put_le32(p + 9, h->ack_bits);
 }
 
 /* The protocol id goes into the CRC first, as if it were sent: both ends
@@ -46,7 +22,7 @@ static void write_header(uint8_t *p, const zl_packet_header *h)
 static uint32_t packet_crc(const uint8_t *packet, size_t len, uint32_t protocol_id)
 {
     uint8_t id[4];
-    put_le32(id, protocol_id);
+    zl_put_le32(id, protocol_id);
     return zl_crc32_update(zl_crc32_update(0, id, sizeof id), packet + CRC_SIZE,
                            len - CRC_SIZE);
 }
@@ -61,7 +37,7 @@ int zl_packet_seal(void *packet, size_t payload_bytes, const zl_packet_header *h
         return ZL_ERR_OVERFLOW;
     len = ZL_PACKET_HEADER_SIZE + payload_bytes;
     write_header(p, h);
-    put_le32(p, packet_crc(p, len, protocol_id));
+    zl_put_le32(p, packet_crc(p, len, protocol_id));
     return (int)len;
 }
 
@@ -77,9 +53,9 @@ static int refuse(zl_packet_header *h, zl_packet_drop *why, zl_packet_drop reaso
 static int accept_header(const uint8_t *p, zl_packet_header *h, zl_packet_drop *why)
 {
     h->type = p[4];
-    h->sequence = get_le16(p + 5);
-    h->ack = get_le16(p + 7);
-    h->ack_bits = get_le32(p + 9);
+    h->sequence = zl_get_le16(p + 5);
+    h->ack = zl_get_le16(p + 7);
+    h->ack_bits = zl_get_le32(p + 9);
     if (why != NULL)
         *why = ZL_PACKET_DROP_NONE;
     return ZL_PACKET_HEADER_SIZE;
@@ -94,7 +70,7 @@ int zl_packet_open(const void *packet, size_t len, uint32_t protocol_id, zl_pack
         return refuse(h, why, ZL_PACKET_DROP_SHORT, ZL_ERR_MALFORMED);
     if (len > ZL_MAX_PACKET)
         return refuse(h, why, ZL_PACKET_DROP_OVERSIZED, ZL_ERR_TRUNCATED);
-    if (get_le32(p) != packet_crc(p, len, protocol_id))
+    if (zl_get_le32(p) != packet_crc(p, len, protocol_id))
         return refuse(h, why, ZL_PACKET_DROP_CHECKSUM, ZL_ERR_MALFORMED);
     /* No writer sets the high bits of the type byte; refusing them keeps
      * exactly one encoding for every header. */
@@ -109,7 +85,7 @@ int zl_packet_open(const void *packet, size_t len, uint32_t protocol_id, zl_pack
 static void sealed_aad(uint8_t aad[4 + ZL_PACKET_HEADER_SIZE], const uint8_t *packet,
                        uint32_t protocol_id)
 {
-    put_le32(aad, protocol_id);
+    zl_put_le32(aad, protocol_id);
     memcpy(aad + 4, packet, ZL_PACKET_HEADER_SIZE);
 }
 
@@ -117,8 +93,8 @@ static void sealed_aad(uint8_t aad[4 + ZL_PACKET_HEADER_SIZE], const uint8_t *pa
 static void sealed_nonce(uint8_t nonce[ZL_AEAD_NONCE_SIZE], uint64_t sequence)
 {
     memset(nonce, 0, 4);
-    put_le32(nonce + 4, (uint32_t)sequence);
-    put_le32(nonce + 8, (uint32_t)(sequence >> 32));
+    zl_put_le32(nonce + 4, (uint32_t)sequence);
+    zl_put_le32(nonce + 8, (uint32_t)(sequence >> 32));
 }
 
 int zl_packet_seal_aead(void *packet, size_t payload_bytes, const zl_packet_header *h,
@@ -132,7 +108,7 @@ int zl_packet_seal_aead(void *packet, size_t payload_bytes, const zl_packet_head
     ZL_ASSERT(h->sequence == (uint16_t)sequence);
     if (payload_bytes > ZL_PACKET_MAX_PAYLOAD)
         return ZL_ERR_OVERFLOW;
-    put_le32(p, conn_id);
+    zl_put_le32(p, conn_id);
     write_header(p, h);
     sealed_aad(aad, p, protocol_id);
     sealed_nonce(nonce, sequence);
@@ -158,7 +134,7 @@ int zl_packet_sealed_id(const void *packet, size_t len, uint32_t *conn_id)
     if (len < ZL_PACKET_HEADER_SIZE + ZL_PACKET_TAG_SIZE || len > ZL_MAX_PACKET ||
         p[4] >= ZL_PACKET_TYPE_COUNT)
         return 0;
-    *conn_id = get_le32(p);
+    *conn_id = zl_get_le32(p);
     return 1;
 }
 
@@ -175,9 +151,9 @@ int zl_packet_open_aead(void *packet, size_t len, uint32_t conn_id, uint64_t new
         return refuse(h, why, ZL_PACKET_DROP_SHORT, ZL_ERR_MALFORMED);
     if (len > ZL_MAX_PACKET)
         return refuse(h, why, ZL_PACKET_DROP_OVERSIZED, ZL_ERR_TRUNCATED);
-    if (get_le32(p) != conn_id || p[4] >= ZL_PACKET_TYPE_COUNT)
+    if (zl_get_le32(p) != conn_id || p[4] >= ZL_PACKET_TYPE_COUNT)
         return refuse(h, why, ZL_PACKET_DROP_FORMAT, ZL_ERR_MALFORMED);
-    seq = zl_packet_widen(get_le16(p + 5), newest);
+    seq = zl_packet_widen(zl_get_le16(p + 5), newest);
     sealed_aad(aad, p, protocol_id);
     sealed_nonce(nonce, seq);
     if (aead->open(aead->ctx, p + ZL_PACKET_HEADER_SIZE, len - ZL_PACKET_HEADER_SIZE,

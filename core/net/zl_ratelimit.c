@@ -2,6 +2,7 @@
  * sources hashed to buckets under a secret key. */
 #include <string.h>
 
+#include "zl_bytes.h"
 #include "zl_ratelimit.h"
 
 /* Bucket credit per token: rates are whole tokens per second and time is in
@@ -83,8 +84,8 @@ static uint32_t source_bucket(const zl_ratelimit *r, const zl_addr *a, int with_
     uint8_t msg[ZL_RATELIMIT_SOURCE_MAX + 2];
     size_t n = zl_ratelimit_source(a, msg);
     if (with_port) {
-        msg[n++] = (uint8_t)(a->port >> 8);
-        msg[n++] = (uint8_t)a->port;
+        zl_put_be16(msg + n, a->port);
+        n += 2;
     }
     return (uint32_t)zl_siphash_digest(r->key, msg, n) & (ZL_RATELIMIT_BUCKETS - 1u);
 }

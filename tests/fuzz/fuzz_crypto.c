@@ -6,6 +6,7 @@
 
 #include "zl_fuzz.h"
 
+#include "zl_bytes.h"
 #include "zl_crypto.h"
 
 /* The input, in order:
@@ -43,8 +44,7 @@ static int parse(input *in, const uint8_t *data, size_t size)
     in->tamper = (data[0] >> 1) & 3u;
     in->where = (size_t)data[2] | (size_t)data[3] << 8;
     in->how = data[4];
-    in->counter = (uint32_t)data[5] | (uint32_t)data[6] << 8 | (uint32_t)data[7] << 16 |
-                  (uint32_t)data[8] << 24;
+    in->counter = zl_get_le32(data + 5);
     /* Counters near the wrap come up often enough to test the limit. */
     if (data[9] & 1)
         in->counter = 0xFFFFFFFFu - (uint32_t)data[5];

@@ -16,6 +16,7 @@
 #include "zl_fuzz.h"
 
 #include "fps.h"
+#include "zl_bytes.h"
 #include "zl_client.h"
 #include "zl_server.h"
 
@@ -192,10 +193,9 @@ static size_t build(int to_client, int how, const uint8_t *p, size_t n, uint8_t 
     int len;
     if (how == HOW_LINKED && n >= 9) {
         h.type = (uint8_t)(p[0] % ZL_PACKET_TYPE_COUNT);
-        h.sequence = (uint16_t)(p[1] | p[2] << 8);
-        h.ack = (uint16_t)(p[3] | p[4] << 8);
-        h.ack_bits = (uint32_t)p[5] | (uint32_t)p[6] << 8 | (uint32_t)p[7] << 16 |
-                     (uint32_t)p[8] << 24;
+        h.sequence = zl_get_le16(p + 1);
+        h.ack = zl_get_le16(p + 3);
+        h.ack_bits = zl_get_le32(p + 5);
         memcpy(out + ZL_PACKET_HEADER_SIZE, p + 9, n - 9);
         len = zl_packet_seal(out, n - 9, &h, id);
         return len > 0 ? (size_t)len : 0;

@@ -4,6 +4,7 @@
 
 #include "zl_fuzz.h"
 
+#include "zl_bytes.h"
 #include "zl_crc32.h"
 #include "zl_link.h"
 
@@ -29,14 +30,6 @@ static int bit_get(const uint8_t *set, uint16_t i) { return (set[i / 8u] >> (i %
 static void bit_set(uint8_t *set, uint16_t i)
 {
     set[i / 8u] = (uint8_t)(set[i / 8u] | (1u << (i % 8u)));
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
 }
 
 /* The parser's contract, whatever the bytes. */
@@ -120,8 +113,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         at += len;
         if ((flags & FLAG_RESEAL) && len >= 4) {
             uint8_t id[4];
-            put_le32(id, PROTOCOL_ID);
-            put_le32(copy, zl_crc32_update(zl_crc32_update(0, id, 4), copy + 4, len - 4));
+            zl_put_le32(id, PROTOCOL_ID);
+            zl_put_le32(copy, zl_crc32_update(zl_crc32_update(0, id, 4), copy + 4, len - 4));
         }
 
         check_open(copy, len, (flags & FLAG_RESEAL) && len >= 4, &h, &r, &why);

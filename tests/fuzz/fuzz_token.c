@@ -5,6 +5,7 @@
 
 #include "zl_fuzz.h"
 
+#include "zl_bytes.h"
 #include "zl_packet.h"
 #include "zl_protocol.h"
 #include "zl_token.h"
@@ -59,10 +60,8 @@ static void check_packet(const uint8_t *p, size_t len)
     uint64_t seq = 0;
     int r;
     zl_aead_default(&aead);
-    r = zl_packet_open_aead(copy, len, len >= 4 ? (uint32_t)p[0] | (uint32_t)p[1] << 8 |
-                                                     (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
-                                               : 0u,
-                            1000, ZL_PROTOCOL_ID, key, &aead, &h, &seq, &why);
+    r = zl_packet_open_aead(copy, len, len >= 4 ? zl_get_le32(p) : 0u, 1000, ZL_PROTOCOL_ID, key,
+                            &aead, &h, &seq, &why);
     REQUIRE(r < 0 && why != ZL_PACKET_DROP_NONE);
     REQUIRE(len == 0 || memcmp(copy, p, len) == 0);
     free(copy);
