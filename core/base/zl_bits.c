@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "zl_bytes.h"
+#include "zl_int.h"
 
 /* Positions are counted in uint32_t bits, so a buffer is used only up to
  * this many bytes (512 MiB, far beyond any datagram). A multiple of 8 bits
@@ -27,15 +28,6 @@ static const uint8_t delta_width[4] = {8, 12, 16, 32};
 static uint32_t bits_of(size_t bytes)
 {
     return bytes > MAX_BYTES ? MAX_BYTES * 8u : (uint32_t)bytes * 8u;
-}
-
-/* Two's complement reinterpretation without the implementation-defined
- * conversion of an unsigned value above INT32_MAX to int32_t. */
-static int32_t to_i32(uint32_t u)
-{
-    if (u <= (uint32_t)INT32_MAX)
-        return (int32_t)u;
-    return (int32_t)(u - 0x80000000u) + INT32_MIN;
 }
 
 /* v / 2^shift rounded to nearest, halves up. Adding the bit just below the
@@ -296,7 +288,7 @@ int32_t zl_bitreader_ranged(zl_bitreader *r, int32_t min, int32_t max)
         fail(r, ZL_ERR_MALFORMED);
         return min;
     }
-    return to_i32((uint32_t)min + v);
+    return zl_to_i32((uint32_t)min + v);
 }
 
 int32_t zl_bitreader_delta(zl_bitreader *r)
@@ -309,7 +301,7 @@ int32_t zl_bitreader_delta(zl_bitreader *r)
         z = zl_bitreader_bits(r, delta_width[zl_bitreader_bits(r, 2)]);
     /* A read cut short gives 0 for every later part, so z is 0 and so is
      * the result, as the contract asks. */
-    return to_i32((z >> 1) ^ (0u - (z & 1u)));
+    return zl_to_i32((z >> 1) ^ (0u - (z & 1u)));
 }
 
 zl_fx zl_bitreader_fx(zl_bitreader *r, zl_fx min, zl_fx max, unsigned frac_bits)
@@ -329,7 +321,7 @@ zl_fx zl_bitreader_fx(zl_bitreader *r, zl_fx min, zl_fx max, unsigned frac_bits)
      * to max only brings the result closer (and keeps q << shift in range). */
     if (q > (range >> shift))
         return max;
-    return to_i32((uint32_t)min + (q << shift));
+    return zl_to_i32((uint32_t)min + (q << shift));
 }
 
 void zl_bitreader_bytes(zl_bitreader *r, void *dst, size_t len)

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "zl_int.h"
+
 #define TICK_MASK (ZL_LAGCOMP_TICKS - 1u)
 
 void zl_lagcomp_settings_default(zl_lagcomp_settings *s)
@@ -47,11 +49,6 @@ static int is_present(const zl_lagcomp_frame *f, int slot)
 static int box_empty(const zl_box *b)
 {
     return b->min.x >= b->max.x || b->min.y >= b->max.y || b->min.z >= b->max.z;
-}
-
-static int64_t abs64(int64_t v)
-{
-    return v < 0 ? -v : v;
 }
 
 /* Bounds live strictly inside the ray limit, which keeps the broadphase's
@@ -114,7 +111,7 @@ static int teleported(const zl_lagcomp *lc, const int64_t d[3])
     if (lc->settings.teleport_distance <= 0)
         return 0;
     for (i = 0; i < 3; i++) {
-        uint64_t m = (uint64_t)abs64(d[i]);
+        uint64_t m = (uint64_t)zl_abs64(d[i]);
         if (m > limit)
             return 1;
         sum += m * m;

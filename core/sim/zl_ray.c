@@ -2,6 +2,8 @@
  * fraction, so touching, grazing and entering are decided without rounding. */
 #include "zl_ray.h"
 
+#include "zl_int.h"
+
 /* A crossing time num / den with den > 0. Within the supported range both
  * are below 2^30 in magnitude: they fit int32, so a cross product is one
  * 32 x 32 -> 64 multiply (a single instruction on 32-bit cores) below 2^60. */
@@ -38,11 +40,6 @@ static int apart(const zl_vec3 *s, const zl_vec3 *e, const zl_box *b)
            (s->z <= b->min.z && e->z <= b->min.z) || (s->z >= b->max.z && e->z >= b->max.z);
 }
 
-static int64_t abs64(int64_t v)
-{
-    return v < 0 ? -v : v;
-}
-
 int zl_segment_init(zl_segment *g, const zl_vec3 *start, const zl_vec3 *end)
 {
     const zl_fx s[3] = {start->x, start->y, start->z}, e[3] = {end->x, end->y, end->z};
@@ -53,7 +50,7 @@ int zl_segment_init(zl_segment *g, const zl_vec3 *start, const zl_vec3 *end)
     for (i = 0; i < 3; i++) {
         g->mid2[i] = (int64_t)s[i] + e[i];
         g->dir[i] = (int64_t)e[i] - s[i];
-        g->len[i] = abs64(g->dir[i]);
+        g->len[i] = zl_abs64(g->dir[i]);
     }
     return ZL_OK;
 }
@@ -71,14 +68,14 @@ int zl_segment_meets(const zl_segment *g, const zl_box *b)
     int64_t cz, hz;
     /* The vertical axis first: shots fly mostly level, so the distance
      * from the line seen from above rejects most boxes at once. */
-    if (abs64(cx * g->dir[1] - cy * g->dir[0]) > hx * g->len[1] + hy * g->len[0])
+    if (zl_abs64(cx * g->dir[1] - cy * g->dir[0]) > hx * g->len[1] + hy * g->len[0])
         return 0;
     cz = g->mid2[2] - ((int64_t)b->min.z + b->max.z);
     hz = (int64_t)b->max.z - b->min.z;
-    return abs64(cy * g->dir[2] - cz * g->dir[1]) <= hy * g->len[2] + hz * g->len[1] &&
-           abs64(cz * g->dir[0] - cx * g->dir[2]) <= hz * g->len[0] + hx * g->len[2] &&
-           abs64(cx) <= hx + g->len[0] && abs64(cy) <= hy + g->len[1] &&
-           abs64(cz) <= hz + g->len[2];
+    return zl_abs64(cy * g->dir[2] - cz * g->dir[1]) <= hy * g->len[2] + hz * g->len[1] &&
+           zl_abs64(cz * g->dir[0] - cx * g->dir[2]) <= hz * g->len[0] + hx * g->len[2] &&
+           zl_abs64(cx) <= hx + g->len[0] && zl_abs64(cy) <= hy + g->len[1] &&
+           zl_abs64(cz) <= hz + g->len[2];
 }
 
 static void fill_hit(const zl_vec3 *start, const zl_vec3 *end, frac t, int axis, int normal,

@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "zl_int.h"
+
 /* Values travel through here as int64: wide enough for every storage width
  * in both signednesses, so clamping and range arithmetic never overflow. */
 
@@ -111,11 +113,6 @@ static uint32_t max_code(const zl_field *f)
     }
 }
 
-static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
-{
-    return v < lo ? lo : v > hi ? hi : v;
-}
-
 static uint32_t encode(const zl_field *f, int64_t v)
 {
     unsigned shift;
@@ -126,9 +123,9 @@ static uint32_t encode(const zl_field *f, int64_t v)
         half = shift ? (int64_t)1 << (shift - 1u) : 0;
         /* v - min >= 0 after clamping, so the shift sees no negative value;
          * min and max sit on the step grid, so rounding stays in range. */
-        return (uint32_t)((clamp64(v, f->min, f->max) - f->min + half) >> shift);
+        return (uint32_t)((zl_clamp64(v, f->min, f->max) - f->min + half) >> shift);
     case ZL_FIELD_KIND_INT:
-        return (uint32_t)(clamp64(v, f->min, f->max) - f->min);
+        return (uint32_t)(zl_clamp64(v, f->min, f->max) - f->min);
     case ZL_FIELD_KIND_ANGLE:
         shift = step_shift(f);
         half = shift ? (int64_t)1 << (shift - 1u) : 0;
@@ -156,13 +153,6 @@ static int64_t decode(const zl_field *f, uint32_t code)
 static uint32_t code_of(const zl_field *f, const void *state)
 {
     return encode(f, state ? load_value(f, state) : 0);
-}
-
-/* Two's complement reading of a 32-bit pattern, without the
- * implementation-defined unsigned-to-signed conversion. */
-static int32_t to_i32(uint32_t u)
-{
-    return u <= (uint32_t)INT32_MAX ? (int32_t)u : (int32_t)(u - 0x80000000u) - INT32_MAX - 1;
 }
 
 static int valid_field(const zl_field *f, uint16_t state_size)
@@ -277,7 +267,7 @@ static uint32_t quantized(const zl_field *f, uint32_t raw)
     case ZL_FIELD_KIND_FX:
         shift = step_shift(f);
         half = shift ? 1u << (shift - 1u) : 0u;
-        v = to_i32(raw); /* FX storage is 4 bytes */
+        v = zl_to_i32(raw); /* FX storage is 4 bytes */
         v = v < f->min ? f->min : v > f->max ? f->max : v;
         /* v - min lies in [0, max - min]; max - min is a multiple of the
          * step below 2^32, so adding half a step cannot wrap. */
@@ -285,7 +275,7 @@ static uint32_t quantized(const zl_field *f, uint32_t raw)
         return (uint32_t)f->min + ((off + half) >> shift << shift);
     case ZL_FIELD_KIND_INT:
         /* The low 32 bits of the clamped value are its storage. */
-        return (uint32_t)clamp64(load_value_of(f, raw), f->min, f->max);
+        return (uint32_t)zl_clamp64(load_value_of(f, raw), f->min, f->max);
     case ZL_FIELD_KIND_ANGLE:
         shift = step_shift(f);
         half = shift ? 1u << (shift - 1u) : 0u;
@@ -336,9 +326,9 @@ static int64_t interpolate_field(const zl_field *f, int64_t a, int64_t b, zl_fx 
     case ZL_INTERP_LINEAR:
         /* Clamping first keeps both ends in int32; zl_fx_lerp on raw values
          * is exactly an integer lerp, so INT and FX share it. */
-        a = clamp64(a, f->min, f->max);
-        b = clamp64(b, f->min, f->max);
-        return clamp64(zl_fx_lerp((int32_t)a, (int32_t)b, t), f->min, f->max);
+        a = zl_clamp64(a, f->min, f->max);
+        b = zl_clamp64(b, f->min, f->max);
+        return zl_clamp64(zl_fx_lerp((int32_t)a, (int32_t)b, t), f->min, f->max);
     case ZL_INTERP_ARC:
         t = t < 0 ? 0 : t > ZL_FX_ONE ? ZL_FX_ONE : t;
         return zl_angle_lerp((zl_angle)a, (zl_angle)b, t);
@@ -433,7 +423,7 @@ static void flush(delta_out *o)
 static void put_delta(delta_out *o, uint32_t base_code, uint32_t code)
 {
     flush(o);
-    zl_bitwriter_delta(o->w, to_i32(code - base_code)); /* wraps mod 2^32 */
+    zl_bitwriter_delta(o->w, zl_to_i32(code - base_code)); /* wraps mod 2^32 */
 }
 
 static void write_change(delta_out *o, unsigned width, uint32_t base, uint32_t code, int wraps)
@@ -801,9 +791,9 @@ static int is_wide(const zl_plan_field *f)
  * two's complement whatever the shift does with the sign. */
 static inline int32_t lerp_between(int32_t a, int32_t b, zl_fx t)
 {
-    int64_t m = (int64_t)to_i32((uint32_t)b - (uint32_t)a) * t;
+    int64_t m = (int64_t)zl_to_i32((uint32_t)b - (uint32_t)a) * t;
     uint64_t sum = (uint64_t)m + 0x8000u - (m < 0 ? 1u : 0u);
-    return to_i32((uint32_t)a + (uint32_t)(sum >> 16));
+    return zl_to_i32((uint32_t)a + (uint32_t)(sum >> 16));
 }
 
 int zl_schema_plan_init(zl_schema_plan *p, const zl_schema *s)
@@ -906,12 +896,12 @@ void zl_schema_plan_interpolate(const zl_schema_plan *p, void *out, const void *
     between = t >= 0 && t <= ZL_FX_ONE;
     for (; o < wide_end; o++) {
         const zl_plan_field *f = &p->field[*o];
-        int32_t lo = to_i32(f->min), hi = to_i32(f->min + f->span), va, vb, r;
+        int32_t lo = zl_to_i32(f->min), hi = zl_to_i32(f->min + f->span), va, vb, r;
         uint32_t raw;
         memcpy(&raw, (const uint8_t *)a + f->offset, 4);
-        va = to_i32(raw);
+        va = zl_to_i32(raw);
         memcpy(&raw, (const uint8_t *)b + f->offset, 4);
-        vb = to_i32(raw);
+        vb = zl_to_i32(raw);
         va = va < lo ? lo : va > hi ? hi : va;
         vb = vb < lo ? lo : vb > hi ? hi : vb;
         if (between) {
@@ -925,8 +915,8 @@ void zl_schema_plan_interpolate(const zl_schema_plan *p, void *out, const void *
     }
     for (; o < lin_end; o++) {
         const zl_plan_field *f = &p->field[*o];
-        int32_t va = to_i32(f->min + place_of(f, plan_load(f, a)));
-        int32_t vb = to_i32(f->min + place_of(f, plan_load(f, b)));
+        int32_t va = zl_to_i32(f->min + place_of(f, plan_load(f, a)));
+        int32_t vb = zl_to_i32(f->min + place_of(f, plan_load(f, b)));
         uint32_t r = (uint32_t)zl_fx_lerp(va, vb, t);
         plan_store(f, out, f->min + place(r, f->min, f->span, 1));
     }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "zl_clock.h"
+#include "zl_int.h"
 
 /* Largest time the clock handles, in microseconds (about 9000 years). */
 #define MAX_TIME_US ((uint64_t)1 << 58)
@@ -48,8 +49,6 @@ void zl_clock_init(zl_clock *c, const zl_clock_settings *settings)
     ZL_ASSERT(c->set.grow_ppm + c->set.max_slew_ppm < 1000000u);
 }
 
-static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
-
 /* Moves the shown offset to local time now_us. The step is at most
  * dt x max_slew_ppm, strictly less than dt, so now + shown never decreases:
  * that is the monotonic guarantee. */
@@ -64,10 +63,10 @@ static void advance(zl_clock *c, uint64_t now_us)
         dt = (int64_t)c->set.settle_us; /* the whole error is due; keeps products small */
     /* The error is bounded by the snap logic in practice; the clamp only
      * keeps the product below in range whatever the samples were. */
-    err = clamp64(c->estimate_q4 / 16 - c->shown_us, -((int64_t)1 << 36), (int64_t)1 << 36);
+    err = zl_clamp64(c->estimate_q4 / 16 - c->shown_us, -((int64_t)1 << 36), (int64_t)1 << 36);
     step = err * dt / (int64_t)c->set.settle_us;
     cap = dt * (int64_t)c->set.max_slew_ppm / 1000000;
-    c->shown_us += clamp64(step, -cap, cap);
+    c->shown_us += zl_clamp64(step, -cap, cap);
 }
 
 /* The arrivals' need: at a snapshot newer than all before it, how far the
@@ -80,7 +79,7 @@ static void measure_need(zl_clock *c, uint64_t snapshot_time_us, uint64_t now_us
     if (snapshot_time_us <= c->newest_us)
         return; /* reordered or repeated: the newest held did not change */
     if (c->newest_us) {
-        late = clamp64((int64_t)now_us + c->shown_us - (int64_t)c->newest_us, 0,
+        late = zl_clamp64((int64_t)now_us + c->shown_us - (int64_t)c->newest_us, 0,
                        (int64_t)c->set.delay_max_us);
         need = (uint32_t)late;
         /* The first need sets the peak: there is no rhythm to compare yet. */
@@ -143,9 +142,9 @@ void zl_clock_observe(zl_clock *c, uint64_t snapshot_time_us, uint64_t now_us)
     measure_need(c, snapshot_time_us, now_us);
     dev = sample - c->estimate_q4 / 16;
     pull = 4 * (int64_t)(c->jitter_q4 / 16u) + 1000;
-    c->estimate_q4 += clamp64(dev, -pull, pull);
+    c->estimate_q4 += zl_clamp64(dev, -pull, pull);
     /* Bounded by snap_us (at most 10^8), the sum stays below 2^32. */
-    dev = clamp64(dev < 0 ? -dev : dev, 0, (int64_t)c->set.snap_us);
+    dev = zl_clamp64(dev < 0 ? -dev : dev, 0, (int64_t)c->set.snap_us);
     c->jitter_q4 = c->jitter_q4 - c->jitter_q4 / 16u + (uint32_t)dev;
 }
 
@@ -187,9 +186,9 @@ uint64_t zl_clock_render_time(zl_clock *c, uint64_t now_us, uint32_t floor_us)
         if (dt > 10000000)
             dt = 10000000; /* keeps the products small; any longer gap is all due */
         if (aim > c->delay_us)
-            c->delay_us += clamp64(aim - c->delay_us, 0, dt * (int64_t)c->set.grow_ppm / 1000000);
+            c->delay_us += zl_clamp64(aim - c->delay_us, 0, dt * (int64_t)c->set.grow_ppm / 1000000);
         else
-            c->delay_us -= clamp64(c->delay_us - aim, 0, dt * (int64_t)c->set.shrink_ppm / 1000000);
+            c->delay_us -= zl_clamp64(c->delay_us - aim, 0, dt * (int64_t)c->set.shrink_ppm / 1000000);
     }
     c->delay_last_us = now_us;
     return snapshot_us > (uint64_t)c->delay_us ? snapshot_us - (uint64_t)c->delay_us : 0u;
@@ -206,7 +205,7 @@ void zl_clock_get_stats(const zl_clock *c, zl_clock_stats *out)
     ZL_ASSERT(c && out);
     out->samples = c->samples;
     out->snaps = c->snaps;
-    out->error_us = (int32_t)clamp64(c->estimate_q4 / 16 - c->shown_us, INT32_MIN, INT32_MAX);
+    out->error_us = (int32_t)zl_clamp64(c->estimate_q4 / 16 - c->shown_us, INT32_MIN, INT32_MAX);
     out->jitter_us = c->jitter_q4 / 16u;
     out->need_us = c->need_us;
     out->stalls = c->stalls;
