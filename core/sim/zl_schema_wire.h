@@ -1,0 +1,224 @@
+/* zl_schema_wire.h - private to zl_schema*.c: what the field walk
+ * (zl_schema.c) and the plan (zl_schema_plan.c) share: a field's selection,
+ * storage and code range, and the delta code's pieces on the wire. */
+#ifndef ZL_SCHEMA_WIRE_H
+#define ZL_SCHEMA_WIRE_H
+
+#include <string.h>
+
+#include "zl_int.h"
+#include "zl_schema.h"
+
+static inline int selected(const zl_field *f, int which)
+{
+    if (which == ZL_SCHEMA_ALL)
+        return 1;
+    if (f->flags & ZL_LOCAL)
+        return 0;
+    return which == ZL_SCHEMA_WIRE || (f->flags & ZL_OWNER) == 0;
+}
+
+static inline int is_signed(const zl_field *f)
+{
+    return f->kind == ZL_FIELD_KIND_FX || (f->kind == ZL_FIELD_KIND_INT && f->min < 0);
+}
+
+/* The stored bits of a field of `size` bytes at `offset`, zero-extended.
+ * memcpy because offsets come from a table and the state may be any
+ * buffer: no type punning, no alignment trap. */
+static inline uint32_t load_at(const void *state, unsigned offset, unsigned size)
+{
+    const uint8_t *p = (const uint8_t *)state + offset;
+    uint16_t v16;
+    uint32_t v32;
+    if (size == 1)
+        return *p;
+    if (size == 2) {
+        memcpy(&v16, p, 2);
+        return v16;
+    }
+    memcpy(&v32, p, 4);
+    return v32;
+}
+
+static inline void store_at(void *state, unsigned offset, unsigned size, uint32_t raw)
+{
+    uint8_t *p = (uint8_t *)state + offset;
+    uint16_t v16 = (uint16_t)raw;
+    if (size == 1)
+        *p = (uint8_t)raw;
+    else if (size == 2)
+        memcpy(p, &v16, 2);
+    else
+        memcpy(p, &raw, 4);
+}
+
+/* Shift from a raw value to its wire step (FX and ANGLE). */
+static inline unsigned step_shift(const zl_field *f)
+{
+    return 16u - f->bits;
+}
+
+static inline uint32_t low_mask(unsigned bits)
+{
+    return bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1u;
+}
+
+/* Wire codes run from 0 to max_code; a code is a value relative to the
+ * bottom of its range, counted in steps. */
+static inline uint32_t max_code(const zl_field *f)
+{
+    switch (f->kind) {
+    case ZL_FIELD_KIND_FX:
+        return ((uint32_t)f->max - (uint32_t)f->min) >> step_shift(f);
+    case ZL_FIELD_KIND_INT:
+        return (uint32_t)f->max - (uint32_t)f->min;
+    default:
+        return low_mask(f->bits);
+    }
+}
+
+/* ---- Differences ----
+ * A changed FX, ANGLE or INT field (not ZL_DELTA) travels as a 2-bit class
+ * and then either the signed difference from its base's code in the
+ * class's width, or, in the last class, its full code: movement between
+ * two snapshots is far smaller than a field's range, so it seldom needs
+ * the full width, and never costs more than the full width plus 2 bits.
+ * The widths are the full code's less 8, 6 and 3 bits (at least 1): on
+ * the FPS's 18-bit origins 10, 12 and 15 bits, up to 16, 64 and 512 units
+ * either way, which cover a step, a run and a fall between snapshots
+ * ~100 ms apart; on 16-bit angles 8, 10 and 13 bits, up to 0.7, 2.8 and
+ * 22 degrees. (Cut points measured on the snapshot suite's 64-player
+ * stream: the next bit either way cost more.) FLAGS are sent whole: their
+ * bits are not magnitudes. Angles differ the short way round a turn. */
+#define CLASS_BITS 2u
+#define CLASS_WHOLE 3u
+
+static inline unsigned class_width(unsigned width, unsigned c)
+{
+    static const uint8_t narrower[CLASS_WHOLE] = {8, 6, 3};
+    return width > narrower[c] ? width - narrower[c] : 1u;
+}
+
+/* code - base as the receiver adds it back to base: modulo 2^32, or for
+ * codes that wrap (ANGLE) the shortest way round their 2^width values. */
+static inline uint32_t difference(uint32_t code, uint32_t base, unsigned width, int wraps)
+{
+    uint32_t d = code - base, s;
+    if (!wraps)
+        return d;
+    s = 1u << (width - 1u);
+    return ((d & low_mask(width)) ^ s) - s;
+}
+
+/* A delta's bits on their way to the writer: gathered in a word, so its
+ * many short pieces (a flag, a class, a small difference) reach the writer
+ * 32 bits at a time rather than in a call each. The bits are the same. */
+typedef struct delta_out {
+    zl_bitwriter *w;
+    uint32_t bits;
+    unsigned count; /* bits gathered, below 32 between puts */
+} delta_out;
+
+/* 32-bit arithmetic only: a Cortex-M3 shifts a 64-bit word in six or more
+ * instructions. */
+static inline void put(delta_out *o, uint32_t value, unsigned n)
+{
+    unsigned room = 32u - o->count;
+    o->bits |= value << o->count; /* what does not fit falls off the top */
+    if (n < room) {
+        o->count += n;
+        return;
+    }
+    zl_bitwriter_bits(o->w, o->bits, 32);
+    o->bits = room < 32u ? value >> room : 0u;
+    o->count = n - room;
+}
+
+static inline void begin(delta_out *o, zl_bitwriter *w)
+{
+    o->w = w;
+    o->bits = 0;
+    o->count = 0;
+}
+
+/* Hands the writer what is gathered. */
+static inline void flush(delta_out *o)
+{
+    zl_bitwriter_bits(o->w, o->bits, o->count);
+    o->bits = 0;
+    o->count = 0;
+}
+
+/* A ZL_DELTA field's difference, in the writer's own coding. */
+static inline void put_delta(delta_out *o, uint32_t base_code, uint32_t code)
+{
+    flush(o);
+    zl_bitwriter_delta(o->w, zl_to_i32(code - base_code)); /* wraps mod 2^32 */
+}
+
+static inline void write_change(delta_out *o, unsigned width, uint32_t base, uint32_t code, int wraps)
+{
+    uint32_t d = difference(code, base, width, wraps);
+    unsigned c;
+    for (c = 0; c < CLASS_WHOLE; c++) {
+        unsigned k = class_width(width, c);
+        if (d + (1u << (k - 1u)) < (1u << k)) { /* d fits k bits, signed */
+            put(o, c, CLASS_BITS);
+            put(o, d & low_mask(k), k);
+            return;
+        }
+    }
+    put(o, CLASS_WHOLE, CLASS_BITS);
+    put(o, code, width);
+}
+
+/* The code write_change sent, not yet checked against the field's range.
+ * (v ^ s) - s sign-extends a k-bit value in unsigned arithmetic. */
+static inline uint32_t read_change(zl_bitreader *r, unsigned width, uint32_t base, int wraps)
+{
+    /* Two one-bit reads, low bit first, cost less than one of two bits. */
+    unsigned c = (unsigned)zl_bitreader_bool(r), k;
+    uint32_t s, code;
+    c |= (unsigned)zl_bitreader_bool(r) << 1;
+    if (c == CLASS_WHOLE)
+        return zl_bitreader_bits(r, width);
+    k = class_width(width, c);
+    s = 1u << (k - 1u);
+    code = base + ((zl_bitreader_bits(r, k) ^ s) - s);
+    return wraps ? code & low_mask(width) : code;
+}
+
+/* Sets ZL_ERR_MALFORMED unless an earlier error already stuck. */
+static inline void malformed(zl_bitreader *r)
+{
+    if (r->error == ZL_OK)
+        r->error = ZL_ERR_MALFORMED;
+}
+
+/* A delta's header: the place of the last changed field among the `sent`
+ * fields of the selection, or -1 when nothing changed or the place is out
+ * of range (then malformed). */
+static inline int read_last(zl_bitreader *r, unsigned sent)
+{
+    uint32_t index;
+    if (!zl_bitreader_bool(r))
+        return -1;
+    index = zl_bitreader_bits(r, zl_bits_required(sent - 1u));
+    if (index < sent)
+        return (int)index;
+    malformed(r);
+    return -1;
+}
+
+/* How many fields `which` sends. */
+static inline unsigned sent_count(const zl_schema *s, int which)
+{
+    unsigned n = 0;
+    uint16_t i;
+    for (i = 0; i < s->count; i++)
+        n += (unsigned)selected(&s->fields[i], which);
+    return n;
+}
+
+#endif
