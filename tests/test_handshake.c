@@ -4,7 +4,7 @@
 
 #include "zl_conn.h"
 #include "zl_cookie.h"
-#include "zl_handshake.h"
+#include "zl_msg.h"
 #include "zl_ratelimit.h"
 #include "zl_test.h"
 

@@ -6,8 +6,8 @@
 
 #include "zl_addr.h"
 #include "zl_crypto.h"
-#include "zl_handshake.h"
 #include "zl_link.h"
+#include "zl_msg.h"
 #include "zl_reliable.h"
 
 ZL_BEGIN_DECLS

@@ -4,7 +4,7 @@
 
 #include "zl_fuzz.h"
 
-#include "zl_handshake.h"
+#include "zl_msg.h"
 
 /* The input's first byte picks a reader (modulo 10); the rest is its input,
  * copied into a buffer of exactly its length so AddressSanitizer catches a

@@ -1,9 +1,9 @@
-/* zl_handshake.c - one writer and one reader for every handshake message,
+/* zl_msg.c - one writer and one reader for every fixed-size message,
  * driven by a table of each message's fields. */
 #include <stddef.h>
 #include <string.h>
 
-#include "zl_handshake.h"
+#include "zl_msg.h"
 
 #define TICK_RATE_MAX 1000u
 
