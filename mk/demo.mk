@@ -6,7 +6,11 @@
 #   make demo-image [PORT=cortex-m3]   the match in one program image on a simulated
 #                                      clock (in-image loopback), the same report
 # Outputs go to $(BUILD)/demo/ (build/<port>/demo/): each port's programs and
-# pictures apart, so one port never runs another's binary.
+# pictures apart, so one port never runs another's binary. A program's main
+# is examples/demo/demo_<role>_main.c: zl_server, zl_client and zl_token
+# from demo_server_main.c, demo_client_main.c and demo_token_main.c, the
+# launcher zl_demo from demo_launcher_main.c, zl_demo_image from
+# demo_image_main.c; every other demo_*.c is shared by the programs.
 
 DEMO_DIR := $(BUILD)/demo
 # Each host file carries one operating system's calls; ports without their
@@ -22,7 +26,7 @@ DEMO_OBJ := $(DEMO_SRC:%.c=$(BUILD)/obj/%.o)
 DEMO_LIB_OBJ := $(LIB_OBJ) $(GAME_SRC:%.c=$(BUILD)/obj/%.o)
 DEMO_PROGRAMS := $(DEMO_DIR)/zl_server$(EXE) $(DEMO_DIR)/zl_client$(EXE) $(DEMO_DIR)/zl_token$(EXE)
 DEMO_IMAGE := $(DEMO_DIR)/zl_demo_image$(EXE)
-DEMO_IMAGE_OBJ := $(BUILD)/obj/examples/demo/zl_demo_image.o \
+DEMO_IMAGE_OBJ := $(BUILD)/obj/examples/demo/demo_image_main.o \
 	$(DEMO_MATCH_SRC:%.c=$(BUILD)/obj/%.o) \
 	$(PORT_BENCH_SRC:%.c=$(BUILD)/obj/%.o) $(PORT_IMAGE_SRC:%.c=$(BUILD)/obj/%.o)
 # A port may size the match for its memory (PORT_DEMO_CFLAGS in its port.mk).
@@ -37,12 +41,12 @@ $(BUILD)/obj/examples/demo/%.o: examples/demo/%.c $(PORT_MK)
 	$(CC) $(CFLAGS_ALL) $(DEMO_CFLAGS) -DDEMO_DIR='"$(DEMO_DIR)"' -Iexamples/fps -Iexamples/demo \
 		-c $< -o $@
 
-$(DEMO_DIR)/%$(EXE): $(BUILD)/obj/examples/demo/%.o $(DEMO_OBJ) $(DEMO_LIB_OBJ)
+$(DEMO_DIR)/zl_%$(EXE): $(BUILD)/obj/examples/demo/demo_%_main.o $(DEMO_OBJ) $(DEMO_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(PORT_LDFLAGS) $^ $(PORT_LIBS) -o $@
 
 # The launcher forks the programs: POSIX only.
-$(DEMO_DIR)/zl_demo: $(BUILD)/obj/examples/demo/zl_demo.o $(DEMO_OBJ) $(DEMO_LIB_OBJ)
+$(DEMO_DIR)/zl_demo: $(BUILD)/obj/examples/demo/demo_launcher_main.o $(DEMO_OBJ) $(DEMO_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(PORT_LDFLAGS) $^ $(PORT_LIBS) -o $@
 
@@ -66,9 +70,7 @@ demo-image:
 	$(BENCH_RUN) $(DEMO_IMAGE)
 
 # The programs' own objects are not intermediate files: keep them.
-.SECONDARY: $(BUILD)/obj/examples/demo/zl_server.o $(BUILD)/obj/examples/demo/zl_client.o \
-	$(BUILD)/obj/examples/demo/zl_demo.o $(BUILD)/obj/examples/demo/zl_demo_image.o
+DEMO_MAIN_OBJ := $(patsubst %,$(BUILD)/obj/examples/demo/demo_%_main.o,server client token launcher image)
+.SECONDARY: $(DEMO_MAIN_OBJ)
 
--include $(DEMO_OBJ:.o=.d) $(BUILD)/obj/examples/demo/zl_server.d \
-	$(BUILD)/obj/examples/demo/zl_client.d $(BUILD)/obj/examples/demo/zl_demo.d \
-	$(BUILD)/obj/examples/demo/zl_demo_image.d
+-include $(DEMO_OBJ:.o=.d) $(DEMO_MAIN_OBJ:.o=.d)

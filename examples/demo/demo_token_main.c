@@ -1,4 +1,4 @@
-/* zl_token.c - a game backend's minting step as a program: makes a connect
+/* demo_token_main.c - a game backend's minting step as a program: makes a connect
  * token for one player and one match and writes it as hex for the client. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* zl_server.c - the zerolag server program: runs the FPS rules for its
+/* demo_server_main.c - the zerolag server program: runs the FPS rules for its
  * clients over UDP, prints joins, leaves and status, stops on Ctrl-C. */
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* zl_demo_image.c - the demo match in one program image (server and bots over
+/* demo_image_main.c - the demo match in one program image (server and bots over
  * the in-image loopback and conditioners, simulated clock): make demo's report. */
 #include <stdio.h>
 #include <string.h>

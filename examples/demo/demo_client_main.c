@@ -1,4 +1,4 @@
-/* zl_client.c - the zerolag client program: joins a server over UDP and
+/* demo_client_main.c - the zerolag client program: joins a server over UDP and
  * plays in the terminal or as a bot; Ctrl-C disconnects cleanly. */
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* zl_demo.c - the demo launcher (POSIX): starts zl_server and bot zl_clients
+/* demo_launcher_main.c - the demo launcher (POSIX): starts zl_server and bot zl_clients
  * as processes, shows their net graph live, then the report and pictures. */
 #define _POSIX_C_SOURCE 200809L
 
