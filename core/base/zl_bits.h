@@ -1,5 +1,8 @@
 /* zl_bits.h - bit-packed writer and reader over caller-owned buffers.
- * Every read is bounds-checked: hostile bytes set a sticky error, never crash. */
+ * Every read is bounds-checked: hostile bytes set a sticky error, never crash.
+ * Not part of the API (docs/ARCHITECTURE.md): public because the endpoints'
+ * structs and the schema's delta functions use its writer and reader; an
+ * application calls none of it. */
 #ifndef ZL_BITS_H
 #define ZL_BITS_H
 

@@ -1,6 +1,8 @@
 /* zl_bytes.h - integers as bytes in a fixed order: little-endian for wire and
  * hash layouts, big-endian for IP addresses and ports, so every host reads
- * and writes the same bytes whatever its own byte order or alignment. */
+ * and writes the same bytes whatever its own byte order or alignment.
+ * Not part of the API (docs/ARCHITECTURE.md): public because zl_bits.h's
+ * inline reader uses it; an application calls none of it. */
 #ifndef ZL_BYTES_H
 #define ZL_BYTES_H
 

@@ -1,5 +1,8 @@
 /* zl_ring.h - fixed-capacity rings with free-running counters and sequence
- * buffers keyed by 16-bit wrapping sequence numbers. Storage is the caller's. */
+ * buffers keyed by 16-bit wrapping sequence numbers. Storage is the caller's.
+ * Not part of the API (docs/ARCHITECTURE.md): public because the endpoints'
+ * structs, which the application allocates, embed its rings; it calls none of
+ * it. */
 #ifndef ZL_RING_H
 #define ZL_RING_H
 

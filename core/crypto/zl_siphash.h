@@ -1,5 +1,8 @@
 /* zl_siphash.h - SipHash-2-4 (Aumasson and Bernstein, 2012): a keyed 64-bit
- * hash, the connection cookie's MAC, so a client cannot forge one offline. */
+ * hash, the connection cookie's MAC, so a client cannot forge one offline.
+ * Not part of the API (docs/ARCHITECTURE.md): public for ZL_SIPHASH_KEY_SIZE,
+ * which sizes the secret zl_server_init takes; an application calls none of
+ * it. */
 #ifndef ZL_SIPHASH_H
 #define ZL_SIPHASH_H
 

@@ -1,6 +1,9 @@
 /* zl_conn.h - one end of a connection: its identity, the datagram demultiplexer
  * (one CRC check per datagram), sends on the link and before it, and the
- * goodbye. Each server slot and the client embed one. */
+ * goodbye. Each server slot and the client embed one.
+ * Not part of the API (docs/ARCHITECTURE.md): public because every server slot
+ * and the client embed one, which the application allocates; it reads
+ * zl_seal_stats in their stats and calls none of it. */
 #ifndef ZL_CONN_H
 #define ZL_CONN_H
 

@@ -1,7 +1,9 @@
 /* zl_handshake.h - the connection handshake's messages (REQUEST, CHALLENGE,
  * RESPONSE, ACCEPT, DENY) and the small connected ones (KEEPALIVE, DISCONNECT,
  * SETTINGS, PATH_CHALLENGE, PATH_RESPONSE and CONTROL): fixed-size payloads,
- * each described once by a field table, written and read by zl_msg.h. */
+ * each described once by a field table, written and read by zl_msg.h.
+ * Not part of the API (docs/ARCHITECTURE.md): public because zl_conn.h
+ * includes it; an application never builds these messages. */
 #ifndef ZL_HANDSHAKE_H
 #define ZL_HANDSHAKE_H
 

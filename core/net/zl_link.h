@@ -1,5 +1,8 @@
 /* zl_link.h - one connection's packet bookkeeping: sequence numbers, acks,
- * refusal of replayed packets, round-trip time, loss both ways, bandwidth. */
+ * refusal of replayed packets, round-trip time, loss both ways, bandwidth.
+ * Not part of the API (docs/ARCHITECTURE.md): public because every connection,
+ * which the application allocates inside zl_server and zl_client, embeds a
+ * link; it reads zl_link_stats in their stats and calls none of it. */
 #ifndef ZL_LINK_H
 #define ZL_LINK_H
 

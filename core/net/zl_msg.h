@@ -1,5 +1,7 @@
 /* zl_msg.h - the one writer and reader of every fixed-size message: the
- * handshake's and the small connected ones (zl_handshake.h, their structs). */
+ * handshake's and the small connected ones (zl_handshake.h, their structs).
+ * Not part of the API (docs/ARCHITECTURE.md): public because zl_conn.h
+ * includes it; an application never writes or reads these messages itself. */
 #ifndef ZL_MSG_H
 #define ZL_MSG_H
 

@@ -1,6 +1,9 @@
 /* zl_packet.h - the header every zerolag datagram starts with, sealed by a
  * CRC-32 over the protocol id and the packet (or, on a connection with session
- * keys, by AEAD), and its checked parsers. */
+ * keys, by AEAD), and its checked parsers.
+ * Not part of the API (docs/ARCHITECTURE.md): public because the connections
+ * the endpoints embed use its sizes and drop reasons (ZL_PACKET_TAG_SIZE,
+ * zl_packet_drop, in their stats); an application calls none of it. */
 #ifndef ZL_PACKET_H
 #define ZL_PACKET_H
 

@@ -1,6 +1,10 @@
 /* zl_ratelimit.h - token buckets against floods: per source socket, per
  * source address and in all for handshakes, and a lone bucket for anything
- * the caller keys itself. */
+ * the caller keys itself.
+ * Not part of the API (docs/ARCHITECTURE.md): public because the server, which
+ * the application allocates, embeds its limiters, and
+ * zl_server_config.ratelimit is its zl_ratelimit_config; an application calls
+ * none of it. */
 #ifndef ZL_RATELIMIT_H
 #define ZL_RATELIMIT_H
 

@@ -1,6 +1,10 @@
 /* zl_reliable.h - a reliable, ordered channel of small messages over one
  * connection (chat, scores, round state, a kill feed): numbered, resent
- * until the link reports them acknowledged, handed over in order exactly once. */
+ * until the link reports them acknowledged, handed over in order exactly once.
+ * Not part of the API (docs/ARCHITECTURE.md): public because the endpoints
+ * embed a channel per connection, which the application allocates; it reads
+ * zl_reliable_stats in their stats and sends and receives messages through
+ * zl_server.h and zl_client.h, calling none of it. */
 #ifndef ZL_RELIABLE_H
 #define ZL_RELIABLE_H
 

@@ -1,5 +1,8 @@
 /* zl_interp.h - entity interpolation: a ring of received samples per entity,
- * drawn in the past between the two samples around the render time. */
+ * drawn in the past between the two samples around the render time.
+ * Not part of the API (docs/ARCHITECTURE.md): public because the client, which
+ * the application allocates, embeds a history per entity; an application calls
+ * none of it. */
 #ifndef ZL_INTERP_H
 #define ZL_INTERP_H
 

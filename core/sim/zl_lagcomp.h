@@ -1,5 +1,9 @@
 /* zl_lagcomp.h - server-side lag compensation: a history of every player's
- * state per tick, and shots traced against the players as the shooter drew them. */
+ * state per tick, and shots traced against the players as the shooter drew them.
+ * Not part of the API (docs/ARCHITECTURE.md): public because the server, which
+ * the application allocates, embeds its history; zl_server_config.lagcomp and
+ * zl_server_shot.hit are its settings and result (with zl_lagcomp_time), and
+ * an application calls none of it. */
 #ifndef ZL_LAGCOMP_H
 #define ZL_LAGCOMP_H
 

@@ -1,5 +1,9 @@
 /* zl_predict.h - client-side prediction: runs the player's own commands at
- * once, reconciles with the server's acknowledged state, smooths corrections. */
+ * once, reconciles with the server's acknowledged state, smooths corrections.
+ * Not part of the API (docs/ARCHITECTURE.md): public because the client, which
+ * the application allocates, embeds its predictor; zl_client_config.predict
+ * and zl_client_stats.predict are its settings and stats, and an application
+ * calls none of it. */
 #ifndef ZL_PREDICT_H
 #define ZL_PREDICT_H
 

@@ -1,5 +1,9 @@
 /* zl_clock.h - the client's render timeline: the server time of the snapshots
- * as they arrive, filtered and steered, and the interpolation delay behind it. */
+ * as they arrive, filtered and steered, and the interpolation delay behind it.
+ * Not part of the API (docs/ARCHITECTURE.md): public because the client, which
+ * the application allocates, embeds its timeline; zl_client_config.timeline
+ * and zl_client_stats.clock are its settings and stats, and an application
+ * calls none of it. */
 #ifndef ZL_CLOCK_H
 #define ZL_CLOCK_H
 

@@ -1,5 +1,9 @@
 /* zl_cmdbuf.h - the server's input buffer for one client: takes every run of
- * commands received, keeps each once, and releases them in real time. */
+ * commands received, keeps each once, and releases them in real time.
+ * Not part of the API (docs/ARCHITECTURE.md): public because every server
+ * slot, which the application allocates, embeds one; zl_server_config.cmdbuf
+ * and zl_server_client_stats.commands are its settings and stats, and an
+ * application calls none of it. */
 #ifndef ZL_CMDBUF_H
 #define ZL_CMDBUF_H
 

@@ -1,5 +1,7 @@
 /* zl_cmdstream.h - user commands up the wire: the commands message's header
- * and the redundant run of commands a client packet carries. */
+ * and the redundant run of commands a client packet carries.
+ * Not part of the API (docs/ARCHITECTURE.md): public because the endpoints use
+ * its sizes and types; an application calls none of it. */
 #ifndef ZL_CMDSTREAM_H
 #define ZL_CMDSTREAM_H
 

@@ -1,7 +1,11 @@
 /* zl_eventlog.h - events in snapshots: the server's log of the events
  * clients should see (shots, footsteps, hits), each coded once, the part of
  * it each snapshot carries until the client acknowledges it, and the
- * client's queue that hands them over when its render time reaches them. */
+ * client's queue that hands them over when its render time reaches them.
+ * Not part of the API (docs/ARCHITECTURE.md): public because the server, which
+ * the application allocates, embeds the log and the client the queue; their
+ * stats carry its counters, a game reports events through zl_game.h and reads
+ * them through zl_client.h, calling none of it. */
 #ifndef ZL_EVENTLOG_H
 #define ZL_EVENTLOG_H
 

@@ -1,5 +1,9 @@
 /* zl_snapshot.h - the entity section of a snapshot: each client's entities
- * delta-coded against the last snapshot it acknowledged, by priority when short of room. */
+ * delta-coded against the last snapshot it acknowledged, by priority when short of room.
+ * Not part of the API (docs/ARCHITECTURE.md): public because the endpoints,
+ * which the application allocates, embed its world history, records and
+ * frames; an application calls only zl_snapshot_frame_state, on a frame
+ * zl_client_latest gives. */
 #ifndef ZL_SNAPSHOT_H
 #define ZL_SNAPSHOT_H
 
