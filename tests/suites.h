@@ -32,6 +32,7 @@
     X(latency)           \
     X(token)             \
     X(reliable)          \
+    X(blocks)            \
     X(events)            \
     X(soak)              \
     X(cheats)            \

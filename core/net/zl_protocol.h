@@ -36,6 +36,8 @@ enum {
                                    address the client's packets came from:
                                    prove you receive there */
     ZL_MSG_PATH_RESPONSE = 14,  /* client -> server, connected: the proof */
+    ZL_MSG_BLOCK = 15,     /* either way, connected: chunks of a block
+                              (zl_block), then COMMANDS or SNAPSHOT or nothing */
     ZL_MSG_TYPE_COUNT
 };
 ZL_STATIC_ASSERT(ZL_MSG_TYPE_COUNT <= ZL_PACKET_TYPE_COUNT, zl_msg_types_fit);
