@@ -188,11 +188,12 @@ static void test_download_on_time_others_untouched(void)
                  "(bound 1.5 x size/rate + 2 rtt = %u ms; size/rate %u ms)",
                  BIG_BLOCK, m.client[0].settings.rate, took / 1000u, bound / 1000u,
                  (uint32_t)((uint64_t)BIG_BLOCK * 1000u / m.client[0].settings.rate));
-    zl_test_note("server sent %u chunk bytes (%u resent), %u header bytes, %u packets alone, %u "
-                 "beside snapshots, %u packets taken as lost; client stored %u, %u duplicate "
-                 "chunks, %u refused",
+    zl_test_note("server sent %u chunk bytes (%u again), %u header bytes, %u packets alone, %u "
+                 "beside snapshots, %u packets taken as lost, %u copied at the end; client "
+                 "stored %u, %u duplicate chunks, %u refused",
                  ss.blocks.bytes_sent, ss.blocks.bytes_resent, ss.blocks.header_bytes,
-                 ss.blocks.alone, ss.blocks.beside, ss.blocks.expired, cs.blocks.bytes_received,
+                 ss.blocks.alone, ss.blocks.beside, ss.blocks.expired, ss.blocks.tail_copies,
+                 cs.blocks.bytes_received,
                  cs.blocks.duplicates, cs.blocks.refused_busy + cs.blocks.refused_large);
     ZL_CHECK(took <= bound);
     ZL_CHECK_EQ(cs.blocks.bytes_received, BIG_BLOCK);
@@ -520,8 +521,10 @@ static void test_sender(void)
     ZL_CHECK_EQ(zl_blocks_acked(&b, &acks), 0);
     zl_blocks_progress(&b, &st, NULL);
     ZL_CHECK_EQ(st.done, 4 * ZL_BLOCK_CHUNK);
-    /* The next packet is lost: after the first resend delay (no round trip
-     * measured yet) its chunks go again, oldest first. */
+    /* The rest goes in the next packet (sequence 1). With every chunk sent
+     * and room to spare, the next packet carries a copy of that last one
+     * (a tail probe: a loss there is the one no later ack would reveal
+     * early); then nothing is due. */
     bytes = 0;
     link.next_sequence = 1;
     ZL_CHECK_EQ(zl_blocks_attach(&b, &link, payload, &bytes, ZL_MSG_SNAPSHOT, 2000, 2000),
@@ -530,12 +533,20 @@ static void test_sender(void)
     link.next_sequence = 2;
     bytes = 0;
     ZL_CHECK_EQ(zl_blocks_attach(&b, &link, payload, &bytes, ZL_MSG_SNAPSHOT, 2000, 3000),
-                ZL_MSG_SNAPSHOT); /* all in flight: nothing to send */
+                ZL_MSG_BLOCK);
+    ZL_CHECK_EQ(b.stats.tail_copies, 1);
+    link.next_sequence = 3;
+    bytes = 0;
+    ZL_CHECK_EQ(zl_blocks_attach(&b, &link, payload, &bytes, ZL_MSG_SNAPSHOT, 2000, 3500),
+                ZL_MSG_SNAPSHOT); /* all in flight, the probe spent */
+    /* Both are lost: after the first resend delay (no round trip measured
+     * yet) their chunks go again, in packet 3. */
     bytes = 0;
     ZL_CHECK_EQ(zl_blocks_attach(&b, &link, payload, &bytes, ZL_MSG_SNAPSHOT, 2000, 300000),
                 ZL_MSG_BLOCK);
-    ZL_CHECK_EQ(b.stats.bytes_resent, sizeof data - 4u * ZL_BLOCK_CHUNK);
-    acks.sequence[0] = 2;
+    ZL_CHECK_EQ(b.stats.bytes_resent, 2u * (sizeof data - 4u * ZL_BLOCK_CHUNK));
+    ZL_CHECK_EQ(b.stats.expired, 2);
+    acks.sequence[0] = 3;
     ZL_CHECK_EQ(zl_blocks_acked(&b, &acks), 1);
     zl_blocks_progress(&b, &st, NULL);
     ZL_CHECK_EQ(st.state, ZL_BLOCK_DONE);

@@ -20,6 +20,11 @@
  * quarter second for a fragment's ack), and the shortest ever. */
 #define RESEND_FIRST_US 250000u
 #define RESEND_MIN_US 10000u
+/* The link's loss out (65536 = all) from which the end of a block goes
+ * twice: 1%. */
+#define TAIL_COPY_LOSS_Q16 655u
+/* Packets copied at the end of any block, lossy link or not. */
+#define TAIL_PROBES 2u
 
 ZL_STATIC_ASSERT(ZL_MSG_TYPE_COUNT <= (1u << INNER_BITS), zl_block_inner_fits);
 
@@ -87,6 +92,8 @@ int zl_blocks_send(zl_blocks *b, const void *data, uint32_t len)
     s->fresh = 0;
     s->state = ZL_BLOCK_ACTIVE;
     s->accepted = 0;
+    s->copies = 0;
+    s->lossy = 0;
     memset(s->acked, 0, sizeof s->acked);
     memset(s->flying, 0, sizeof s->flying);
     memset(s->record, 0, sizeof s->record);
@@ -99,8 +106,25 @@ int zl_blocks_pending(const zl_blocks *b)
     return b->out.state == ZL_BLOCK_ACTIVE;
 }
 
-/* Record r's chunks are no longer in flight: acknowledged (acked 1) or
- * lost (the ones not acknowledged since become due again). */
+/* 1 when chunk k is in a live record other than r (a tail copy's). */
+static int flying_elsewhere(const zl_block_sender *s, const zl_block_record *r, uint32_t k)
+{
+    int i;
+    unsigned j;
+    for (i = 0; i < ZL_BLOCK_PACKETS; i++) {
+        const zl_block_record *q = &s->record[i];
+        if (q == r || !q->live || !q->copied)
+            continue;
+        for (j = 0; j < q->runs; j++)
+            if (k >= q->run[j].first && k < (uint32_t)q->run[j].first + q->run[j].count)
+                return 1;
+    }
+    return 0;
+}
+
+/* Record r's chunks are no longer in flight in it: acknowledged (acked 1)
+ * or lost (the ones not acknowledged since become due again, unless a
+ * copy of them is still in flight). */
 static void settle(zl_blocks *b, zl_block_record *r, int acked)
 {
     zl_block_sender *s = &b->out;
@@ -109,8 +133,13 @@ static void settle(zl_blocks *b, zl_block_record *r, int acked)
     for (i = 0; i < r->runs; i++) {
         uint32_t k, end = (uint32_t)r->run[i].first + r->run[i].count;
         for (k = r->run[i].first; k < end; k++) {
+            if (!acked) {
+                if (!bit_get(s->acked, k) && !(r->copied && flying_elsewhere(s, r, k)))
+                    bit_clear(s->flying, k);
+                continue;
+            }
             bit_clear(s->flying, k);
-            if (!acked || bit_get(s->acked, k))
+            if (bit_get(s->acked, k))
                 continue;
             bit_set(s->acked, k);
             s->acked_chunks++;
@@ -155,8 +184,8 @@ static uint32_t resend_after(const zl_link *l, int tail)
     uint32_t srtt = l->srtt8 >> 3, var = l->rttvar4 >> 2, us;
     if (!l->have_rtt)
         return RESEND_FIRST_US;
-    if (tail)
-        us = srtt + 2u * var;
+    if (tail) /* a young link's deviation is still half its first sample */
+        us = srtt + (2u * var < srtt / 4u ? 2u * var : srtt / 4u);
     else
         us = srtt + (4u * var > srtt / 4u ? 4u * var : srtt / 4u);
     return us < RESEND_MIN_US ? RESEND_MIN_US : us;
@@ -171,6 +200,7 @@ static void expire(zl_blocks *b, const zl_link *l, uint64_t now_us)
     for (i = 0; i < ZL_BLOCK_PACKETS; i++) {
         zl_block_record *r = &s->record[i];
         if (r->live && now - r->sent_us >= wait) {
+            s->lossy = 1;
             settle(b, r, 0);
             b->stats.expired++;
         }
@@ -219,6 +249,61 @@ static uint32_t plan(const zl_block_sender *s, uint32_t room, zl_block_run *run,
     return n ? header_bytes(n) + data : 0;
 }
 
+/* When every chunk has gone and the link loses packets: the chunks not
+ * yet acknowledged of the newest live record not copied yet, for a
+ * section of at most room bytes (marked copied, with *from it); returns
+ * the section's bytes, 0 when there is nothing to copy or it does not fit. */
+static uint32_t plan_copy(zl_block_sender *s, const zl_link *l, uint32_t room, zl_block_run *run,
+                          unsigned *runs, uint64_t now_us)
+{
+    zl_block_record *newest = NULL;
+    uint32_t data = 0;
+    unsigned n = 0, i;
+    int r;
+    *runs = 0;
+    if (s->fresh != s->chunks)
+        return 0;
+    for (r = 0; r < ZL_BLOCK_PACKETS; r++) {
+        zl_block_record *q = &s->record[r];
+        /* Not one sent this instant: a copy a tick later meets other luck. */
+        if (q->live && !q->copied && q->sent_us != (uint32_t)now_us &&
+            (!newest || (int16_t)(uint16_t)(q->sequence - newest->sequence) > 0))
+            newest = q;
+    }
+    /* Unless this block or the link lost packets lately, only the block's
+     * last two: a loss there is the one no later ack reveals early. */
+    if (!newest || (l->stats.loss_out_q16 < TAIL_COPY_LOSS_Q16 && !s->lossy &&
+                    s->copies >= TAIL_PROBES))
+        return 0;
+    s->copies++;
+    newest->copied = 1;
+    for (i = 0; i < newest->runs && n < ZL_BLOCK_RUNS; i++) {
+        uint32_t k = newest->run[i].first, end = k + newest->run[i].count;
+        while (k < end) {
+            uint32_t head = header_bytes(n + 1u);
+            if (bit_get(s->acked, k)) {
+                k++;
+                continue;
+            }
+            if (n == ZL_BLOCK_RUNS || head + data + chunk_bytes(s->total, k) > room)
+                break;
+            run[n].first = (uint16_t)k;
+            run[n].count = 0;
+            while (k < end && !bit_get(s->acked, k) &&
+                   head + data + chunk_bytes(s->total, k) <= room) {
+                data += chunk_bytes(s->total, k);
+                run[n].count++;
+                k++;
+            }
+            n++;
+            if (k < end && !bit_get(s->acked, k))
+                break; /* the room ran out */
+        }
+    }
+    *runs = n;
+    return n ? header_bytes(n) + data : 0;
+}
+
 /* Writes a section of at most room bytes at out (header, then the runs'
  * bytes) for the packet with link sequence `sequence`, recording it.
  * Returns its bytes; 0 when nothing is due, nothing fits or every record
@@ -233,6 +318,7 @@ static uint32_t write_section(zl_blocks *b, const zl_link *l, uint8_t *out, uint
     zl_bitwriter w;
     uint32_t size, at, k;
     unsigned n, i;
+    int copy;
     if (s->state != ZL_BLOCK_ACTIVE)
         return 0;
     expire(b, l, now_us);
@@ -242,6 +328,9 @@ static uint32_t write_section(zl_blocks *b, const zl_link *l, uint8_t *out, uint
     if (!rec)
         return 0;
     size = plan(s, room, run, &n);
+    copy = size == 0;
+    if (copy)
+        size = plan_copy(s, l, room, run, &n, now_us);
     if (size == 0)
         return 0;
     if (move_len)
@@ -274,6 +363,8 @@ static uint32_t write_section(zl_blocks *b, const zl_link *l, uint8_t *out, uint
             s->fresh = (uint16_t)end;
     }
     rec->live = 1;
+    rec->copied = (uint8_t)copy;
+    b->stats.tail_copies += (uint32_t)copy;
     rec->sequence = zl_link_next_sequence(l);
     rec->sent_us = (uint32_t)now_us;
     rec->runs = (uint8_t)n;
@@ -466,6 +557,16 @@ int zl_blocks_unwrap(zl_blocks *b, uint8_t *type, const uint8_t **payload, size_
     *payload += sec.inner_at;
     *len -= sec.inner_at;
     return done;
+}
+
+int zl_blocks_peek(const uint8_t *payload, size_t len, uint8_t *type)
+{
+    section sec;
+    ZL_ASSERT((payload || len == 0) && type);
+    if (parse(payload, len, &sec) != ZL_OK)
+        return ZL_ERR_MALFORMED;
+    *type = sec.inner == INNER_NONE ? (uint8_t)ZL_MSG_KEEPALIVE : sec.inner;
+    return (int)sec.inner_at;
 }
 
 int zl_blocks_received(const zl_blocks *b, const uint8_t **data)

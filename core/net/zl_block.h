@@ -29,9 +29,14 @@ ZL_STATIC_ASSERT(ZL_PACKET_MAX_PAYLOAD >= 16 + ZL_BLOCK_CHUNK, zl_block_chunk_fi
  * resends first, oldest first, then new ones. It remembers which runs each
  * packet carried; the link's acks (zl_link_acks, in every header both ways)
  * mark them received. A packet not acknowledged within a round trip and
- * four deviations (one deviation once every chunk has been sent once: the
- * end of a transfer waits on nothing else) is taken as lost and only its
- * chunks go again. The receiver writes each chunk into its caller-owned
+ * four deviations (a quarter of the round trip at least; two deviations
+ * once every chunk has been sent once: the end of a transfer waits on
+ * nothing else) is taken as lost and only its chunks go again. A loss at
+ * the end costs a whole round trip more than one in the middle, which new
+ * chunks fill; so once every chunk has gone, the rate the block would
+ * leave unused carries a second copy of its last two packets, and of every
+ * packet in flight, newest first, when the link has lost 1% or more lately
+ * or this block has lost one. The receiver writes each chunk into its caller-owned
  * buffer at the chunk's place, once; a complete block stays there until
  * the application releases it.
  *
@@ -73,6 +78,8 @@ typedef struct zl_block_stats {
     uint32_t alone;           /* packets of their own (no inner message) sent */
     uint32_t beside;          /* sections written beside a snapshot or commands */
     uint32_t expired;         /* packets taken as lost: their chunks go again */
+    uint32_t tail_copies;     /* packets sent again unasked at the end of a
+                                 block on a lossy link (below) */
     uint32_t bytes_received;  /* new chunk bytes stored */
     uint32_t duplicates;      /* chunks already held, or of a finished block */
     uint32_t refused_busy;    /* packets refused: a new block while a complete
@@ -93,6 +100,7 @@ typedef struct zl_block_record {
     uint32_t sent_us;  /* low 32 bits of the send time */
     uint16_t sequence; /* the link's */
     uint8_t live;      /* 1 until acknowledged or taken as lost */
+    uint8_t copied;    /* its chunks went again at the end (or it is the copy) */
     uint8_t runs;
     zl_block_run run[ZL_BLOCK_RUNS];
 } zl_block_record;
@@ -107,6 +115,8 @@ typedef struct zl_block_sender {
     uint16_t fresh;      /* chunks from here on were never sent */
     uint8_t state;       /* ZL_BLOCK_* */
     uint8_t accepted;    /* the receiver acknowledged a chunk of it */
+    uint16_t copies;     /* packets copied at its end */
+    uint8_t lossy;       /* a packet of it was taken as lost */
     uint32_t acked[ZL_BLOCK_WORDS];  /* bit per chunk */
     uint32_t flying[ZL_BLOCK_WORDS]; /* bit per chunk in a live record */
     zl_block_record record[ZL_BLOCK_PACKETS];
@@ -178,6 +188,11 @@ int zl_blocks_check(zl_blocks *b, const uint8_t *payload, size_t len, uint8_t in
  * type (ZL_MSG_KEEPALIVE when none: nothing more to read). Returns 1 when
  * this completed a block, else 0. */
 int zl_blocks_unwrap(zl_blocks *b, uint8_t *type, const uint8_t **payload, size_t *len);
+
+/* Where the inner message of a BLOCK packet starts, without taking its
+ * chunks (a tool, a test peer): the offset in payload with *type as in
+ * zl_blocks_unwrap, or ZL_ERR_MALFORMED. */
+int zl_blocks_peek(const uint8_t *payload, size_t len, uint8_t *type);
 
 /* The complete block waiting for the application: *data points into the
  * receive buffer, valid until zl_blocks_release. Returns its length, or
