@@ -11,20 +11,23 @@
 #define m zl_match_world
 #define BOTS ZL_MATCH_BOTS
 
-/* The emulated boards run the same scenarios on smaller blocks. */
+/* The emulated boards run the same scenarios on smaller blocks (their
+ * test image's statics fill the board's memory). */
 #ifdef ZL_TEST_SLOW
-#define BIG_BLOCK (8u * 1024u)
-#define GAMESTATE_BYTES (4u * 1024u)
+#define BIG_BLOCK (4u * 1024u)
+#define GAMESTATE_BYTES (2u * 1024u)
 #else
 #define BIG_BLOCK (64u * 1024u)
 #define GAMESTATE_BYTES (16u * 1024u)
 #endif
-ZL_STATIC_ASSERT(BIG_BLOCK <= ZL_BLOCK_MAX, big_block_fits);
+/* Every buffer of the suite: the largest block it sends. */
+#define CAPACITY BIG_BLOCK
+ZL_STATIC_ASSERT(BIG_BLOCK <= ZL_BLOCK_MAX && GAMESTATE_BYTES <= CAPACITY, big_block_fits);
 
-static uint8_t client_buffer[BOTS][ZL_BLOCK_MAX];
-static uint8_t server_buffers[BOTS * ZL_BLOCK_MAX];
-static uint8_t block[ZL_BLOCK_MAX];
-static uint8_t gamestate[ZL_BLOCK_MAX];
+static uint8_t client_buffer[BOTS][CAPACITY];
+static uint8_t server_buffers[BOTS * CAPACITY];
+static uint8_t block[CAPACITY];
+static uint8_t gamestate[CAPACITY];
 
 /* How a run is impaired. */
 typedef struct impairment {
@@ -58,7 +61,7 @@ static void start(const impairment *l)
     /* The harness gives no block buffers: hand them over before anyone is
      * accepted (the endpoints read them when a connection starts). */
     m.server.config.block_buffers = server_buffers;
-    m.server.config.block_capacity = ZL_BLOCK_MAX;
+    m.server.config.block_capacity = CAPACITY;
     memset(&cs, 0, sizeof cs);
     cs.enabled = 1;
     cs.latency_us = l->rtt_us / 2u;
@@ -69,7 +72,7 @@ static void start(const impairment *l)
     cs.reorder_delay_us = 30000u;
     for (i = 0; i < BOTS; i++) {
         m.client[i].config.block_buffer = client_buffer[i];
-        m.client[i].config.block_capacity = ZL_BLOCK_MAX;
+        m.client[i].config.block_capacity = CAPACITY;
         ZL_CHECK_EQ(zl_conditioner_configure(&m.cond[i], ZL_CONDITIONER_SEND, &cs), ZL_OK);
         ZL_CHECK_EQ(zl_conditioner_configure(&m.cond[i], ZL_CONDITIONER_RECEIVE, &cs), ZL_OK);
     }
@@ -231,13 +234,13 @@ static void test_download_on_time_others_untouched(void)
  * the day; a name for each of the first BOTS slots. Returns its length. */
 static int make_gamestate(uint32_t bytes)
 {
-    static char motd[ZL_BLOCK_MAX];
     static const char *const names[BOTS] = {"ada", "brunel", "curie", "dijkstra"};
+    char *motd = (char *)block; /* free while the gamestate is made */
     int n = fps_gamestate_write(gamestate, sizeof gamestate, 64, names, BOTS, "");
     uint32_t k, want;
     ZL_CHECK(n > 0 && (uint32_t)n < bytes);
     want = bytes - (uint32_t)n;
-    for (k = 0; k < want && k < sizeof motd - 1u; k++)
+    for (k = 0; k < want && k < CAPACITY - 1u; k++)
         motd[k] = (char)(k % 64u == 63u ? '\n' : 'a' + k % 26u);
     motd[k] = 0;
     return fps_gamestate_write(gamestate, sizeof gamestate, 64, names, BOTS, motd);
