@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "zl_bench.h"
+#include "zl_server_blocks.h"
 
 #define UPDATE_RATE 64u
 /* Bots claim they drew the others 100 ms back: the default interpolation. */
@@ -29,6 +30,11 @@ static int deliver(void *ctx, const zl_addr *to, const void *data, size_t len)
     if (k >= (uint32_t)b->players || !zl_addr_equal(to, &b->bots[k].addr))
         return ZL_OK;
     t = &b->bots[k];
+    if (t->len && (int)k < b->downloading && !b->len2[k]) {
+        memcpy(b->packet2[k], data, len);
+        b->len2[k] = (uint16_t)len;
+        return ZL_OK;
+    }
     if (t->len) {
         b->overflow++;
         return ZL_OK;
@@ -122,41 +128,73 @@ static void bots_send(bench_match *b)
     }
 }
 
-/* Client work after a tick: acks through the link, and from a snapshot's
- * header (server tick, newest command run) what need not be sent again. */
+/* One datagram from the server to bot t: acks through the link, and from
+ * a snapshot's header (server tick, newest command run) what need not be
+ * sent again; a block's chunks are only acknowledged (the link does it),
+ * the snapshot beside them read like any. */
+static void bot_receive(bench_match *b, bench_bot *t, uint8_t *packet, size_t len)
+{
+    zl_packet_header h;
+    uint8_t type;
+    int at;
+    if (b->drop_every && t - b->bots < b->downloading &&
+        ++b->received_datagrams % b->drop_every == 0)
+        return;
+    if (b->sealed) {
+        uint64_t sequence;
+        at = zl_packet_open_aead(packet, len, t->link_id, t->receive_newest, ZL_PROTOCOL_ID,
+                                 t->server_key, &b->aead, &h, &sequence, NULL);
+        if (at >= 0 && sequence > t->receive_newest)
+            t->receive_newest = sequence;
+        if (at >= 0 && zl_link_accept(&t->link, &h, len, b->now_us, NULL) != ZL_OK)
+            at = -1;
+    } else {
+        at = zl_link_receive(&t->link, packet, len, t->link_id, b->now_us, &h, NULL);
+    }
+    type = h.type;
+    if (at >= 0 && type == ZL_MSG_BLOCK) {
+        int inner = zl_blocks_peek(packet + at, len - (size_t)at, &type);
+        at = inner < 0 ? inner : at + inner;
+    }
+    if (at >= 0 && type == ZL_MSG_SNAPSHOT) {
+        zl_bitreader r;
+        uint32_t executed;
+        zl_bitreader_init(&r, packet + at, len - (size_t)at);
+        zl_bitreader_bits(&r, 32);
+        executed = zl_bitreader_bits(&r, 32);
+        if (executed > t->executed && executed <= t->newest)
+            t->executed = executed;
+        b->snapshots_last++;
+    }
+}
+
+/* Client work after a tick: what the server sent each bot. */
 static void bots_receive(bench_match *b)
 {
     uint32_t k;
     b->snapshots_last = 0;
     for (k = 0; k < (uint32_t)b->players; k++) {
         bench_bot *t = &b->bots[k];
-        zl_packet_header h;
-        int at;
-        if (!t->len)
-            continue;
-        if (b->sealed) {
-            uint64_t sequence;
-            at = zl_packet_open_aead(t->packet, t->len, t->link_id, t->receive_newest,
-                                     ZL_PROTOCOL_ID, t->server_key, &b->aead, &h, &sequence,
-                                     NULL);
-            if (at >= 0 && sequence > t->receive_newest)
-                t->receive_newest = sequence;
-            if (at >= 0 && zl_link_accept(&t->link, &h, t->len, b->now_us, NULL) != ZL_OK)
-                at = -1;
-        } else {
-            at = zl_link_receive(&t->link, t->packet, t->len, t->link_id, b->now_us, &h, NULL);
-        }
-        if (at >= 0 && h.type == ZL_MSG_SNAPSHOT) {
-            zl_bitreader r;
-            uint32_t executed;
-            zl_bitreader_init(&r, t->packet + at, t->len - (size_t)at);
-            zl_bitreader_bits(&r, 32);
-            executed = zl_bitreader_bits(&r, 32);
-            if (executed > t->executed && executed <= t->newest)
-                t->executed = executed;
-            b->snapshots_last++;
-        }
+        if (t->len)
+            bot_receive(b, t, t->packet, t->len);
+        if (k < BENCH_DOWNLOADERS && b->len2[k])
+            bot_receive(b, t, b->packet2[k], b->len2[k]);
         t->len = 0;
+        if (k < BENCH_DOWNLOADERS)
+            b->len2[k] = 0;
+    }
+}
+
+/* Server work the bench asks for outside the timed region: the block
+ * again to each downloading bot whose last copy is done. */
+static void downloads(bench_match *b)
+{
+    int k;
+    for (k = 0; k < b->downloading; k++) {
+        zl_block_status st;
+        if (zl_server_block_progress(&b->server, k, &st, NULL) == ZL_OK &&
+            st.state != ZL_BLOCK_ACTIVE)
+            zl_server_block_send(&b->server, k, b->download, b->download_len);
     }
 }
 
@@ -178,6 +216,7 @@ uint64_t bench_match_step(bench_match *b)
     uint64_t t0, spent;
     int k;
     bots_send(b);
+    downloads(b);
     t0 = zl_port_timer_now();
     for (k = 0; k < b->players; k++) {
         bench_bot *t = &b->bots[k];

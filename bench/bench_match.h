@@ -33,6 +33,9 @@ typedef struct bench_bot {
     uint8_t packet[ZL_MAX_PACKET];
 } bench_bot;
 
+/* Bots that may download at once (bench_match.downloading). */
+#define BENCH_DOWNLOADERS 4
+
 typedef struct bench_match {
     fps_game game_state;
     zl_game game;
@@ -43,6 +46,16 @@ typedef struct bench_match {
     zl_aead aead;
     uint64_t now_us;
     uint32_t snapshots_last; /* snapshots the last tick sent */
+    /* Blocks: the first `downloading` bots get `download` (download_len
+     * bytes) again each time the last copy is acknowledged whole; bots
+     * drop every drop_every-th datagram from the server (0: none). */
+    int downloading;
+    const uint8_t *download;
+    uint32_t download_len, drop_every, received_datagrams;
+    /* A downloader's second datagram of a tick (its block's chunks alone
+     * beside its snapshot). */
+    uint16_t len2[BENCH_DOWNLOADERS];
+    uint8_t packet2[BENCH_DOWNLOADERS][ZL_MAX_PACKET];
     /* Tallies since the warm-up ended. */
     uint32_t ticks, snapshot_ticks, shots, hits, kills, overflow, bad_ticks;
     zl_server server;

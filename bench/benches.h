@@ -22,6 +22,7 @@
     X(bandwidth)         \
     X(lagcomp)           \
     X(server)            \
+    X(blocks)            \
     X(structs)
 #endif
 

@@ -11,6 +11,10 @@
 #define ZL_RELIABLE_MESSAGES 2
 #define ZL_RELIABLE_MESSAGE_MAX 16
 #define ZL_TOKEN_USER_DATA 16
+/* Blocks (the blocks group: four downloads at a time) get acks within a
+ * tick or two here: 16 packets in flight, not 64, keep the 256 slots'
+ * senders small. */
+#define ZL_BLOCK_PACKETS 16
 /* Steady links only: the input buffers and prediction rings keep half a
  * second's room for a stall's backlog (the library's defaults keep one to
  * two seconds), so 256 slots and their clients fit the bench's memory. */

@@ -33,6 +33,7 @@
     X(badlinks)          \
     X(token)             \
     X(reliable)          \
+    X(blocks)            \
     X(events)            \
     X(soak)              \
     X(cheats)            \

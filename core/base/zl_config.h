@@ -333,6 +333,30 @@
 #define ZL_RELIABLE_MESSAGE_MAX 200
 #endif
 
+/* ---- Blocks (zl_block.h) ---- */
+
+/* Largest block, bytes (1..16777216), either way: a gamestate, a map, a
+ * replay. It shapes the wire (the width of a block's size and chunk
+ * numbers), so server and clients must agree. What a block costs lives
+ * mostly in the buffers the application gives the endpoints; the
+ * connection end itself keeps two bits per chunk to send and one to receive. */
+#ifndef ZL_BLOCK_MAX
+#define ZL_BLOCK_MAX 65536
+#endif
+/* The unit a block is cut into (a power of two, 16..1024; shapes the
+ * wire): a packet carries whole chunks (a block's last may be short), so
+ * smaller chunks fill the room beside a snapshot more closely and cost
+ * more bits of bookkeeping. */
+#ifndef ZL_BLOCK_CHUNK
+#define ZL_BLOCK_CHUNK 64
+#endif
+/* Packets with chunks a sender keeps in flight (1..1024), 24 bytes each:
+ * the window. It must cover a round trip of the packets the block rides
+ * in: 64 is a second at 64 snapshots a second. */
+#ifndef ZL_BLOCK_PACKETS
+#define ZL_BLOCK_PACKETS 64
+#endif
+
 /* ---- Loop network (platform/zl_loopnet.h) ---- */
 
 /* Endpoints one in-memory network can bind, and datagrams it holds in
@@ -401,6 +425,9 @@
     X(ZL_TOKEN_CACHE)               \
     X(ZL_RELIABLE_MESSAGES)         \
     X(ZL_RELIABLE_MESSAGE_MAX)      \
+    X(ZL_BLOCK_MAX)                 \
+    X(ZL_BLOCK_CHUNK)               \
+    X(ZL_BLOCK_PACKETS)             \
     X(ZL_LOOPNET_ENDPOINTS)         \
     X(ZL_LOOPNET_PACKETS)
 

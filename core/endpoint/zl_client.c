@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "zl_bytes.h"
+#include "zl_client_blocks.h"
 #include "zl_client.h"
 
 /* The snapshot timeline: one sample per snapshot, holding only its tick.
@@ -203,6 +204,7 @@ static void on_accept(zl_client *c, const zl_msg_accept *a, uint64_t now_us)
     c->settings = a->settings;
     c->next_send_us = now_us;
     zl_conn_start_link(&c->conn, now_us);
+    zl_client_blocks_join(c, now_us);
     /* We send with the client's key and open with the server's. */
     if (c->token)
         zl_conn_seal_with(&c->conn, c->token->client_key, c->token->server_key, NULL);
@@ -381,19 +383,28 @@ static void on_linked(zl_client *c, const zl_conn_datagram *d, size_t len, uint6
     const uint8_t *payload = d->payload;
     size_t payload_len = d->payload_len;
     zl_link_acks acks;
+    uint8_t type = h->type;
+    /* Chunks of a block we cannot take yet are refused unacknowledged
+     * (zl_block.h): the server sends them again. */
+    if (type == ZL_MSG_BLOCK &&
+        zl_blocks_check(&c->blocks, payload, payload_len, ZL_MSG_SNAPSHOT) != ZL_OK)
+        return;
     if (zl_link_accept(&c->conn.link, h, len, now_us, &acks) != ZL_OK)
         return; /* counted by the link */
     c->last_heard_us = now_us;
     zl_reliable_acked(&c->reliable, &acks);
+    zl_blocks_acked(&c->blocks, &acks);
     commands_received(c, &acks);
-    if (h->type == ZL_MSG_SNAPSHOT) {
+    if (type == ZL_MSG_BLOCK)
+        zl_blocks_unwrap(&c->blocks, &type, &payload, &payload_len);
+    if (type == ZL_MSG_SNAPSHOT) {
         on_snapshot(c, payload, payload_len, now_us);
-    } else if (h->type == ZL_MSG_RELIABLE) {
+    } else if (type == ZL_MSG_RELIABLE) {
         zl_bitreader r;
         zl_bitreader_init(&r, payload, payload_len);
         if (zl_reliable_read(&c->reliable, &r) != ZL_OK)
             c->bad_messages++;
-    } else if (h->type == ZL_MSG_DISCONNECT) {
+    } else if (type == ZL_MSG_DISCONNECT) {
         zl_msg_disconnect m;
         if (zl_msg_read(ZL_MSG_DISCONNECT, payload, payload_len, &m) != ZL_OK ||
             m.nonce != c->conn.nonce) {
@@ -402,11 +413,11 @@ static void on_linked(zl_client *c, const zl_conn_datagram *d, size_t len, uint6
         }
         c->state = ZL_CLIENT_DISCONNECTED;
         c->disconnect_reason = m.reason;
-    } else if (h->type == ZL_MSG_PATH_CHALLENGE) {
+    } else if (type == ZL_MSG_PATH_CHALLENGE) {
         answer_path_challenge(c, payload, payload_len, now_us);
-    } else if (h->type == ZL_MSG_CONTROL) {
+    } else if (type == ZL_MSG_CONTROL) {
         on_control(c, payload, payload_len);
-    } else if (h->type != ZL_MSG_KEEPALIVE) {
+    } else if (type != ZL_MSG_KEEPALIVE) {
         c->bad_messages++;
     }
 }
@@ -497,12 +508,14 @@ static void send_commands(zl_client *c, uint64_t now_us)
     zl_usercmd run[ZL_CMDSTREAM_MAX_PER_PACKET];
     zl_commands_header head;
     int n = c->has_player ? unreceived_commands(c, run) : 0, bytes, fit, len;
+    uint8_t type;
     head.need_full = c->rx.need_full;
     head.view_delay_us = zl_clock_delay(&c->clock);
     fit = write_fitting(&head, run, n, packet, &bytes);
     if (bytes < 0)
         return;
-    len = zl_conn_send(&c->conn, ZL_MSG_COMMANDS, packet, bytes, now_us);
+    type = zl_client_blocks_attach(c, packet + ZL_PACKET_HEADER_SIZE, &bytes, now_us);
+    len = zl_conn_send(&c->conn, type, packet, bytes, now_us);
     if (len > 0 && fit > 0) {
         uint16_t seq = (uint16_t)(zl_link_next_sequence(&c->conn.link) - 1u);
         c->cmd_carried[seq & (ZL_LINK_SENT_CAPACITY - 1u)] = run[fit - 1].sequence;
@@ -527,6 +540,7 @@ void zl_client_update(zl_client *c, uint64_t now_us)
         /* Commands go at cmdrate even when there are none: the packet
          * carries our acks and keeps the connection alive. */
         send_commands(c, now_us);
+        zl_client_blocks_send(c, now_us);
         c->next_send_us += 1000000u / c->settings.cmdrate;
         if (c->next_send_us < now_us)
             c->next_send_us = now_us;
@@ -734,4 +748,5 @@ void zl_client_get_stats(zl_client *c, uint64_t now_us, zl_client_stats *out)
     out->messages = c->reliable.stats;
     out->events = c->events.stats;
     zl_conn_get_seal_stats(&c->conn, &out->seal);
+    out->blocks = c->blocks.stats;
 }

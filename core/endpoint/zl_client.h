@@ -3,6 +3,7 @@
 #ifndef ZL_CLIENT_H
 #define ZL_CLIENT_H
 
+#include "zl_block.h"
 #include "zl_clock.h"
 #include "zl_cmdstream.h"
 #include "zl_conn.h"
@@ -46,6 +47,14 @@ typedef struct zl_client_config {
                                    adaptive interpolation delay (adaptive on) */
     zl_predict_settings predict; /* smoothing (origin and teleport fields
                                     come from the game) */
+    /* Blocks from the server (zl_blocks.h) land in block_buffer,
+     * block_capacity bytes, caller-owned and kept as long as the client;
+     * NULL and 0 (the default): they are refused. */
+    void *block_buffer;
+    uint32_t block_capacity;
+    /* Bytes per second our blocks to the server may take (0: the rate of
+     * our settings). */
+    uint32_t block_rate;
 } zl_client_config;
 
 void zl_client_config_default(zl_client_config *c);
@@ -70,6 +79,7 @@ typedef struct zl_client_stats {
     zl_reliable_stats messages; /* the reliable channel both ways */
     zl_event_queue_stats events; /* events received in snapshots */
     zl_seal_stats seal;        /* sealed packets both ways and what failed */
+    zl_block_stats blocks;     /* blocks both ways (zl_blocks.h) */
 } zl_client_stats;
 
 /* A client. Caller-owned (static storage); every field is private. Three
@@ -127,6 +137,9 @@ typedef struct zl_client {
     uint8_t drawn[ZL_MAX_ENTITIES];
     uint32_t view[ZL_MAX_ENTITIES][ZL_STATE_MAX / 4];
     zl_interp_history history[ZL_MAX_ENTITIES];
+    zl_blocks blocks;            /* blocks both ways */
+    int64_t block_credit;        /* bytes our blocks may still send */
+    uint64_t block_credit_us;    /* when the credit was last topped up */
 } zl_client;
 
 /* Starts an idle client. game: the same rules as the server's (copied; only

@@ -2,6 +2,7 @@
  * one fixed tick of the game at a time, and the snapshot each client gets. */
 #include <string.h>
 
+#include "zl_server_blocks.h"
 #include "zl_cookie.h"
 #include "zl_server.h"
 
@@ -438,6 +439,7 @@ static void connect_client(zl_server *s, int slot, const zl_addr *from, const ha
     zl_cmdbuf_init(&c->commands, &s->config.cmdbuf, 1);
     zl_snapshot_client_reset(&c->snapshot);
     zl_event_sender_reset(&c->events, &s->event_log);
+    zl_server_blocks_join(s, slot);
     memset(player_at(s, slot), 0, s->game.player_schema->size);
     s->game.player_join(s->game.ctx, player_at(s, slot), slot);
     s->present[slot] = 1;
@@ -526,6 +528,7 @@ static void on_linked(zl_server *s, int slot, const zl_conn_datagram *d, size_t 
     zl_link_acks acks;
     zl_packet_drop why;
     uint32_t i;
+    uint8_t type = h->type;
     /* Authenticated (the conn), then refused if replayed (the link), and
      * only then charged: a replay of the client's own packets, from its own
      * address, costs it nothing. A packet over the allowances is refused
@@ -547,6 +550,11 @@ static void on_linked(zl_server *s, int slot, const zl_conn_datagram *d, size_t 
         c->messages_flooded++;
         return;
     }
+    /* Chunks of a block the slot cannot take yet are refused unacknowledged
+     * (zl_block.h), so the client sends them again; counted in its blocks. */
+    if (type == ZL_MSG_BLOCK &&
+        zl_blocks_check(&c->blocks, payload, payload_len, ZL_MSG_COMMANDS) != ZL_OK)
+        return;
     zl_link_accept(&c->conn.link, h, len, now_us, &acks);
     c->last_heard_us = now_us;
     if (zl_link_acks_unsent(&c->conn.link, h))
@@ -558,7 +566,11 @@ static void on_linked(zl_server *s, int slot, const zl_conn_datagram *d, size_t 
             c->match_pending = 0; /* its snapshots start at the next tick */
     }
     zl_reliable_acked(&c->reliable, &acks);
-    switch (h->type) {
+    if (zl_blocks_acked(&c->blocks, &acks))
+        notify(s, ZL_NOTICE_BLOCK_SENT, 0, slot);
+    if (type == ZL_MSG_BLOCK && zl_blocks_unwrap(&c->blocks, &type, &payload, &payload_len))
+        notify(s, ZL_NOTICE_BLOCK_RECEIVED, 0, slot);
+    switch (type) {
     case ZL_MSG_COMMANDS:
         on_commands(s, c, payload, payload_len, now_us);
         break;
@@ -992,9 +1004,11 @@ static void send_snapshot(zl_server *s, int slot, const uint16_t *ids, int count
         return;
     }
     {
-        int bytes = zl_bitwriter_finish(&w);
-        zl_conn_send(&c->conn, ZL_MSG_SNAPSHOT, packet, bytes, now_us);
-        c->rate_credit -= ZL_PACKET_HEADER_SIZE + bytes;
+        int bytes = zl_bitwriter_finish(&w), sent = bytes;
+        uint8_t type = zl_server_blocks_attach(s, slot, packet + ZL_PACKET_HEADER_SIZE, &sent,
+                                               now_us);
+        zl_conn_send(&c->conn, type, packet, sent, now_us);
+        c->rate_credit -= ZL_PACKET_HEADER_SIZE + sent;
         c->last_snapshot_bytes = (uint32_t)(ZL_PACKET_HEADER_SIZE + bytes);
         c->snapshots++;
     }
@@ -1070,6 +1084,7 @@ static void run_tick(zl_server *s, uint64_t now_us)
     zl_lagcomp_record(&s->lagcomp, s->tick, s->players, s->present, s->config.max_clients);
     record_world(s);
     send_snapshots(s, now_us);
+    zl_server_blocks_send(s, now_us);
     send_messages(s, now_us);
 }
 
@@ -1204,6 +1219,7 @@ int zl_server_get_client_stats(zl_server *s, int slot, uint64_t now_us,
     out->rewinds_clamped = c->rewinds_clamped;
     out->rewinds_refused = c->rewinds_refused;
     zl_conn_get_seal_stats(&c->conn, &out->seal);
+    out->blocks = c->blocks.stats;
     return ZL_OK;
 }
 

@@ -3,6 +3,7 @@
 #ifndef ZL_SERVER_H
 #define ZL_SERVER_H
 
+#include "zl_block.h"
 #include "zl_cmdbuf.h"
 #include "zl_cmdstream.h"
 #include "zl_conn.h"
@@ -70,6 +71,12 @@ typedef struct zl_server_config {
     uint64_t unix_time_s; /* Unix time at zl_server_init's now_us: tokens
                              expire by it */
     zl_aead aead;         /* seals packets: zl_aead_default or a port's engine */
+    /* Blocks from clients (zl_blocks.h) land here: max_clients buffers of
+     * block_capacity bytes, slot i's at i * block_capacity. Caller-owned,
+     * kept as long as the server. NULL and 0 (the default): blocks from
+     * clients are refused. */
+    void *block_buffers;
+    uint32_t block_capacity;
 } zl_server_config;
 
 enum { ZL_SECURITY_TOKENS = 0, ZL_SECURITY_PLAIN = 1 };
@@ -84,7 +91,14 @@ enum { ZL_SECURITY_TOKENS = 0, ZL_SECURITY_PLAIN = 1 };
 void zl_server_config_default(zl_server_config *c);
 
 /* Something the application may want to print or act on. */
-enum { ZL_NOTICE_JOIN = 1, ZL_NOTICE_LEAVE = 2 };
+enum {
+    ZL_NOTICE_JOIN = 1,
+    ZL_NOTICE_LEAVE = 2,
+    ZL_NOTICE_BLOCK_SENT = 3,    /* the client acknowledged the whole block
+                                    sent to it (zl_server_block_send) */
+    ZL_NOTICE_BLOCK_RECEIVED = 4 /* a block from the client is complete
+                                    (zl_server_block_received) */
+};
 typedef struct zl_server_notice {
     uint8_t kind;   /* ZL_NOTICE_* */
     uint8_t reason; /* LEAVE: ZL_DISCONNECT_* */
@@ -174,6 +188,7 @@ typedef struct zl_server_client_stats {
     uint32_t rewinds_clamped;  /* older than the history allows: moved up */
     uint32_t rewinds_refused;  /* in the future: traced in the present */
     zl_seal_stats seal;        /* sealed packets both ways and what failed */
+    zl_block_stats blocks;     /* blocks both ways (zl_blocks.h) */
 } zl_server_client_stats;
 
 /* Private: another address a connection's packets came from. */
@@ -223,6 +238,7 @@ typedef struct zl_server_slot {
     zl_cmdbuf commands;
     zl_snapshot_client snapshot;
     zl_event_sender events;  /* its place in the event log */
+    zl_blocks blocks;        /* blocks both ways */
 } zl_server_slot;
 
 /* A server. Caller-owned and large (see the README's footprint table):

@@ -38,6 +38,8 @@ enum {
     ZL_MSG_PATH_RESPONSE = 14,  /* client -> server, connected: the proof */
     ZL_MSG_CONTROL = 15,   /* server -> client, connected: a change of the
                               session the client must act on (below) */
+    ZL_MSG_BLOCK = 16,     /* either way, connected: chunks of a block
+                              (zl_block), then COMMANDS or SNAPSHOT or nothing */
     ZL_MSG_TYPE_COUNT
 };
 ZL_STATIC_ASSERT(ZL_MSG_TYPE_COUNT <= ZL_PACKET_TYPE_COUNT, zl_msg_types_fit);
@@ -68,9 +70,9 @@ enum {
 };
 
 /* CONTROL (zl_msg_control, type 15): what the server tells a connected
- * client about its session beyond one match, by kind. 15 is the last type
- * the header's 4 bits can name, so it carries a kind byte: later notices
- * take a new kind, not a type. Sent on the link and repeated every
+ * client about its session beyond one match, by kind (a kind byte, so
+ * later notices take a new kind rather than a type). Sent on the link and
+ * repeated every
  * resend interval (a round trip and a quarter, as reliable messages)
  * until a packet carrying it is acknowledged.
  *   ZL_CONTROL_MATCH: the server started a new match on the same

@@ -110,7 +110,7 @@ static void play(void)
     uint16_t msec = (uint16_t)((1000u + opt.fps / 2u) / opt.fps);
     uint64_t begin = net.hal.now_us(net.hal.ctx), next_frame = begin, next_net = begin;
     uint64_t next_draw = begin, end = begin + (uint64_t)opt.duration_s * 1000000u;
-    int connected = 0;
+    int connected = 0, welcomed = 0;
     while (!demo_host_interrupted() && !view.quit && !end_reason()) {
         uint64_t now = net.hal.now_us(net.hal.ctx);
         zl_addr from;
@@ -125,6 +125,15 @@ static void play(void)
             fprintf(text, "zl_client: connected, slot %d\n", zl_client_slot(&player.client));
             fflush(text);
             connected = 1;
+        }
+        if (!welcomed && player.gamestate_read) {
+            fprintf(text, "zl_client: gamestate of %lu bytes, %lu players, %s; \"%s\"\n",
+                    (unsigned long)player.gamestate_bytes, (unsigned long)player.gamestate_players,
+                    player.gamestate_ok ? "the arena and rules of this build"
+                                        : "ANOTHER arena or rules: prediction will be wrong",
+                    player.motd);
+            fflush(text);
+            welcomed = 1;
         }
         if (!opt.bot)
             demo_view_keys(&view, (uint32_t)(now / 1000u));

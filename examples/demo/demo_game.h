@@ -36,6 +36,12 @@ typedef struct demo_game {
     uint16_t frags[ZL_MAX_CLIENTS];
 } demo_game;
 
+/* The gamestate a demo server gives each joining client (demo_welcome.h,
+ * examples/fps: fps_gamestate), at most this many bytes, and the part of
+ * its message of the day a client keeps. */
+#define DEMO_GAMESTATE_MAX 2048
+#define DEMO_MOTD_MAX 160
+
 /* A kill feed message (reliable, server to every client): its kind byte,
  * the killer's and the victim's slots, the killer's kills so far. */
 #define DEMO_MSG_KILL 'K'

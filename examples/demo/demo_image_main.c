@@ -8,6 +8,7 @@
 #include "demo_player.h"
 #include "demo_referee.h"
 #include "demo_report.h"
+#include "demo_welcome.h"
 #include "zl_port.h"
 #include "zl_loopnet.h"
 
@@ -34,6 +35,7 @@ static zl_conditioner cond[BOTS];
 static demo_game server_game;
 static zl_server server;
 static demo_player player[BOTS];
+static demo_welcome welcome; /* each joining bot's gamestate */
 static demo_stopwatch cost;
 static demo_match match;
 static int who[BOTS + 1]; /* each sink's source: -1 the server, else a bot */
@@ -142,8 +144,11 @@ static void step_server(const demo_sink *sink)
     }
     demo_game_flush(&server_game, (uint32_t)(now_us / 1000u), sink);
     demo_game_kill_feed(&server_game, &server);
-    while (zl_server_next_notice(&server, &notice))
+    while (zl_server_next_notice(&server, &notice)) {
         match.joins += notice.kind == ZL_NOTICE_JOIN;
+        if (notice.kind == ZL_NOTICE_JOIN)
+            (void)demo_welcome_send(&welcome, &server, notice.slot, "zerolag demo image");
+    }
 }
 
 static void step_client(int i, int frame, int may_fire)
@@ -226,5 +231,16 @@ int main(void)
     demo_referee_close(&server, &cost, server.config.tick_rate,
                        strcmp(zl_port_timer_unit(), "instr") == 0, 0, &server_sink);
     report();
+    {
+        uint32_t read = 0, ok = 0, bytes = 0;
+        for (i = 0; i < BOTS; i++) {
+            read += player[i].gamestate_read;
+            ok += player[i].gamestate_ok;
+            bytes = player[i].gamestate_bytes > bytes ? player[i].gamestate_bytes : bytes;
+        }
+        printf("gamestate: %u of %d bots read it (up to %u bytes), %u with this build's arena "
+               "and rules\n",
+               (unsigned)read, BOTS, (unsigned)bytes, (unsigned)ok);
+    }
     return 0;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "demo_player.h"
+#include "zl_client_blocks.h"
 
 static void bot_input(void *ctx, const zl_client *c, int self, uint64_t now_us, uint16_t msec,
                       int may_fire, zl_usercmd *out)
@@ -15,10 +16,14 @@ int demo_player_init(demo_player *p, const zl_client_config *cfg, const zl_platf
                      const zl_conditioner *cond, uint64_t nonce, uint64_t bot_seed,
                      demo_sink sink)
 {
+    zl_client_config config = *cfg;
     int rc;
     memset(p, 0, sizeof *p);
     demo_game_init(&p->game);
-    rc = zl_client_init(&p->client, cfg, &p->game.rules, hal, nonce);
+    /* The server's gamestate lands in the player's own buffer. */
+    config.block_buffer = p->gamestate_buffer;
+    config.block_capacity = sizeof p->gamestate_buffer;
+    rc = zl_client_init(&p->client, &config, &p->game.rules, hal, nonce);
     demo_bot_init(&p->bot, bot_seed);
     p->input = bot_input;
     p->input_ctx = &p->bot;
@@ -88,10 +93,40 @@ static void play_events(demo_player *p, uint64_t now_us)
     }
 }
 
+/* The gamestate, once complete: the names and the message of the day are
+ * kept, the arena and rules compared with this build's (prediction is only
+ * right when both sides run the same), and the buffer released. */
+static void read_gamestate(demo_player *p)
+{
+    const uint8_t *data;
+    fps_gamestate gs;
+    int n = zl_client_block_received(&p->client, &data), i;
+    if (n <= 0)
+        return;
+    if (fps_gamestate_read(data, (size_t)n, &gs) == ZL_OK) {
+        size_t m = 0;
+        p->gamestate_read = 1;
+        p->gamestate_ok = (uint8_t)(gs.arena_ok && gs.rules_ok);
+        p->gamestate_bytes = (uint32_t)n;
+        p->gamestate_players = gs.players;
+        memset(p->names, 0, sizeof p->names);
+        for (i = 0; i < gs.players; i++)
+            if (gs.slot[i] < ZL_MAX_CLIENTS)
+                memcpy(p->names[gs.slot[i]], gs.name[i], gs.name_len[i]);
+        while (m < gs.motd_len && m + 1u < sizeof p->motd && gs.motd[m] != '\n') {
+            p->motd[m] = gs.motd[m] >= 32 && gs.motd[m] < 127 ? gs.motd[m] : '?';
+            m++;
+        }
+        p->motd[m] = 0;
+    }
+    zl_client_block_release(&p->client);
+}
+
 void demo_player_update(demo_player *p, uint64_t now_us)
 {
     zl_client_update(&p->client, now_us);
     read_messages(p, now_us);
+    read_gamestate(p);
     if (!p->hello && zl_client_state(&p->client) == ZL_CLIENT_CONNECTED) {
         demo_rec_hello r;
         r.slot = zl_client_slot(&p->client);

@@ -52,6 +52,14 @@ typedef struct demo_player {
     uint32_t seen_next, feed_next;
     demo_seen_shot seen[DEMO_SEEN_SHOTS];
     demo_feed_line feed[DEMO_FEED_LINES];
+    /* The server's gamestate (fps_gamestate), a block received into
+     * gamestate_buffer: read once complete, then released. */
+    uint8_t gamestate_read;   /* 1 once one was read */
+    uint8_t gamestate_ok;     /* its arena and rules are this build's */
+    uint32_t gamestate_bytes, gamestate_players;
+    char names[ZL_MAX_CLIENTS][FPS_NAME_MAX + 1]; /* by slot; "" when unknown */
+    char motd[DEMO_MOTD_MAX];                     /* its first line */
+    uint8_t gamestate_buffer[DEMO_GAMESTATE_MAX];
 } demo_player;
 
 /* Starts the client over hal (cond: the conditioner inside hal, or NULL)

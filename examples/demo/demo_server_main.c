@@ -9,6 +9,7 @@
 #include "demo_net.h"
 #include "demo_referee.h"
 #include "demo_report.h"
+#include "demo_welcome.h"
 #include "zl_port.h"
 
 #define SLOT_RECORD_US 250000u /* how often the launcher gets each slot's graph */
@@ -26,6 +27,9 @@ static demo_stopwatch cost;
 static FILE *text;   /* what people read: stdout, or stderr under --machine */
 static uint32_t timeouts;
 static demo_sink sink;   /* the launcher's records, or nowhere */
+static demo_welcome welcome; /* each joining client's gamestate */
+#define MOTD "zerolag demo: the reference FPS. Hitscan rifle and pistol, rockets; " \
+             "lag compensation on. Have fun."
 
 static const char *leave_reason(uint8_t reason)
 {
@@ -96,9 +100,17 @@ static void take_notices(void)
         zl_addr_format(&n.addr, addr, sizeof addr);
         r.slot = n.slot;
         r.reason = n.reason;
+        if (n.kind == ZL_NOTICE_BLOCK_SENT) {
+            fprintf(text, "gamestate: slot %u has it whole\n", n.slot);
+            fflush(text);
+            continue;
+        }
+        if (n.kind == ZL_NOTICE_BLOCK_RECEIVED)
+            continue; /* the demo's clients send none */
         if (n.kind == ZL_NOTICE_JOIN) {
-            fprintf(text, "join: slot %u from %s (%d players)\n", n.slot, addr,
-                    zl_server_client_count(&server));
+            int bytes = demo_welcome_send(&welcome, &server, n.slot, MOTD);
+            fprintf(text, "join: slot %u from %s (%d players), gamestate of %d bytes on its way\n",
+                    n.slot, addr, zl_server_client_count(&server), bytes);
         } else {
             fprintf(text, "leave: slot %u %s (%s)\n", n.slot, addr, leave_reason(n.reason));
             timeouts += n.reason == ZL_DISCONNECT_TIMEOUT;

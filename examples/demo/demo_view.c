@@ -187,6 +187,17 @@ static void put_seen_shots(const demo_player *p, uint32_t now_ms)
     }
 }
 
+/* A player as the feed names it: the name the server's gamestate gave,
+ * else its slot's letter (letter: room for two characters). */
+static const char *who(const demo_player *p, int32_t slot, char *letter)
+{
+    if (slot >= 0 && slot < ZL_MAX_CLIENTS && p->names[slot][0])
+        return p->names[slot];
+    letter[0] = slot_letter(slot);
+    letter[1] = 0;
+    return letter;
+}
+
 /* The kill feed, newest first. */
 static size_t emit_feed(const demo_player *p, size_t n)
 {
@@ -194,11 +205,12 @@ static size_t emit_feed(const demo_player *p, size_t n)
     n += (size_t)sprintf(out + n, "kill feed:");
     for (k = 0; k < DEMO_FEED_LINES && k < p->feed_next; k++) {
         const demo_feed_line *l = &p->feed[(p->feed_next - 1u - k) % DEMO_FEED_LINES];
+        char a[2], b[2];
         if (l->killer == l->victim)
-            n += (size_t)sprintf(out + n, "  %c fell", slot_letter(l->victim));
+            n += (size_t)sprintf(out + n, "  %s fell", who(p, l->victim, a));
         else
-            n += (size_t)sprintf(out + n, "  %c killed %c (%lu)", slot_letter(l->killer),
-                                 slot_letter(l->victim), (unsigned long)l->frags);
+            n += (size_t)sprintf(out + n, "  %s killed %s (%lu)", who(p, l->killer, a),
+                                 who(p, l->victim, b), (unsigned long)l->frags);
     }
     n += (size_t)sprintf(out + n, "\033[K\r\n");
     return n;

@@ -4,6 +4,8 @@
 
 /* Caller-owned state, static: this is what the footprint table counts. */
 static zl_client client;
+/* Where the server's gamestate would land: a small block (ZL_BLOCK_MAX). */
+static uint8_t block[ZL_BLOCK_MAX];
 
 int main(void)
 {
@@ -13,7 +15,7 @@ int main(void)
     if (fp_board_open(&net, &server) != ZL_OK)
         return 1;
     now = net.now_us(net.ctx);
-    fp_client_start(&client, &net, &server, now);
+    fp_client_start(&client, &net, &server, block, sizeof block, now);
     fp_client_pump(&client, &net, now);
     zl_client_update(&client, now);
     fp_board_close();

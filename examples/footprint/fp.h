@@ -21,9 +21,11 @@
  * must outlive s). */
 void fp_server_start(zl_server *s, fps_game *game, const zl_platform *net, uint64_t now_us);
 
-/* Starts a client of the FPS rules on net and begins connecting to server. */
+/* Starts a client of the FPS rules on net and begins connecting to server;
+ * blocks from the server (its gamestate) land in block, block_bytes long
+ * (caller-owned, kept as long as c). */
 void fp_client_start(zl_client *c, const zl_platform *net, const zl_addr *server,
-                     uint64_t now_us);
+                     uint8_t *block, uint32_t block_bytes, uint64_t now_us);
 
 /* One frame of a scripted player: draws the world, then runs a movement
  * command (run in circles, jump now and then) chosen from the frame

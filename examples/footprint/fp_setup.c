@@ -38,7 +38,7 @@ void fp_server_start(zl_server *s, fps_game *game, const zl_platform *net, uint6
 }
 
 void fp_client_start(zl_client *c, const zl_platform *net, const zl_addr *server,
-                     uint64_t now_us)
+                     uint8_t *block, uint32_t block_bytes, uint64_t now_us)
 {
     zl_client_config config;
     /* A client predicts with run_command alone: it needs no game state. */
@@ -47,6 +47,8 @@ void fp_client_start(zl_client *c, const zl_platform *net, const zl_addr *server
     uint64_t n = 0;
     int i;
     zl_client_config_default(&config);
+    config.block_buffer = block;
+    config.block_capacity = block_bytes;
     config.settings.updaterate = FP_UPDATE_RATE;
     config.settings.cmdrate = FP_COMMAND_RATE;
     (void)net->random(net->ctx, nonce, sizeof nonce);

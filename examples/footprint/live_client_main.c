@@ -9,6 +9,7 @@
 #define SETTLE_US 1000000u
 
 static zl_client client;
+static uint8_t block[ZL_BLOCK_MAX];
 
 int main(void)
 {
@@ -21,7 +22,7 @@ int main(void)
     if (fp_board_open(&net, &server) != ZL_OK)
         return 1;
     start = now = net.now_us(net.ctx);
-    fp_client_start(&client, &net, &server, now);
+    fp_client_start(&client, &net, &server, block, sizeof block, now);
     for (;;) {
         now = net.now_us(net.ctx);
         fp_client_pump(&client, &net, now);

@@ -1,8 +1,10 @@
 /* selftest_main.c - proves a configuration works, not just links: a server
  * and two clients in one image play 4 s over the in-image network. */
 #include "fp.h"
+#include "zl_client_blocks.h"
 #include "zl_loopnet.h"
 #include "zl_port.h"
+#include "zl_server_blocks.h"
 
 #define CLIENTS 2
 #define START_US 1000000u
@@ -16,6 +18,11 @@ static zl_loopnet net;
 static zl_server server;
 static fps_game game;
 static zl_client client[CLIENTS];
+/* The gamestate the server gives each client as it joins (a small block),
+ * and where each client receives it. */
+static uint8_t gamestate[ZL_BLOCK_MAX], block[CLIENTS][ZL_BLOCK_MAX];
+static int gamestate_bytes;
+static uint32_t gamestates_read;
 
 static uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
 
@@ -32,6 +39,30 @@ static uint32_t player_hash(const void *state)
 {
     return state ? zl_schema_hash(&fps_player_schema, state, ZL_SCHEMA_WIRE, ZL_SCHEMA_HASH_INIT)
                  : 0;
+}
+
+/* The server's notices: each joining client gets the gamestate. */
+static void give_gamestates(void)
+{
+    zl_server_notice n;
+    while (zl_server_next_notice(&server, &n))
+        if (n.kind == ZL_NOTICE_JOIN)
+            (void)zl_server_block_send(&server, n.slot, gamestate, (uint32_t)gamestate_bytes);
+}
+
+/* Client i reads its gamestate when it is complete: it must be this
+ * build's arena and rules, naming both players. */
+static void read_gamestate(int i)
+{
+    fps_gamestate gs;
+    const uint8_t *data;
+    int n = zl_client_block_received(&client[i], &data);
+    if (n <= 0)
+        return;
+    if (fps_gamestate_read(data, (size_t)n, &gs) == ZL_OK && gs.arena_ok && gs.rules_ok &&
+        gs.players == CLIENTS)
+        gamestates_read++;
+    zl_client_block_release(&client[i]);
 }
 
 /* The checks on client i once play has settled. */
@@ -81,12 +112,18 @@ int main(void)
         return 1;
     }
     fp_server_start(&server, &game, &server_net, now);
+    {
+        static const char *const names[CLIENTS] = {"ada", "brunel"};
+        gamestate_bytes = fps_gamestate_write(gamestate, sizeof gamestate, FP_TICK_RATE, names,
+                                              CLIENTS, "zerolag selftest");
+    }
     for (i = 0; i < CLIENTS; i++) {
         if (zl_loopnet_open(&net, &client_ep[i], &client_addr, &client_net[i]) != ZL_OK) {
             fp_say("selftest: cannot open the in-image network\n");
             return 1;
         }
-        fp_client_start(&client[i], &client_net[i], &server_addr, now);
+        fp_client_start(&client[i], &client_net[i], &server_addr, block[i], sizeof block[i],
+                        now);
     }
 
     for (; now < START_US + PLAY_US + SETTLE_US; now += STEP_US) {
@@ -95,6 +132,7 @@ int main(void)
         fp_server_pump(&server, &server_net, now);
         (void)zl_server_update(&server, now);
         server_stack = max_u32(server_stack, fp_board_stack_used());
+        give_gamestates(); /* the game's work, outside the measure */
         for (i = 0; i < CLIENTS; i++) {
             zl_client_stats st;
             fp_board_stack_paint();
@@ -104,6 +142,7 @@ int main(void)
             if (play)
                 (void)fp_client_play(&client[i], frame + 150u * (uint32_t)i, now);
             client_stack = max_u32(client_stack, fp_board_stack_used());
+            read_gamestate(i);
             zl_client_get_stats(&client[i], now, &st);
             largest = max_u32(largest, st.last_snapshot_bytes);
         }
@@ -112,6 +151,8 @@ int main(void)
 
     for (i = 0; i < CLIENTS; i++)
         ok &= judge(i, now);
+    fp_say_u32("selftest: gamestate bytes", (uint32_t)gamestate_bytes);
+    ok &= expect("selftest: gamestates read", gamestates_read, gamestates_read == CLIENTS);
     fp_say_u32("selftest: largest snapshot bytes", largest);
     if (client_stack > 0) { /* 0: the board cannot measure its stack */
         fp_say_u32("selftest: client stack bytes", client_stack);

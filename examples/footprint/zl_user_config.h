@@ -44,6 +44,13 @@
 #define ZL_RELIABLE_MESSAGES 2
 #define ZL_RELIABLE_MESSAGE_MAX 32
 
+/* Blocks of up to 512 bytes each way (a small game's gamestate: the FPS's
+ * arena, rules and a few names take about 300), in 16-byte chunks, two
+ * packets of them in flight; the client program gives a 512-byte buffer. */
+#define ZL_BLOCK_MAX 512
+#define ZL_BLOCK_CHUNK 16
+#define ZL_BLOCK_PACKETS 2
+
 /* Two received events waiting for the render time (the client takes
  * them every frame; more in one frame are dropped and counted). */
 #define ZL_CLIENT_EVENTS 2

@@ -191,6 +191,10 @@ int fps_world_sweep(const zl_vec3 *start, const zl_vec3 *end, const zl_box *hull
 int fps_world_blocked(const zl_vec3 *origin, const zl_box *hull);
 /* Spawn point `index` (any value: they rotate): feet origin and yaw. */
 void fps_world_spawn_point(uint32_t index, zl_vec3 *origin, zl_angle *yaw);
+/* The arena's walls (static storage) and their count; the number of
+ * spawn points (fps_gamestate sends both). */
+int fps_world_walls(const zl_box **walls);
+uint32_t fps_world_spawn_count(void);
 
 /* ---- fps_move.c: movement ---- */
 
@@ -252,6 +256,51 @@ int fps_relevance(fps_game *g, uint32_t tick, const fps_player *players, const u
                   int count, int slot, uint16_t *ids, uint32_t *priority, int max);
 int fps_relevance_cb(void *ctx, uint32_t tick, const void *players, const uint8_t *present,
                      int count, int slot, uint16_t *ids, uint32_t *priority, int max);
+
+/* ---- fps_gamestate.c: what a joining client is given (a zl block) ---- */
+
+/* The gamestate the server gives each joining client (zl_server_block_send
+ * on its ZL_NOTICE_JOIN), as Quake 3 sends configstrings: what the rules
+ * compiled into the client cannot know (who plays, the server's message of
+ * the day, its tick rate) and what the client checks its own against (the
+ * arena and the rules: prediction is only right when both sides run the
+ * same). Bytes, little-endian:
+ *   4  "FPSG"            1  version (1)          2  tick rate (Hz)
+ *   1  health max        2  respawn (ms)
+ *   1  weapons W, then W x (1 magazine, 1 damage)
+ *   1  walls N, then N x 6 x int16 (min x, y, z, max x, y, z; whole units)
+ *   1  spawn points S, then S x (int16 x, int16 y, uint16 yaw, 65536 a turn)
+ *   1  players P, then P x (1 slot, 1 name length L <= FPS_NAME_MAX, L bytes)
+ *   2  message length M, then M bytes
+ * and nothing after. */
+#define FPS_GAMESTATE_VERSION 1
+#define FPS_NAME_MAX 31
+
+/* A gamestate as read: names and message point into the block read. */
+typedef struct fps_gamestate {
+    uint16_t tick_rate;
+    uint8_t arena_ok;   /* its walls and spawn points are this build's */
+    uint8_t rules_ok;   /* its health, respawn and weapons are this build's */
+    uint8_t players;
+    uint8_t slot[FPS_MAX_PLAYERS];
+    uint8_t name_len[FPS_MAX_PLAYERS];
+    const char *name[FPS_MAX_PLAYERS]; /* not terminated: name_len bytes */
+    const char *motd;                  /* not terminated: motd_len bytes */
+    uint16_t motd_len;
+} fps_gamestate;
+
+/* Writes the gamestate of this build's arena and rules into out (cap
+ * bytes): names[i] is slot i's player name (NULL: nobody) for i below
+ * slots, longer names cut to FPS_NAME_MAX bytes; motd a terminated string
+ * (NULL: none; at most 65535 bytes are sent). Returns its length, or
+ * ZL_ERR_OVERFLOW when it does not fit. */
+int fps_gamestate_write(uint8_t *out, size_t cap, uint16_t tick_rate, const char *const *names,
+                        int slots, const char *motd);
+
+/* Reads a gamestate (hostile bytes fine) into *gs, whose pointers then
+ * point into data: ZL_OK, or ZL_ERR_MALFORMED (a wrong magic or version,
+ * a count or length past the end, a slot out of range, bytes left over). */
+int fps_gamestate_read(const uint8_t *data, size_t len, fps_gamestate *gs);
 
 ZL_END_DECLS
 

@@ -222,6 +222,17 @@ int fps_world_blocked(const zl_vec3 *origin, const zl_box *hull)
     return 0;
 }
 
+int fps_world_walls(const zl_box **walls)
+{
+    *walls = world;
+    return (int)ZL_COUNTOF(world);
+}
+
+uint32_t fps_world_spawn_count(void)
+{
+    return (uint32_t)ZL_COUNTOF(spawns);
+}
+
 void fps_world_spawn_point(uint32_t index, zl_vec3 *origin, zl_angle *yaw)
 {
     const spawn *s = &spawns[index % ZL_COUNTOF(spawns)];

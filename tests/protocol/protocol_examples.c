@@ -140,6 +140,9 @@ static zl_client *add_client(uint64_t nonce)
     zl_client *c = &clients[client_count];
     zl_platform p = platform_of(&ends[client_count + 1]);
     zl_client_config_default(&cc);
+    /* Blocks to the server take 1600 bytes a second: the block example
+     * goes in pieces of a chunk, alone and then beside the commands. */
+    cc.block_rate = 1600u;
     if (zl_client_init(c, &cc, &game, &p, nonce) != ZL_OK)
         printf("client init failed\n");
     client_count++;
@@ -184,7 +187,7 @@ static const datagram *find(int from, int to, uint8_t type, int nth)
 {
     int i;
     for (i = 0; i < wire_count; i++)
-        if (wire[i].from == from && wire[i].to == to && (wire[i].bytes[4] & 15u) == type &&
+        if (wire[i].from == from && wire[i].to == to && (wire[i].bytes[4] & 31u) == type &&
             nth-- == 0)
             return &wire[i];
     printf("missing datagram %d -> %d type %u\n", from, to, type);
@@ -254,12 +257,13 @@ static uint32_t crc32_of(uint32_t crc, const uint8_t *p, size_t n)
 }
 
 static const char *const type_names[] = {
-    "REQUEST", "CHALLENGE", "RESPONSE", "ACCEPT", "DENY", "KEEPALIVE", "DISCONNECT",
-    "COMMANDS", "SNAPSHOT", "SETTINGS", "TOKEN_REQUEST", "TOKEN_RESPONSE", "RELIABLE"};
+    "REQUEST",  "CHALLENGE", "RESPONSE",      "ACCEPT",         "DENY",     "KEEPALIVE",
+    "DISCONNECT", "COMMANDS", "SNAPSHOT",     "SETTINGS",       "TOKEN_REQUEST",
+    "TOKEN_RESPONSE", "RELIABLE", "PATH_CHALLENGE", "PATH_RESPONSE", "CONTROL", "BLOCK"};
 
 static void header_rest(const uint8_t *p)
 {
-    row("4", "type", "%u %s", p[4], p[4] < 13 ? type_names[p[4]] : "?");
+    row("4", "type", "%u %s", p[4], p[4] < 17 ? type_names[p[4]] : "?");
     row("5-6", "sequence", "%u", le(p + 5, 2));
     row("7-8", "ack", "%u", le(p + 7, 2));
     row("9-12", "ack_bits", "0x%08x", le(p + 9, 4));
@@ -785,6 +789,57 @@ static void reliable_payload(bits_in *b)
     end_payload(b);
 }
 
+/* ---- Blocks ---- */
+
+/* A BLOCK payload: the section (header, then the runs' bytes), then the
+ * message inside, read as its type's. */
+static void block_payload(bits_in *b)
+{
+    char where[24];
+    uint32_t inner, total, runs, i, first[4], count[4];
+    unsigned chunk_bits = width_of(ZL_BLOCK_CHUNKS - 1u);
+    inner = take(b, 5, where);
+    row(where, "inner", "%u %s", (unsigned)inner, inner == 0 ? "none" : type_names[inner]);
+    show(b, 16, "block");
+    total = take(b, width_of(ZL_BLOCK_MAX - 1u), where) + 1u;
+    row(where, "total - 1", "%u: %u bytes, %u chunks of %u", (unsigned)(total - 1u),
+        (unsigned)total, (unsigned)((total + ZL_BLOCK_CHUNK - 1u) / ZL_BLOCK_CHUNK),
+        (unsigned)ZL_BLOCK_CHUNK);
+    runs = take(b, 2, where) + 1u;
+    row(where, "runs - 1", "%u: %u run%s", (unsigned)(runs - 1u), (unsigned)runs,
+        runs > 1u ? "s" : "");
+    for (i = 0; i < runs; i++) {
+        first[i] = take(b, chunk_bits, where);
+        row(where, "first chunk", "%u", (unsigned)first[i]);
+        count[i] = take(b, chunk_bits, where) + 1u;
+        row(where, "chunks - 1", "%u: chunks %u to %u", (unsigned)(count[i] - 1u),
+            (unsigned)first[i], (unsigned)(first[i] + count[i] - 1u));
+    }
+    byte_padding(b);
+    for (i = 0; i < runs; i++) {
+        uint32_t from = first[i] * ZL_BLOCK_CHUNK, to = (first[i] + count[i]) * ZL_BLOCK_CHUNK;
+        char text[48];
+        uint32_t k, n;
+        if (to > total)
+            to = total;
+        n = to - from;
+        sprintf(where, "%u+%u", (unsigned)b->at, (unsigned)n * 8u);
+        for (k = 0; k < n; k++) {
+            uint32_t c = pull(b, 8);
+            if (k < sizeof text - 4u)
+                text[k] = c >= 32u && c < 127u ? (char)c : '.';
+        }
+        text[k < sizeof text - 4u ? k : sizeof text - 4u] = '\0';
+        if (n > sizeof text - 4u)
+            strcat(text, "...");
+        row(where, "block bytes", "%u-%u: \"%s\"", (unsigned)from, (unsigned)(to - 1u), text);
+    }
+    if (inner == ZL_MSG_COMMANDS)
+        commands_payload(b);
+    else
+        end_payload(b);
+}
+
 /* ---- Connect tokens and sealing ---- */
 
 static void address_row(const char *where, const char *field, const uint8_t *a)
@@ -966,6 +1021,9 @@ static void plain_example(const char *name, const datagram *d, uint32_t id, cons
     case ZL_MSG_RELIABLE:
         reliable_payload(&b);
         break;
+    case ZL_MSG_BLOCK:
+        block_payload(&b);
+        break;
     default:
         break;
     }
@@ -978,12 +1036,32 @@ static uint32_t connection_id(uint64_t nonce)
     return ZL_PROTOCOL_ID ^ (uint32_t)nonce ^ (uint32_t)(nonce >> 32);
 }
 
+/* The nth BLOCK from -> to whose inner message is of `inner` (0: none). */
+static const datagram *find_block(int from, int to, uint8_t inner, int nth)
+{
+    int i;
+    for (i = 0; i < wire_count; i++)
+        if (wire[i].from == from && wire[i].to == to && wire[i].bytes[4] == ZL_MSG_BLOCK &&
+            wire[i].len > 13u && (wire[i].bytes[13] & 31u) == inner && nth-- == 0)
+            return &wire[i];
+    printf("missing block %d -> %d inner %u\n", from, to, inner);
+    return NULL;
+}
+
 static void plain_match(void)
 {
+    /* Blocks from clients land here, 256 bytes a slot. */
+    static uint8_t block_buffers[ZL_MAX_CLIENTS * 256];
+    static const char spray[] = "a spray, a map vote, a replay: any bytes a client uploads as a "
+                                "block, in 64-byte chunks; the last chunk is short.";
     zl_server_config sc;
     zl_client *a, *b;
+    uint32_t seeds;
+    int k;
     zl_server_config_default(&sc);
     sc.security = ZL_SECURITY_PLAIN;
+    sc.block_buffers = block_buffers;
+    sc.block_capacity = 256;
     start_match(&sc);
     a = add_client(NONCE_A);
     b = add_client(NONCE_B);
@@ -1004,6 +1082,18 @@ static void plain_match(void)
     server_step(); /* tick 3: a RELIABLE packet to A */
     zl_client_disconnect(a, now_us);
     pump();
+    /* B uploads a block: its first chunk alone, the next beside commands
+     * once the server has acknowledged one. Its commands draw their seeds
+     * apart, so the token match's stay as the document quotes them. */
+    if (zl_client_block_send(b, spray, (uint32_t)sizeof spray - 1u) != ZL_OK)
+        printf("block refused\n");
+    seeds = rng_state;
+    for (k = 0; k < 12; k++) {
+        play(1, 16, 0, 0, 0x4000);
+        clients_send();
+        server_step();
+    }
+    rng_state = seeds;
 
     plain_example("request", find(1, 0, ZL_MSG_REQUEST, 0), ZL_PROTOCOL_ID, "protocol id", 0);
     plain_example("challenge", find(0, 1, ZL_MSG_CHALLENGE, 0), ZL_PROTOCOL_ID, "protocol id", 0);
@@ -1018,6 +1108,10 @@ static void plain_match(void)
     plain_example("reliable", find(0, 1, ZL_MSG_RELIABLE, 0), connection_id(NONCE_A),
                   "connection id", 0);
     plain_example("disconnect", find(1, 0, ZL_MSG_DISCONNECT, 0), connection_id(NONCE_A),
+                  "connection id", 0);
+    plain_example("block-alone", find_block(2, 0, 0, 0), connection_id(NONCE_B),
+                  "connection id", 0);
+    plain_example("block-beside", find_block(2, 0, ZL_MSG_COMMANDS, 0), connection_id(NONCE_B),
                   "connection id", 0);
 }
 
