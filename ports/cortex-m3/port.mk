@@ -17,12 +17,12 @@ PORT_BENCH_SRC := ports/cortex-m3/zl_timer_cortex_m3.c
 # The emulated board runs long loops about 100x slower than a host.
 # The test image's statics fill the board's 16 MiB of PSRAM: its link
 # conditioners hold 128 datagrams (enough for 800 ms round trips at 64
-# packets a second each way) instead of 256, its input buffers and
-# prediction rings one second of stall, not two (what its reduced
-# bad-links cells need), and its blocks are of 4 KiB at most with 8 packets
-# in flight (the blocks suite sends 4 KiB here).
+# packets a second each way) instead of 256, its input buffers one second
+# of stall and its prediction rings 128 commands, not two seconds (its
+# reduced bad-links cells need no more), and its blocks are of 4 KiB at
+# most with 8 packets in flight (the blocks suite sends 4 KiB here).
 TEST_CFLAGS := -DZL_TEST_SLOW -DZL_TEST_NO_HEAP -DZL_CONDITIONER_PACKETS=128 \
-	-DZL_CMDBUF_CAPACITY=128 -DZL_PREDICT_COMMANDS=256 \
+	-DZL_CMDBUF_CAPACITY=128 -DZL_PREDICT_COMMANDS=128 \
 	-DZL_BLOCK_MAX=4096 -DZL_BLOCK_PACKETS=8 \
 	-fsanitize=undefined -fsanitize-undefined-trap-on-error
 QEMU_M3 := qemu-system-arm -M mps2-an385 -nographic -monitor none \
