@@ -569,13 +569,35 @@ static void test_replayer_costs_victim_nothing(void)
     ZL_CHECK(10u * victim.commands.received >= 9u * other.commands.received);
 }
 
+/* Plays on, handing the server what arrives, until a datagram from `who`
+ * comes: a copy of it (as captured, before decryption) goes into out. */
+static size_t capture_from(const zl_addr *who, uint8_t out[ZL_MAX_PACKET])
+{
+    size_t len = 0;
+    while (!len) {
+        uint8_t buf[ZL_MAX_PACKET];
+        zl_addr from;
+        int n;
+        while ((n = zl_match_world.server_hal.receive(zl_match_world.server_hal.ctx, &from, buf,
+                                                      sizeof buf)) >= 0) {
+            if (!len && zl_addr_equal(&from, who)) {
+                memcpy(out, buf, (size_t)n);
+                len = (size_t)n;
+            }
+            zl_server_receive(&zl_match_world.server, &from, buf, (size_t)n, zl_test_time_us);
+        }
+        zl_match_run(1000u);
+    }
+    return len;
+}
+
 /* Bot 0's NAT gives it a new port in mid-match: its next sealed packet
  * authenticates from the new address, the connection moves there, and it
  * plays on; a replay of an old packet from a third address moves nothing. */
 static void test_rebinding_client_plays_on(void)
 {
     static uint8_t captured[ZL_MAX_PACKET];
-    size_t captured_len = 0;
+    size_t captured_len;
     zl_match_setup s;
     zl_server_client_stats before, after;
     zl_addr old_addr, new_addr, any;
@@ -589,20 +611,7 @@ static void test_rebinding_client_plays_on(void)
     slot = zl_client_slot(&zl_match_world.client[0]);
     old_addr = zl_loopnet_address(&zl_match_world.client_ep[0]);
     /* Keep a copy of one of bot 0's packets as an attacker would. */
-    while (!captured_len) {
-        uint8_t buf[ZL_MAX_PACKET];
-        zl_addr from;
-        int n;
-        while ((n = zl_match_world.server_hal.receive(zl_match_world.server_hal.ctx, &from, buf,
-                                                      sizeof buf)) >= 0) {
-            if (!captured_len && zl_addr_equal(&from, &old_addr)) {
-                memcpy(captured, buf, (size_t)n);
-                captured_len = (size_t)n;
-            }
-            zl_server_receive(&zl_match_world.server, &from, buf, (size_t)n, zl_test_time_us);
-        }
-        zl_match_run(1000u);
-    }
+    captured_len = capture_from(&old_addr, captured);
     zl_server_get_client_stats(&zl_match_world.server, slot, zl_test_time_us, &before);
     zl_loopnet_close(&zl_match_world.client_ep[0]);
     zl_addr_parse(&any, "10.0.1.1:0");
@@ -640,7 +649,7 @@ static void test_rebinding_client_plays_on(void)
 static void test_replay_from_elsewhere_counted_once(void)
 {
     static uint8_t captured[ZL_MAX_PACKET], copy[ZL_MAX_PACKET];
-    size_t captured_len = 0;
+    size_t captured_len;
     zl_match_setup s;
     zl_server_client_stats before, after;
     uint32_t drops_before[ZL_SERVER_DROP_COUNT], drops_after[ZL_SERVER_DROP_COUNT];
@@ -652,20 +661,7 @@ static void test_replay_from_elsewhere_counted_once(void)
     zl_match_run(2000000u);
     slot = zl_client_slot(&zl_match_world.client[0]);
     victim = zl_loopnet_address(&zl_match_world.client_ep[0]);
-    while (!captured_len) {
-        uint8_t buf[ZL_MAX_PACKET];
-        zl_addr from;
-        int n;
-        while ((n = zl_match_world.server_hal.receive(zl_match_world.server_hal.ctx, &from, buf,
-                                                      sizeof buf)) >= 0) {
-            if (!captured_len && zl_addr_equal(&from, &victim)) {
-                memcpy(captured, buf, (size_t)n);
-                captured_len = (size_t)n;
-            }
-            zl_server_receive(&zl_match_world.server, &from, buf, (size_t)n, zl_test_time_us);
-        }
-        zl_match_run(1000u);
-    }
+    captured_len = capture_from(&victim, captured);
     zl_match_run(100000u);
     zl_server_get_client_stats(&zl_match_world.server, slot, zl_test_time_us, &before);
     zl_server_get_drops(&zl_match_world.server, drops_before);
