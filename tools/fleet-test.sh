@@ -83,10 +83,11 @@ out=$(node examples/backend/test_vector.js)
 echo "$out" | grep -q '^1 passed, 0 failed'
 check token-vector $? "$(echo "$out" | head -n 1)"
 
-# 2. The server first, with no sidecar yet: it must keep retrying.
+# 2. The server first, with no sidecar yet: it must keep retrying. It binds
+# every address: the allocation tells it the one its tokens name.
 key=$(node -e "process.stdout.write(require('crypto').randomBytes(32).toString('hex'))")
 began=$(now)
-AGONES_SDK_HTTP_PORT=$sdk $bin/zl_server --address 127.0.0.1 --port "$game" --key "$key" \
+AGONES_SDK_HTTP_PORT=$sdk $bin/zl_server --address 0.0.0.0 --port "$game" --key "$key" \
     --agones --metrics "$metrics" --status 2 --drain-seconds 2 >"$tmp/server.log" 2>&1 &
 server=$!
 pids="$server"

@@ -1231,6 +1231,21 @@ void zl_server_set_open(zl_server *s, int open)
     s->closed = open ? 0u : 1u;
 }
 
+int zl_server_set_public_addresses(zl_server *s, const zl_addr *addresses, int count)
+{
+    int i;
+    ZL_ASSERT(s && (addresses || count == 0));
+    if (count < 1 || count > ZL_TOKEN_ADDRESSES)
+        return ZL_ERR_INVALID;
+    for (i = 0; i < count; i++)
+        if (addresses[i].family != ZL_ADDR_IPV4 && addresses[i].family != ZL_ADDR_IPV6)
+            return ZL_ERR_INVALID;
+    for (i = 0; i < count; i++)
+        s->config.public_addresses[i] = addresses[i];
+    s->config.public_address_count = (uint8_t)count;
+    return ZL_OK;
+}
+
 int zl_server_is_open(const zl_server *s)
 {
     return s->closed == 0;

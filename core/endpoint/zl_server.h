@@ -396,6 +396,13 @@ uint32_t zl_server_match(const zl_server *s);
  * already connected play on: a server draining before it stops, or one
  * waiting for its fleet to hand it a match. */
 void zl_server_set_open(zl_server *s, int open);
+/* Replaces the addresses a connect token must name (count 1 ..
+ * ZL_TOKEN_ADDRESSES, each IPv4 or IPv6: else ZL_ERR_INVALID and nothing
+ * changes): for a server that learns the address clients reach it at only
+ * after it started, behind a port mapping (a fleet's allocation). ZL_OK.
+ * Connections already admitted are not affected. */
+int zl_server_set_public_addresses(zl_server *s, const zl_addr *addresses, int count);
+
 /* 1 while the server admits new players, else 0. */
 int zl_server_is_open(const zl_server *s);
 

@@ -150,9 +150,9 @@ static int start(void)
         return -1;
     }
     bind_addr.port = (uint16_t)opt.port;
-    if (opt.key[0] && is_unspecified(&bind_addr)) {
+    if (opt.key[0] && is_unspecified(&bind_addr) && !opt.agones) {
         fprintf(stderr, "zl_server: --key needs --address, the address clients reach this "
-                        "server at: a connect token names the server's address, and %s is "
+                        "server at, or --agones (the allocation names it): a connect token names the server's address, and %s is "
                         "nobody's, so every token would be refused as foreign\n",
                 opt.address);
         return -1;
@@ -251,7 +251,17 @@ static void fleet_update(uint64_t now, int draining)
     if (did & DEMO_AGONES_DID_READY)
         fprintf(text, "agones: Ready taken\n");
     if (did & DEMO_AGONES_DID_ALLOCATE) {
-        fprintf(text, "agones: Allocated at %s port %u%s\n", agones.address, agones.game_port,
+        /* Behind the fleet's port mapping, tokens name the allocated
+         * address and port, not the ones bound. */
+        zl_addr public_addr;
+        int named = opt.key[0] && zl_addr_parse(&public_addr, agones.address) == ZL_OK &&
+                    agones.game_port != 0;
+        if (named) {
+            public_addr.port = (uint16_t)agones.game_port;
+            named = zl_server_set_public_addresses(&server, &public_addr, 1) == ZL_OK;
+        }
+        fprintf(text, "agones: Allocated at %s port %u%s%s\n", agones.address, agones.game_port,
+                named ? ", the address tokens name" : "",
                 draining ? " (draining: stays closed)" : "; open to players");
         if (!draining)
             zl_server_set_open(&server, 1);
