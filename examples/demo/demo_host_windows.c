@@ -86,7 +86,7 @@ static int nonblocking(SOCKET s)
     u_long on = 1;
     if (s == INVALID_SOCKET)
         return -1;
-    if (ioctlsocket(s, FIONBIO, &on) != 0) {
+    if (ioctlsocket(s, (long)FIONBIO, &on) != 0) {
         closesocket(s);
         return -1;
     }
