@@ -3,7 +3,7 @@
 the loopback (POST /ready, /health, /shutdown; GET /gameserver), for tests.
 
 Logs every call as "SECONDS PATH STATUS" (seconds since the epoch, three
-decimals) to --log. Misbehaves on purpose to test the game server's client:
+decimals) to --log, after a first line "SECONDS - listening". Misbehaves on purpose to test the game server's client:
 the first /ready gets a malformed reply and the first /gameserver an
 oversized one. The GameServer turns Allocated --allocate-after seconds after
 the first Ready it accepted, with --address and --game-port as its status.
@@ -109,7 +109,9 @@ def main():
     p.add_argument("--address", default="127.0.0.1")
     p.add_argument("--game-port", type=int, default=0)
     args = p.parse_args()
-    ThreadingHTTPServer(("127.0.0.1", args.port), Sidecar).serve_forever()
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), Sidecar)
+    log("-", "listening")
+    server.serve_forever()
 
 
 if __name__ == "__main__":

@@ -268,11 +268,16 @@ static void fleet_update(uint64_t now, int draining)
     }
     if (did & DEMO_AGONES_DID_SHUTDOWN)
         fprintf(text, "agones: Shutdown taken\n");
-    if (did & DEMO_AGONES_DID_FAIL)
-        fprintf(text, "agones: a request failed (errors %lu, malformed %lu, oversized %lu); "
-                      "retrying\n",
-                (unsigned long)agones.failed, (unsigned long)agones.malformed,
-                (unsigned long)agones.oversized);
+    if (did & DEMO_AGONES_DID_FAIL) {
+        /* The 1st, 2nd, 4th, 8th... failure: a missing sidecar does not
+         * flood the log (the metrics count every one). */
+        uint32_t n = agones.failed + agones.malformed + agones.oversized;
+        if ((n & (n - 1u)) == 0)
+            fprintf(text, "agones: a request failed (errors %lu, malformed %lu, oversized %lu); "
+                          "retrying\n",
+                    (unsigned long)agones.failed, (unsigned long)agones.malformed,
+                    (unsigned long)agones.oversized);
+    }
     if (did)
         fflush(text);
 }
