@@ -220,6 +220,28 @@ static void test_late_goodbyes(void)
     ZL_CHECK_EQ(drops_of(ZL_SERVER_DROP_PACKET), 0);
 }
 
+/* A closed server (draining, or waiting for its fleet) denies newcomers
+ * as full while its players play on; opened again, it admits them. */
+static void test_closed_server(void)
+{
+    zl_sim_init(S, 3, NULL, NULL, 57);
+    zl_sim_join(S, 0, walker);
+    zl_sim_run(S, 1000000u);
+    zl_server_set_open(&S->server, 0);
+    ZL_CHECK_EQ(zl_server_is_open(&S->server), 0);
+    zl_sim_join(S, 1, walker);
+    zl_sim_run(S, 2000000u);
+    zl_test_note("closed: %u denied as full, the player before still connected: %d",
+                 drops_of(ZL_SERVER_DROP_FULL), zl_sim_connected(S, 0));
+    ZL_CHECK(zl_sim_connected(S, 0) && !zl_sim_connected(S, 1));
+    ZL_CHECK_EQ(zl_client_state(&S->c[1].client), ZL_CLIENT_DENIED);
+    ZL_CHECK(drops_of(ZL_SERVER_DROP_FULL) >= 1);
+    zl_server_set_open(&S->server, 1);
+    zl_sim_join(S, 2, walker);
+    zl_sim_run(S, 1000000u);
+    ZL_CHECK(zl_server_is_open(&S->server) && zl_sim_connected(S, 2));
+}
+
 /* What the caller drops for size is counted with the rest. */
 static void test_oversize_counted(void)
 {
@@ -237,6 +259,7 @@ void zl_suite_admission(void)
     ZL_RUN(test_silent_connections);
     ZL_RUN(test_slots_per_address);
     ZL_RUN(test_late_goodbyes);
+    ZL_RUN(test_closed_server);
     ZL_RUN(test_oversize_counted);
 }
 

@@ -443,6 +443,45 @@ static void test_server_refuses_bad_tokens(void)
     ZL_CHECK_EQ(zl_match_connected(), ZL_MATCH_BOTS);
 }
 
+/* A server behind a fleet's port mapping learns its public address late:
+ * a token naming it is foreign until zl_server_set_public_addresses, then
+ * passes; bad address lists are refused and change nothing. */
+static void test_public_address_learned(void)
+{
+    zl_match_setup s;
+    zl_connect_token t;
+    zl_token_grant g;
+    zl_addr public_addr = zl_addr_ipv4(203, 0, 113, 5, 7031), none;
+    zl_addr first = zl_addr_ipv4(10, 9, 8, 1, 5000), second = zl_addr_ipv4(10, 9, 8, 2, 5000);
+    uint8_t nonce[ZL_TOKEN_NONCE_SIZE];
+    memset(&s, 0, sizeof s);
+    s.rtt_us = 50000u;
+    zl_match_start(&s);
+    zl_match_run(500000u);
+    memset(&g, 0, sizeof g);
+    g.address_count = 1;
+    g.addresses[0] = public_addr;
+    memset(nonce, 0xE7, sizeof nonce); /* no bot's (zl_match_mint) */
+    ZL_CHECK_EQ(zl_token_mint(&t, &g, ZL_MATCH_UNIX_S, ZL_MATCH_UNIX_S + 60u, nonce, zl_match_key),
+                ZL_OK);
+    request_from(&first, &t);
+    ZL_CHECK_EQ(drops(ZL_SERVER_DROP_TOKEN_FOREIGN), 1);
+    memset(&none, 0, sizeof none);
+    ZL_CHECK_EQ(zl_server_set_public_addresses(&zl_match_world.server, &none, 1), ZL_ERR_INVALID);
+    ZL_CHECK_EQ(zl_server_set_public_addresses(&zl_match_world.server, &public_addr, 0),
+                ZL_ERR_INVALID);
+    request_from(&second, &t);
+    ZL_CHECK_EQ(drops(ZL_SERVER_DROP_TOKEN_FOREIGN), 2);
+    ZL_CHECK_EQ(zl_server_set_public_addresses(&zl_match_world.server, &public_addr, 1), ZL_OK);
+    second.port++;
+    request_from(&second, &t);
+    ZL_CHECK_EQ(drops(ZL_SERVER_DROP_TOKEN_FOREIGN), 2);
+    ZL_CHECK_EQ(drops(ZL_SERVER_DROP_TOKEN_FORGED), 0);
+    ZL_CHECK_EQ(drops(ZL_SERVER_DROP_TOKEN_EXPIRED), 0);
+    ZL_CHECK_EQ(drops(ZL_SERVER_DROP_TOKEN_REUSED), 0);
+    ZL_CHECK_EQ(drops(ZL_SERVER_DROP_RATE), 0);
+}
+
 /* Hands client 0 a handshake reply of type with the payload_bytes at
  * packet + ZL_PACKET_HEADER_SIZE, as if from the server. */
 static void forge_reply(uint8_t type, uint8_t *packet, int payload_bytes)
@@ -796,6 +835,7 @@ void zl_suite_token(void)
     ZL_RUN(test_sequence_widening);
     ZL_RUN(test_token_match_joins_sealed);
     ZL_RUN(test_server_refuses_bad_tokens);
+    ZL_RUN(test_public_address_learned);
     ZL_RUN(test_forged_replies_ignored);
     ZL_RUN(test_honest_join_during_flood);
     ZL_RUN(test_replayer_costs_victim_nothing);

@@ -9,9 +9,13 @@ root=$(dirname "$0")/..
 # port.mk, so a new port brings its packages with it.
 # libsodium is the trusted implementation the crypto fuzz harness checks
 # core against (linked into that harness only); g++, cmake and pkg-config
-# build the install check's consumers (tools/check-install.sh).
+# build the install check's consumers (tools/check-install.sh). The fleet
+# check (tools/fleet-test.sh) runs a real Prometheus and promtool, curl, and
+# the Node backend (examples/backend, its npm packages installed by `npm ci`
+# at the end).
 base="make:make gcc:gcc clang:clang python3:python3 /usr/include/sodium.h:libsodium-dev \
-    g++:g++ cmake:cmake pkg-config:pkg-config"
+    g++:g++ cmake:cmake pkg-config:pkg-config prometheus:prometheus promtool:prometheus \
+    curl:curl node:nodejs npm:npm"
 
 if [ $# -eq 0 ]; then
     for file in "$root"/ports/*/port.mk; do
@@ -61,8 +65,19 @@ check() {
     [ -z "$missing" ]
 }
 
+# The Node backend's packages, exactly as its lock file names them.
+npm_deps() {
+    [ -d "$root/examples/backend/node_modules/libsodium-wrappers" ] && return 0
+    if ! (cd "$root/examples/backend" && npm ci --no-audit --no-fund >/dev/null); then
+        echo "install-deps: npm ci failed in examples/backend"
+        exit 1
+    fi
+    echo "install-deps: npm packages of examples/backend installed"
+}
+
 if check; then
     echo "install-deps: all $checked checks passed (base tools, fuzzer runtime, ports: $*)"
+    npm_deps
     exit 0
 fi
 echo "install-deps: missing packages: $missing"
@@ -83,3 +98,4 @@ if ! check; then
     exit 1
 fi
 echo "install-deps: installed; all $checked checks pass (ports: $*)"
+npm_deps

@@ -1,7 +1,9 @@
 #!/bin/sh
 # test-all.sh PORT... - runs `make test PORT=<p>` for each port, keeps each log
 # under build/<p>/test.log, then the install check (tools/check-install.sh:
-# zerolag as a project consumes it; log in build/install.log), then a short
+# zerolag as a project consumes it; log in build/install.log), the fleet
+# check (tools/fleet-test.sh: Agones sidecar, Prometheus, Node tokens; log in
+# build/fleet.log), then a short
 # fuzz smoke run (every libFuzzer harness for FUZZ_SMOKE_SECONDS, default 10;
 # log in build/fuzz/smoke.log), then prints one table and the overall total.
 # A run that fails to build or start counts as one failure; in the fuzz row
@@ -43,6 +45,7 @@ for port in "$@"; do
 done
 row install build/install.log tools/check-install.sh
 grep -h 'ZL_ERR_CONFIG' build/install.log # the capacity mismatch, caught at init
+row fleet build/fleet.log tools/fleet-test.sh
 echo "=== fuzz smoke"
 mkdir -p build/fuzz
 log=build/fuzz/smoke.log

@@ -482,6 +482,8 @@ static void on_response(zl_server *s, const zl_addr *from, const handshake *hs, 
     if (!admitted(s, from, hs, now_us, &grant))
         return;
     slot = free_slot_index(s);
+    if (s->closed)
+        slot = -1;
     crowded = slot >= 0 && slots_held(s, from) >= s->config.max_per_address;
     if (slot < 0 || crowded) {
         s->dropped[crowded ? ZL_SERVER_DROP_CROWDED : ZL_SERVER_DROP_FULL]++;
@@ -1221,6 +1223,32 @@ int zl_server_get_client_stats(zl_server *s, int slot, uint64_t now_us,
     zl_conn_get_seal_stats(&c->conn, &out->seal);
     out->blocks = c->blocks.stats;
     return ZL_OK;
+}
+
+void zl_server_set_open(zl_server *s, int open)
+{
+    ZL_ASSERT(s);
+    s->closed = open ? 0u : 1u;
+}
+
+int zl_server_set_public_addresses(zl_server *s, const zl_addr *addresses, int count)
+{
+    int i;
+    ZL_ASSERT(s && (addresses || count == 0));
+    if (count < 1 || count > ZL_TOKEN_ADDRESSES)
+        return ZL_ERR_INVALID;
+    for (i = 0; i < count; i++)
+        if (addresses[i].family != ZL_ADDR_IPV4 && addresses[i].family != ZL_ADDR_IPV6)
+            return ZL_ERR_INVALID;
+    for (i = 0; i < count; i++)
+        s->config.public_addresses[i] = addresses[i];
+    s->config.public_address_count = (uint8_t)count;
+    return ZL_OK;
+}
+
+int zl_server_is_open(const zl_server *s)
+{
+    return s->closed == 0;
 }
 
 uint32_t zl_server_tick(const zl_server *s)

@@ -252,6 +252,7 @@ typedef struct zl_server {
     uint32_t tick;           /* the last tick run */
     uint32_t match_id;       /* the application's name of the match */
     uint32_t match_tick;     /* the match's first tick (0: since init) */
+    uint32_t closed;         /* 1: new players are refused (zl_server_set_open) */
     uint64_t next_tick_us;
     zl_snapshot_layout layout;
     zl_schema_plan usercmd_plan; /* how commands are read */
@@ -388,6 +389,22 @@ int zl_server_change_match(zl_server *s, uint32_t match_id, uint64_t now_us);
 /* The match the server plays: the match_id of the last
  * zl_server_change_match (0 before any). */
 uint32_t zl_server_match(const zl_server *s);
+
+/* Opens (open 1, the state after zl_server_init) or closes (0) the server
+ * to new players. A closed server answers every new connection's RESPONSE
+ * with DENY FULL and counts it as ZL_SERVER_DROP_FULL, while the clients
+ * already connected play on: a server draining before it stops, or one
+ * waiting for its fleet to hand it a match. */
+void zl_server_set_open(zl_server *s, int open);
+/* Replaces the addresses a connect token must name (count 1 ..
+ * ZL_TOKEN_ADDRESSES, each IPv4 or IPv6: else ZL_ERR_INVALID and nothing
+ * changes): for a server that learns the address clients reach it at only
+ * after it started, behind a port mapping (a fleet's allocation). ZL_OK.
+ * Connections already admitted are not affected. */
+int zl_server_set_public_addresses(zl_server *s, const zl_addr *addresses, int count);
+
+/* 1 while the server admits new players, else 0. */
+int zl_server_is_open(const zl_server *s);
 
 /* The last tick run, and the current count of connected clients. */
 uint32_t zl_server_tick(const zl_server *s);

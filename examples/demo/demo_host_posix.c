@@ -1,8 +1,14 @@
 /* demo_host_posix.c - the demo's operating-system needs on POSIX systems:
- * nanosleep, sigaction and a termios raw keyboard. */
+ * nanosleep, sigaction, a termios raw keyboard and non-blocking TCP. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,4 +102,80 @@ int demo_host_key(void)
     case 'D': return DEMO_KEY_LEFT;
     default: return 0x1b;
     }
+}
+
+static int nonblocking(int s)
+{
+    int flags = fcntl(s, F_GETFL, 0);
+    if (flags < 0 || fcntl(s, F_SETFL, flags | O_NONBLOCK) != 0) {
+        close(s);
+        return -1;
+    }
+    return s;
+}
+
+static int ipv4(struct sockaddr_in *sa, const char *text, uint16_t port)
+{
+    memset(sa, 0, sizeof *sa);
+    sa->sin_family = AF_INET;
+    sa->sin_port = htons(port);
+    return inet_pton(AF_INET, text, &sa->sin_addr) == 1;
+}
+
+int demo_host_tcp_listen(const char *text, uint16_t port)
+{
+    struct sockaddr_in sa;
+    int one = 1, s;
+    if (!ipv4(&sa, text, port) || (s = socket(AF_INET, SOCK_STREAM, 0)) < 0)
+        return -1;
+    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(s, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(s, 8) != 0) {
+        close(s);
+        return -1;
+    }
+    return nonblocking(s);
+}
+
+int demo_host_tcp_accept(int listener)
+{
+    int s = accept(listener, NULL, NULL);
+    return s < 0 ? -1 : nonblocking(s);
+}
+
+int demo_host_tcp_connect(uint16_t port)
+{
+    struct sockaddr_in sa;
+    int s;
+    if (!ipv4(&sa, "127.0.0.1", port) || (s = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+        nonblocking(s) < 0)
+        return -1;
+    if (connect(s, (struct sockaddr *)&sa, sizeof sa) != 0 && errno != EINPROGRESS) {
+        close(s);
+        return -1;
+    }
+    return s;
+}
+
+int demo_host_tcp_send(int s, const void *buf, size_t len)
+{
+    ssize_t n = send(s, buf, len, MSG_NOSIGNAL);
+    if (n >= 0)
+        return (int)n;
+    return errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOTCONN || errno == EINTR ? 0 : -1;
+}
+
+int demo_host_tcp_recv(int s, void *buf, size_t cap)
+{
+    ssize_t n = recv(s, buf, cap, 0);
+    if (n > 0)
+        return (int)n;
+    if (n == 0)
+        return -1;
+    return errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOTCONN || errno == EINTR ? 0 : -2;
+}
+
+void demo_host_tcp_close(int s)
+{
+    if (s >= 0)
+        close(s);
 }

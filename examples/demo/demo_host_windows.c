@@ -1,9 +1,14 @@
 /* demo_host_windows.c - the demo's operating-system needs on Windows:
- * Sleep, the C signal for Ctrl-C, and a conio keyboard. */
+ * Sleep, the C signal for Ctrl-C, a conio keyboard and non-blocking TCP
+ * (Winsock, started by the port's UDP socket). */
+#include <winsock2.h>
+#include <ws2tcpip.h>
+
 #include <conio.h>
 #include <io.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <windows.h>
 
 #include "demo_host.h"
@@ -73,4 +78,88 @@ int demo_host_key(void)
     case 77: return DEMO_KEY_RIGHT;
     default: return -1;
     }
+}
+
+/* Winsock handles are small integers in practice: the demo keeps them as int. */
+static int nonblocking(SOCKET s)
+{
+    u_long on = 1;
+    if (s == INVALID_SOCKET)
+        return -1;
+    if (ioctlsocket(s, (long)FIONBIO, &on) != 0) {
+        closesocket(s);
+        return -1;
+    }
+    return (int)s;
+}
+
+static int ipv4(struct sockaddr_in *sa, const char *text, uint16_t port)
+{
+    memset(sa, 0, sizeof *sa);
+    sa->sin_family = AF_INET;
+    sa->sin_port = htons(port);
+    return InetPtonA(AF_INET, text, &sa->sin_addr) == 1;
+}
+
+int demo_host_tcp_listen(const char *text, uint16_t port)
+{
+    struct sockaddr_in sa;
+    SOCKET s;
+    if (!ipv4(&sa, text, port) || (s = socket(AF_INET, SOCK_STREAM, 0)) == INVALID_SOCKET)
+        return -1;
+    if (bind(s, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(s, 8) != 0) {
+        closesocket(s);
+        return -1;
+    }
+    return nonblocking(s);
+}
+
+int demo_host_tcp_accept(int listener)
+{
+    SOCKET s = accept((SOCKET)listener, NULL, NULL);
+    return s == INVALID_SOCKET ? -1 : nonblocking(s);
+}
+
+int demo_host_tcp_connect(uint16_t port)
+{
+    struct sockaddr_in sa;
+    SOCKET s;
+    int fd;
+    if (!ipv4(&sa, "127.0.0.1", port) || (fd = nonblocking(socket(AF_INET, SOCK_STREAM, 0))) < 0)
+        return -1;
+    s = (SOCKET)fd;
+    if (connect(s, (struct sockaddr *)&sa, sizeof sa) != 0 &&
+        WSAGetLastError() != WSAEWOULDBLOCK) {
+        closesocket(s);
+        return -1;
+    }
+    return fd;
+}
+
+static int not_now(void)
+{
+    int e = WSAGetLastError();
+    return e == WSAEWOULDBLOCK || e == WSAENOTCONN || e == WSAEINPROGRESS;
+}
+
+int demo_host_tcp_send(int s, const void *buf, size_t len)
+{
+    int n = send((SOCKET)s, (const char *)buf, (int)len, 0);
+    return n >= 0 ? n : not_now() ? 0 : -1;
+}
+
+int demo_host_tcp_recv(int s, void *buf, size_t cap)
+{
+    int n = recv((SOCKET)s, (char *)buf, (int)cap, 0);
+    if (n > 0)
+        return n;
+    if (n == 0)
+        return -1;
+    return not_now() ? 0 : -2;
+}
+
+void demo_host_tcp_close(int s)
+{
+    if (s >= 0)
+        closesocket((SOCKET)s);
 }

@@ -81,6 +81,16 @@ static const option options[] = {
      "plain to --address"},
     {"plain", L, KIND_FLAG, AT(plain), 0, 1,
      "no connect tokens: packets in clear (the default mints a token per bot)"},
+    {"agones", S, KIND_FLAG, AT(agones), 0, 1,
+     "Agones lifecycle through the SDK sidecar (AGONES_SDK_HTTP_PORT, 9358): Ready once "
+     "listening, Health every 2 s, players admitted once Allocated, Shutdown at the end"},
+    {"metrics", S, KIND_U32, AT(metrics_port), 0, 65535,
+     "serve Prometheus metrics on GET /metrics at this TCP port (0: off)"},
+    {"metrics-address", S, KIND_TEXT, AT(metrics_address), 0, 0,
+     "IPv4 address the metrics listen on"},
+    {"drain-seconds", S, KIND_U32, AT(drain_s), 0, 3600,
+     "on SIGTERM or Ctrl-C: no new players, and the match may run this long to end "
+     "(it ends at once when no one plays)"},
     {"bin", L, KIND_TEXT, AT(bin), 0, 0, "folder holding zl_server and zl_client"},
     {"out", L, KIND_TEXT, AT(out), 0, 0, "folder for the logs and pictures"},
 };
@@ -102,6 +112,8 @@ static void set_defaults(demo_options *o, unsigned program)
     o->interp_ratio = s.interp_ratio;
     o->fps = 125;
     o->status_s = 5;
+    o->drain_s = 10;
+    strcpy(o->metrics_address, "127.0.0.1");
     o->bots = 8;
     strcpy(o->bin, DEMO_DIR);
     strcpy(o->out, DEMO_DIR);

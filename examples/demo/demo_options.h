@@ -58,6 +58,10 @@ typedef struct demo_options {
                                            minted with, hex; empty: plain */
     char token[2 * ZL_TOKEN_WIRE_SIZE + 1]; /* client: its connect token, hex
                                                (zl_token); empty: plain */
+    uint32_t agones;        /* server: Agones lifecycle through the SDK sidecar */
+    uint32_t metrics_port;  /* server: Prometheus /metrics on this TCP port, 0: off */
+    char metrics_address[DEMO_TEXT_MAX]; /* server: where /metrics listens (IPv4) */
+    uint32_t drain_s;       /* server: after SIGTERM, longest wait for the match to end */
     char bin[DEMO_TEXT_MAX]; /* launcher: where zl_server and zl_client are */
     char out[DEMO_TEXT_MAX]; /* launcher: where logs and pictures go */
 } demo_options;

@@ -350,6 +350,11 @@ void demo_drops_format(const uint32_t dropped[ZL_SERVER_DROP_COUNT], char *out, 
     format_counts(drop_names, dropped, ZL_SERVER_DROP_COUNT, out, cap);
 }
 
+const char *demo_drop_name(int reason)
+{
+    return reason >= 0 && reason < ZL_SERVER_DROP_COUNT ? drop_names[reason] : "?";
+}
+
 void demo_refusals_format(const uint32_t refused[DEMO_CLIENT_DROPS], char *out, size_t cap)
 {
     format_counts(refusal_names, refused, DEMO_CLIENT_DROPS, out, cap);

@@ -19,6 +19,8 @@ void demo_report_graph(FILE *f, const demo_match *m, uint32_t now_ms, int in_pla
  * by its name ("packet 3, message 0, ..."), into out (cap bytes, always
  * terminated): one wording for the server's status and the report. */
 void demo_drops_format(const uint32_t dropped[ZL_SERVER_DROP_COUNT], char *out, size_t cap);
+/* One drop reason's short name ("forged", ...), for ZL_SERVER_DROP_*. */
+const char *demo_drop_name(int reason);
 
 /* The same for what the server refused of one client
  * (demo_rec_slot.refused), by demo_refusal_names. */

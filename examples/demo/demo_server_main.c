@@ -1,10 +1,14 @@
 /* demo_server_main.c - the zerolag server program: runs the FPS rules for its
- * clients over UDP, prints joins, leaves and status, stops on Ctrl-C. */
+ * clients over UDP, prints joins, leaves and status, drains on SIGTERM or
+ * Ctrl-C; optionally one of an Agones fleet and a Prometheus target. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "demo_agones.h"
 #include "demo_game.h"
+#include "demo_metrics.h"
 #include "demo_host.h"
 #include "demo_net.h"
 #include "demo_referee.h"
@@ -28,6 +32,11 @@ static FILE *text;   /* what people read: stdout, or stderr under --machine */
 static uint32_t timeouts;
 static demo_sink sink;   /* the launcher's records, or nowhere */
 static demo_welcome welcome; /* each joining client's gamestate */
+static demo_agones agones;   /* --agones */
+static demo_metrics metrics; /* --metrics */
+/* How long the Shutdown call may take at the end before the program exits
+ * anyway (the fleet kills a server that outstays its grace period). */
+#define SHUTDOWN_WAIT_US 3000000u
 #define MOTD "zerolag demo: the reference FPS. Hitscan rifle and pistol, rockets; " \
              "lag compensation on. Have fun."
 
@@ -141,9 +150,9 @@ static int start(void)
         return -1;
     }
     bind_addr.port = (uint16_t)opt.port;
-    if (opt.key[0] && is_unspecified(&bind_addr)) {
+    if (opt.key[0] && is_unspecified(&bind_addr) && !opt.agones) {
         fprintf(stderr, "zl_server: --key needs --address, the address clients reach this "
-                        "server at: a connect token names the server's address, and %s is "
+                        "server at, or --agones (the allocation names it): a connect token names the server's address, and %s is "
                         "nobody's, so every token would be refused as foreign\n",
                 opt.address);
         return -1;
@@ -204,7 +213,73 @@ static int start(void)
         r.port = local.port;
         demo_sink_put(&sink, DEMO_REC_LISTEN, &r);
     }
+    metrics.listener = -1;
+    if (opt.metrics_port) {
+        if (demo_metrics_open(&metrics, opt.metrics_address, (uint16_t)opt.metrics_port) != 0) {
+            fprintf(stderr, "zl_server: cannot serve metrics on %s port %lu\n",
+                    opt.metrics_address, (unsigned long)opt.metrics_port);
+            return -1;
+        }
+        fprintf(text, "zl_server: metrics on http://%s:%lu/metrics\n", opt.metrics_address,
+                (unsigned long)opt.metrics_port);
+    }
+    if (opt.agones) {
+        const char *env = getenv("AGONES_SDK_HTTP_PORT");
+        unsigned long port = env && *env ? strtoul(env, NULL, 10) : DEMO_AGONES_PORT;
+        if (port == 0 || port > 65535) {
+            fprintf(stderr, "zl_server: AGONES_SDK_HTTP_PORT '%s' is not a port\n", env);
+            return -1;
+        }
+        demo_agones_init(&agones, (uint16_t)port, net.hal.now_us(net.hal.ctx));
+        /* Players come once the fleet has given this server a match. */
+        zl_server_set_open(&server, 0);
+        fprintf(text, "zl_server: Agones SDK at 127.0.0.1:%lu; closed to players until "
+                      "Allocated\n",
+                port);
+    }
+    fflush(text);
     return 0;
+}
+
+/* Reports what the Agones calls did; an allocation opens the match. */
+static void fleet_update(uint64_t now, int draining)
+{
+    unsigned did;
+    if (!opt.agones)
+        return;
+    did = demo_agones_update(&agones, now);
+    if (did & DEMO_AGONES_DID_READY)
+        fprintf(text, "agones: Ready taken\n");
+    if (did & DEMO_AGONES_DID_ALLOCATE) {
+        /* Behind the fleet's port mapping, tokens name the allocated
+         * address and port, not the ones bound. */
+        zl_addr public_addr;
+        int named = opt.key[0] && zl_addr_parse(&public_addr, agones.address) == ZL_OK &&
+                    agones.game_port != 0;
+        if (named) {
+            public_addr.port = (uint16_t)agones.game_port;
+            named = zl_server_set_public_addresses(&server, &public_addr, 1) == ZL_OK;
+        }
+        fprintf(text, "agones: Allocated at %s port %u%s%s\n", agones.address, agones.game_port,
+                named ? ", the address tokens name" : "",
+                draining ? " (draining: stays closed)" : "; open to players");
+        if (!draining)
+            zl_server_set_open(&server, 1);
+    }
+    if (did & DEMO_AGONES_DID_SHUTDOWN)
+        fprintf(text, "agones: Shutdown taken\n");
+    if (did & DEMO_AGONES_DID_FAIL) {
+        /* The 1st, 2nd, 4th, 8th... failure: a missing sidecar does not
+         * flood the log (the metrics count every one). */
+        uint32_t n = agones.failed + agones.malformed + agones.oversized;
+        if ((n & (n - 1u)) == 0)
+            fprintf(text, "agones: a request failed (errors %lu, malformed %lu, oversized %lu); "
+                          "retrying\n",
+                    (unsigned long)agones.failed, (unsigned long)agones.malformed,
+                    (unsigned long)agones.oversized);
+    }
+    if (did)
+        fflush(text);
 }
 
 static void run(void)
@@ -212,12 +287,25 @@ static void run(void)
     uint8_t buf[ZL_MAX_PACKET];
     uint64_t begin = net.hal.now_us(net.hal.ctx);
     uint64_t next_status = begin + (uint64_t)opt.status_s * 1000000u;
-    uint64_t next_slots = begin;
-    while (!demo_host_interrupted()) {
+    uint64_t next_slots = begin, drain_end = 0;
+    int draining = 0;
+    for (;;) {
         uint64_t now = net.hal.now_us(net.hal.ctx), t0;
         zl_addr from;
         int n = 0, ticks, k;
         if (opt.duration_s && now - begin >= (uint64_t)opt.duration_s * 1000000u)
+            break;
+        if (demo_host_interrupted() && !draining) {
+            /* Drain: nobody new; those playing finish, up to the limit. */
+            draining = 1;
+            drain_end = now + (uint64_t)opt.drain_s * 1000000u;
+            zl_server_set_open(&server, 0);
+            fprintf(text, "zl_server: draining: closed to new players, %d playing, at most "
+                          "%lu s\n",
+                    zl_server_client_count(&server), (unsigned long)opt.drain_s);
+            fflush(text);
+        }
+        if (draining && (zl_server_client_count(&server) == 0 || now >= drain_end))
             break;
         for (k = 0; k < RECEIVE_BURST && (n = demo_net_next(&net, &from, buf, sizeof buf)) != -1;
              k++) {
@@ -231,13 +319,17 @@ static void run(void)
         if (ticks > 0) {
             uint32_t each = (uint32_t)((zl_port_timer_now() - t0) / (uint64_t)ticks);
             int i;
-            for (i = 0; i < ticks; i++)
+            for (i = 0; i < ticks; i++) {
                 demo_stopwatch_add(&cost, each);
+                demo_metrics_tick(&metrics, each);
+            }
         }
         demo_game_flush(&game, (uint32_t)(now / 1000u), &sink);
         demo_game_kill_feed(&game, &server);
         take_notices();
         demo_net_pump(&net);
+        fleet_update(now, draining);
+        demo_metrics_serve(&metrics, &server, opt.agones ? &agones : NULL, now);
         if (opt.status_s && now >= next_status) {
             print_status(now);
             next_status += (uint64_t)opt.status_s * 1000000u;
@@ -253,10 +345,35 @@ static void run(void)
     }
 }
 
+/* Tells the fleet the match is over and waits (serving metrics) until it
+ * took the Shutdown or SHUTDOWN_WAIT_US went by. */
+static void fleet_stop(void)
+{
+    uint64_t begin = net.hal.now_us(net.hal.ctx), now = begin;
+    if (!opt.agones)
+        return;
+    demo_agones_shutdown(&agones);
+    while (!agones.shut_down && now - begin < SHUTDOWN_WAIT_US) {
+        fleet_update(now, 1);
+        demo_metrics_serve(&metrics, &server, &agones, now);
+        demo_host_sleep_us(1000);
+        now = net.hal.now_us(net.hal.ctx);
+    }
+    if (!agones.shut_down)
+        fprintf(text, "agones: Shutdown not taken in %lu s\n",
+                (unsigned long)(SHUTDOWN_WAIT_US / 1000000u));
+    demo_agones_close(&agones);
+}
+
 static void stop(void)
 {
     uint64_t now = net.hal.now_us(net.hal.ctx);
-    zl_server_shutdown(&server, now);
+    int slot;
+    /* The match is over: each client is told so (and needs a new token
+     * for the next). */
+    for (slot = 0; slot < (int)opt.maxclients; slot++)
+        if (zl_server_connected(&server, slot))
+            zl_server_disconnect(&server, slot, ZL_DISCONNECT_MATCH_OVER, now);
     take_notices();
     /* The goodbyes wait in the conditioner for the fake lag (and a spike). */
     demo_net_flush(&net, demo_net_hold_us(&opt));
@@ -267,6 +384,8 @@ static void stop(void)
     print_drops();
     demo_referee_close(&server, &cost, opt.tickrate, 0, timeouts, &sink);
     demo_net_close(&net);
+    fleet_stop();
+    demo_metrics_close(&metrics);
 }
 
 int main(int argc, char **argv)
