@@ -115,6 +115,16 @@ prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
     --web.listen-address="127.0.0.1:$prom" >"$tmp/prometheus.log" 2>&1 &
 pids="$pids $!"
 prom_began=$(date +%s)
+# The server's own count while Prometheus scrapes: each reading with the
+# times (ms) just before and just after it, to bracket a scrape.
+while :; do
+    before=$(date +%s%3N)
+    value=$(metric zl_server_ticks_total)
+    echo "$before $(date +%s%3N) $value"
+    sleep 0.25
+done >"$tmp/ours.txt" &
+sampler=$!
+pids="$pids $sampler"
 
 wait_for "$tmp/server.log" '^agones: Allocated' 10
 check allocated $? "$(grep '^agones: Allocated' "$tmp/server.log")"
@@ -155,13 +165,33 @@ query() {
     curl -s "http://127.0.0.1:$prom/api/v1/query" --data-urlencode "query=$1" |
         python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")'
 }
-ours=$(metric zl_server_ticks_total)
-theirs=$(query zl_server_ticks_total)
+# The newest scrape's value and when it began, from one range query (two
+# queries could be seconds apart on a loaded machine). A reading that ended
+# before the scrape began is a lower bound; one that began a scrape timeout
+# (capped at the 1 s interval) after it, an upper bound: the counter only grows.
+read -r began theirs <<EOF2
+$(curl -s "http://127.0.0.1:$prom/api/v1/query" --data-urlencode 'query=zl_server_ticks_total[5s]' |
+    python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(*(r[0]["values"][-1] if r else ["-", ""]))')
+EOF2
 samples=$(query 'count_over_time(zl_server_ticks_total[1m])')
-behind=$((${ours:-0} - ${theirs:-0}))
-# One scrape interval (1 s) at 64 ticks/s, and the time between the two reads.
-[ -n "$theirs" ] && [ "$behind" -ge 0 ] && [ "$behind" -le 128 ] && [ "${samples:-0}" -ge 5 ]
-check prometheus $? "Prometheus says $theirs ticks from $samples scrapes, the server $ours ($behind ahead)"
+# Wait (up to 10 s) for a reading that began after the scrape's timeout.
+i=0
+until [ "$began" = - ] || [ $i -ge 40 ] ||
+    awk -v e="$began" 'NF == 3 && $1 >= e * 1000 + 1000 { found = 1 } END { exit !found }' "$tmp/ours.txt"; do
+    sleep 0.25
+    i=$((i + 1))
+done
+kill "$sampler"
+read -r low high <<EOF2
+$(awk -v b="$began" '
+    BEGIN { start = b * 1000; end = start + 1000; low = ""; high = "" }
+    NF == 3 && $2 <= start && (low == "" || $3 > low) { low = $3 }
+    NF == 3 && $1 >= end && (high == "" || $3 < high) { high = $3 }
+    END { print (low == "" ? "-" : low), (high == "" ? "-" : high) }' "$tmp/ours.txt")
+EOF2
+[ -n "$theirs" ] && [ "$low" != - ] && [ "$high" != - ] &&
+    [ "$low" -le "$theirs" ] && [ "$theirs" -le "$high" ] && [ "${samples:-0}" -ge 5 ]
+check prometheus $? "Prometheus says $theirs ticks from $samples scrapes; the server counted $low before that scrape and $high after it"
 
 malformed=$(metric 'zl_agones_failures_total{kind="malformed"}')
 oversized=$(metric 'zl_agones_failures_total{kind="oversized"}')
