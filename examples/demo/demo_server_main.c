@@ -234,6 +234,7 @@ static void run(void)
             for (i = 0; i < ticks; i++)
                 demo_stopwatch_add(&cost, each);
         }
+        demo_game_impacts(&game, &server);
         demo_game_flush(&game, (uint32_t)(now / 1000u), &sink);
         demo_game_kill_feed(&game, &server);
         take_notices();
