@@ -1,9 +1,11 @@
 #!/bin/sh
 # test-all.sh PORT... - runs `make test PORT=<p>` for each port, keeps each log
 # under build/<p>/test.log, then the install check (tools/check-install.sh:
-# zerolag as a project consumes it; log in build/install.log), then a short
-# fuzz smoke run (every libFuzzer harness for FUZZ_SMOKE_SECONDS, default 10;
-# log in build/fuzz/smoke.log), then prints one table and the overall total.
+# zerolag as a project consumes it; log in build/install.log), then the
+# desktop window's test under Xvfb (tools/window-test.sh; log in
+# build/posix/window/test.log), then a short fuzz smoke run (every
+# libFuzzer harness for FUZZ_SMOKE_SECONDS, default 10; log in
+# build/fuzz/smoke.log), then prints one table and the overall total.
 # A run that fails to build or start counts as one failure; in the fuzz row
 # each harness that ran clean counts as passed.
 total_pass=0
@@ -43,6 +45,8 @@ for port in "$@"; do
 done
 row install build/install.log tools/check-install.sh
 grep -h 'ZL_ERR_CONFIG' build/install.log # the capacity mismatch, caught at init
+mkdir -p build/posix/window
+row window build/posix/window/test.log tools/window-test.sh
 echo "=== fuzz smoke"
 mkdir -p build/fuzz
 log=build/fuzz/smoke.log

@@ -16,7 +16,7 @@
 #define PANEL_X 680
 #define TEXT_SCALE 2
 #define LINE_PX (TEXT_SCALE * (DEMO_GLYPH_H + 3))
-#define TURN_PER_MS 12 /* binary angle units: about 66 degrees a second */
+#define TURN_PER_MS 20 /* binary angle units: about 110 degrees a second */
 #define LERP_STEP_MS 10
 #define HOLD_MS 60 /* a key held stays held a frame past the command's time */
 #define CLOSEUP_PX 150
