@@ -380,7 +380,7 @@ static void panel(demo_window *w, const demo_player *p, const fps_player *me,
     y += 4;
     graph(w, y);
     y += 70 + 6;
-    line(r, &y, ink_dim, "BARS: SNAPSHOT BYTES  DOTS: PING/400MS");
+    line(r, &y, ink_dim, "BARS: SNAPSHOT BYTES  DOTS: PING 0-400MS");
     y += LINE_PX / 2;
     closeup(w, p, y);
     y += CLOSEUP_PX + LINE_PX;

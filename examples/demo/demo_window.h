@@ -9,7 +9,7 @@
 #include "demo_record.h"
 #include "demo_view.h"
 
-#define DEMO_WINDOW_WIDTH 960
+#define DEMO_WINDOW_WIDTH 1000
 #define DEMO_WINDOW_HEIGHT 680
 #define DEMO_GRAPH_SAMPLES 150 /* net graph columns, one every 100 ms */
 
