@@ -46,32 +46,46 @@ for _ in $(seq 50); do
 done
 [ -n "$port" ]
 check "zl_server listens" $?
+rm -f "$out/window.bmp"
+# Alone in the arena: forward, turn right, jump (no bot can kill the player
+# meanwhile); then wait while two bots join, strafe, and twice: face the
+# nearest bot, close in, face it, fire. The window prints where each step
+# left the player.
+script="w:1000,right:400,space:300,_:2500,d:400,t:50,w:900,t:50,f:400,t:50,w:800,t:50,f:400"
+timeout 60 xvfb-run -a -s "-screen 0 1024x768x24" build/posix/window/zl_window \
+    --token "$("$bin/zl_token" "$key" "127.0.0.1:$port" 3)" --script "$script" \
+    --screenshot "$out/window.bmp" --duration 30 >"$out/window.log" 2>&1 &
+window=$!
+pids="$pids $window"
+for _ in $(seq 300); do
+    grep -q '^zl_window: step 3 ' "$out/window.log" && break
+    kill -0 "$window" 2>/dev/null || break
+    sleep 0.1
+done
 for id in 1 2; do
     "$bin/zl_client" --bot --seed "$id" --duration 30 \
         --token "$("$bin/zl_token" "$key" "127.0.0.1:$port" "$id")" >"$tmp/bot$id.log" 2>&1 &
     pids="$pids $!"
 done
-rm -f "$out/window.bmp"
-# Forward, turn right, jump, strafe, then twice: face the nearest bot, close
-# in, face it, fire (moving and jumping come first, before the bots can
-# have killed the player). The window prints where each step left it.
-script="w:1000,right:400,space:300,d:400,t:50,w:900,t:50,f:400,t:50,w:800,t:50,f:400"
-timeout 60 xvfb-run -a -s "-screen 0 1024x768x24" build/posix/window/zl_window \
-    --token "$("$bin/zl_token" "$key" "127.0.0.1:$port" 3)" --script "$script" \
-    --screenshot "$out/window.bmp" --duration 30 >"$out/window.log" 2>&1
+wait "$window"
 check "zl_window ran and ended cleanly" $?
 cat "$out/window.log"
 grep -q 'zl_window: connected, slot' "$out/window.log"
 check "zl_window joined with its token" $?
 grep -q 'the arena and rules of this build' "$out/window.log"
 check "the gamestate matches this build" $?
-# step N NAME: the fields of the line the window printed after step N.
-step() { sed -n "s/^zl_window: step $1 .*: at \([-0-9]*\) \([-0-9]*\) z \([-0-9]*\) yaw \([0-9]*\), moved \([0-9]*\) units.*/\1 \2 \3 \4 \5/p" "$out/window.log"; }
+# step N: x, y, z, yaw and distance moved from the line printed after step N.
+n='\([-0-9]*\)'
+step() {
+    sed -n "s/^zl_window: step $1 .*: at $n $n z $n yaw $n, moved $n units.*/\1 \2 \3 \4 \5/p" \
+        "$out/window.log"
+}
 field() { step "$1" | awk -v f="$2" '{ print $f }'; }
 moved=$(field 1 5)
 [ "${moved:-0}" -ge 100 ]
 check "w moved the player (${moved:-no} units in 1 s)" $?
-turned=$(awk -v a="$(field 1 4)" -v b="$(field 2 4)" 'BEGIN { d = a - b; if (d < 0) d = -d; if (d > 180) d = 360 - d; print int(d) }')
+turned=$(awk -v a="$(field 1 4)" -v b="$(field 2 4)" \
+    'BEGIN { d = a - b; if (d < 0) d = -d; if (d > 180) d = 360 - d; print int(d) }')
 [ -n "$(field 2 4)" ] && [ "$turned" -ge 10 ]
 check "the right arrow turned the view (${turned} degrees in 0.4 s)" $?
 height=$(field 3 3)
@@ -86,7 +100,9 @@ python3 - "$out/window.bmp" <<'PY'
 import struct, sys
 data = open(sys.argv[1], "rb").read()
 assert data[:2] == b"BM", "not a BMP"
-offset, width, height, bpp = struct.unpack_from("<I", data, 10)[0], *struct.unpack_from("<iiH", data, 18)[:2], struct.unpack_from("<H", data, 28)[0]
+offset = struct.unpack_from("<I", data, 10)[0]
+width, height = struct.unpack_from("<ii", data, 18)
+bpp = struct.unpack_from("<H", data, 28)[0]
 assert bpp == 32, "not 32-bit"
 pixels = data[offset:offset + width * abs(height) * 4]
 colours = {pixels[i:i + 3] for i in range(0, len(pixels), 4)}

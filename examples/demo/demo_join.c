@@ -96,20 +96,21 @@ void demo_join_poll(demo_join *j, uint64_t now_us)
 
 void demo_join_frame(demo_join *j, uint64_t now_us, int may_fire)
 {
-    if (now_us < j->next_frame)
-        return;
-    demo_player_frame(&j->player, now_us, j->msec, may_fire);
-    j->next_frame += (uint64_t)j->msec * 1000u;
     if (j->next_frame + 100000u < now_us)
         j->next_frame = now_us; /* stalled: do not replay a burst */
+    /* A slow loop (a window's drawing) still makes every frame's command. */
+    while (now_us >= j->next_frame) {
+        demo_player_frame(&j->player, now_us, j->msec, may_fire);
+        j->next_frame += (uint64_t)j->msec * 1000u;
+    }
 }
 
 void demo_join_rest(demo_join *j, uint64_t now_us)
 {
+    uint64_t ahead = j->next_frame > now_us ? j->next_frame - now_us : 0;
     demo_net_pump(&j->net);
-    if (j->next_frame > now_us + 1000u)
-        demo_host_sleep_us(j->next_frame - now_us > 2000u ? 1000u
-                                                         : (uint32_t)(j->next_frame - now_us - 1000u));
+    if (ahead > 1000u)
+        demo_host_sleep_us(ahead > 2000u ? 1000u : (uint32_t)(ahead - 1000u));
 }
 
 const char *demo_join_end_reason(const demo_join *j)

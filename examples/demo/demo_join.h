@@ -29,8 +29,9 @@ int demo_join_start(demo_join *j, const demo_options *o, FILE *text, const char 
  * "connected" and the gamestate lines. */
 void demo_join_poll(demo_join *j, uint64_t now_us);
 
-/* Plays one frame (demo_player_frame) when one is due: commands cover
- * real time exactly, msec each, and a stall does not replay a burst. */
+/* Plays every frame due (demo_player_frame): commands cover real time
+ * exactly, msec each, however seldom the caller comes; a stall of over
+ * 100 ms is skipped, not replayed as a burst. */
 void demo_join_frame(demo_join *j, uint64_t now_us, int may_fire);
 
 /* Hands due datagrams to the socket and sleeps until about the next

@@ -128,7 +128,8 @@ static void print_help(const demo_options *defaults, unsigned program, const cha
     else if (program == DEMO_FOR_CLIENT)
         printf("A zerolag client: plays in the terminal (WASD, arrows, space, f) or as a bot.\n");
     else if (program == DEMO_FOR_WINDOW)
-        printf("A zerolag client in a window: plays with the keyboard (h in the window lists the keys).\n");
+        printf("A zerolag client in a window (SDL2): plays with the keyboard; the window\n"
+               "lists the keys.\n");
     else
         printf("The zerolag demo: a server and bot clients as separate processes over UDP\n"
                "loopback, each link through the link conditioner; a live net graph, a\n"

@@ -318,8 +318,8 @@ static void closeup_box(SDL_Renderer *r, int x0, int y0, double cx, double cy, c
 static void closeup(demo_window *w, const demo_player *p, int y)
 {
     SDL_Renderer *r = w->renderer;
-    const demo_shown_impact *s = p->impacts_next ? &p->impacts[(p->impacts_next - 1u) % DEMO_IMPACTS]
-                                                 : NULL;
+    const demo_shown_impact *s =
+        p->impacts_next ? &p->impacts[(p->impacts_next - 1u) % DEMO_IMPACTS] : NULL;
     SDL_Rect back = {PANEL_X, y, CLOSEUP_PX, CLOSEUP_PX};
     SDL_Rect clip = back;
     double cx, cy;
@@ -405,9 +405,10 @@ static void others(demo_window *w, const zl_client *c, int self)
     const zl_snapshot_frame *latest = zl_client_latest(c);
     int slot;
     for (slot = 0; slot < ZL_MAX_CLIENTS; slot++) {
-        const fps_player *p = (const fps_player *)(w->interpolate ? zl_client_entity(c, slot)
-                                                   : latest ? zl_snapshot_frame_state(latest, (uint16_t)slot)
-                                                            : NULL);
+        const void *state = w->interpolate ? zl_client_entity(c, slot)
+                            : latest       ? zl_snapshot_frame_state(latest, (uint16_t)slot)
+                                           : NULL;
+        const fps_player *p = (const fps_player *)state;
         if (p && slot != self)
             map_player(w->renderer, p, slot, p->flags & FPS_PF_DEAD ? ink_dead : ink_other, 1);
     }

@@ -89,6 +89,7 @@ static void report_step(uint64_t now_us)
            now.origin.y / 65536.0, now.origin.z / 65536.0, now.yaw * 360.0 / 65536.0,
            zl_vec3_length(zl_vec3_sub(now.origin, step_start.origin)) / 65536.0,
            now.flags & FPS_PF_DEAD ? " (dead)" : "");
+    fflush(stdout); /* a test may be waiting for this line */
     step_start = now;
 }
 
