@@ -46,7 +46,7 @@ for _ in $(seq 50); do
 done
 [ -n "$port" ]
 check "zl_server listens" $?
-rm -f "$out/window.bmp"
+rm -f "$out/window.bmp" "$out/window.log" # the wait below reads a fresh log
 # Alone in the arena: forward, turn right, jump (no bot can kill the player
 # meanwhile); then wait while two bots join, strafe, and twice: face the
 # nearest bot, close in, face it, fire. The window prints where each step
@@ -58,7 +58,7 @@ timeout 60 xvfb-run -a -s "-screen 0 1024x768x24" build/posix/window/zl_window \
 window=$!
 pids="$pids $window"
 for _ in $(seq 300); do
-    grep -q '^zl_window: step 3 ' "$out/window.log" && break
+    grep -qs "^zl_window: step 3 " "$out/window.log" && break
     kill -0 "$window" 2>/dev/null || break
     sleep 0.1
 done
