@@ -88,9 +88,10 @@ LIB_SRC := $(CORE_SRC) $(PLATFORM_SRC) $(PORT_SRC)
 # The reference FPS rules: simulation code, held to core's rules (no float).
 GAME_SRC := $(wildcard examples/fps/*.c)
 # Startup code a bare-metal port links into every program image.
-# The demo's bookkeeping (records, histogram, options, the shot join) is tested too.
+# The demo's bookkeeping (records, histogram, options, the shot join, the
+# impact message) is tested too.
 TEST_SRC := $(wildcard tests/*.c) $(PORT_TEST_SRC) $(PORT_IMAGE_SRC) \
-	$(addprefix examples/demo/,demo_record.c demo_stopwatch.c demo_match.c demo_options.c)
+	$(addprefix examples/demo/,demo_impact.c demo_record.c demo_stopwatch.c demo_match.c demo_options.c)
 BENCH_SRC := $(wildcard bench/*.c) tests/zl_print.c tests/zl_runner.c $(PORT_BENCH_SRC) $(PORT_IMAGE_SRC)
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)

@@ -1,7 +1,9 @@
 /* test_demo.c - the demo's bookkeeping: record lines round trip, the tick
- * cost histogram, option parsing, and the per-shot join behind "agree". */
+ * cost histogram, option parsing, the per-shot join behind "agree", and the
+ * impact message. */
 #include <string.h>
 
+#include "demo_impact.h"
 #include "demo_match.h"
 #include "demo_options.h"
 #include "demo_stopwatch.h"
@@ -85,6 +87,26 @@ static void test_options(void)
     ZL_CHECK_EQ(demo_options_load(&o, DEMO_FOR_CLIENT, 2, missing), -1);
     ZL_CHECK_EQ(o.fakeburst, 0); /* bursts and spikes are off unless asked */
     ZL_CHECK_EQ(o.fakespike_ms, 0);
+}
+
+/* zl_window takes the client's options and its own; the others refuse its
+ * own, and it refuses the bot's. */
+static void test_options_window(void)
+{
+    demo_options o;
+    char a0[] = "zl_window", a1[] = "--script", a2[] = "w:800,right:300,_:100",
+         a3[] = "--screenshot", a4[] = "shot.bmp", a5[] = "--fakelag", a6[] = "150",
+         b1[] = "--bot";
+    char *good[] = {a0, a1, a2, a3, a4, a5, a6};
+    char *script[] = {a0, a1, a2};
+    char *bot[] = {a0, b1};
+    ZL_CHECK_EQ(demo_options_load(&o, DEMO_FOR_WINDOW, 7, good), 0);
+    ZL_CHECK(strcmp(o.script, "w:800,right:300,_:100") == 0);
+    ZL_CHECK(strcmp(o.screenshot, "shot.bmp") == 0);
+    ZL_CHECK_EQ(o.fakelag_ms, 150);
+    ZL_CHECK_EQ(demo_options_load(&o, DEMO_FOR_CLIENT, 3, script), -1);
+    ZL_CHECK_EQ(demo_options_load(&o, DEMO_FOR_SERVER, 3, script), -1);
+    ZL_CHECK_EQ(demo_options_load(&o, DEMO_FOR_WINDOW, 2, bot), -1);
 }
 
 /* Bursts are counted in datagrams: one must fit between two of them, at the
@@ -193,6 +215,51 @@ static void test_tally_judges_each_shot(void)
     ZL_CHECK_EQ(t.shots + t.judged + t.server_hits, 0);
 }
 
+/* The impact message round trips; every other length, kind or slot is
+ * refused without touching the output, and any 54 bytes of the right kind
+ * and slot read back as exactly those bytes. */
+static void test_impact_message(void)
+{
+    uint8_t msg[DEMO_MSG_IMPACT_BYTES + 1], again[DEMO_MSG_IMPACT_BYTES];
+    demo_impact in, out, untouched;
+    uint32_t seed = 0x1234567u;
+    size_t len, k;
+    int round;
+    memset(&in, 0, sizeof in);
+    in.target = ZL_MAX_CLIENTS - 1;
+    in.sequence = 0xDEADBEEFu;
+    in.rewound.min = zl_vec3_make(ZL_FX_INT(-100), ZL_FX_INT(20), 0);
+    in.rewound.max = zl_vec3_make(ZL_FX_INT(-68), ZL_FX_INT(52), ZL_FX_INT(72));
+    in.current.min = zl_vec3_make(ZL_FX_INT(-90), ZL_FX_INT(25), -1);
+    in.current.max = zl_vec3_make(ZL_FX_INT(-58), ZL_FX_INT(57), ZL_FX_INT(36));
+    demo_impact_write(msg, &in);
+    ZL_CHECK_EQ(demo_impact_read(msg, DEMO_MSG_IMPACT_BYTES, &out), 1);
+    ZL_CHECK(memcmp(&in, &out, sizeof in) == 0);
+    memset(&untouched, 0xA5, sizeof untouched);
+    for (len = 0; len <= DEMO_MSG_IMPACT_BYTES + 1u; len++) {
+        out = untouched;
+        if (len != DEMO_MSG_IMPACT_BYTES)
+            ZL_CHECK_EQ(demo_impact_read(msg, len, &out), 0);
+        ZL_CHECK(len == DEMO_MSG_IMPACT_BYTES || memcmp(&out, &untouched, sizeof out) == 0);
+    }
+    msg[1] = ZL_MAX_CLIENTS;
+    ZL_CHECK_EQ(demo_impact_read(msg, DEMO_MSG_IMPACT_BYTES, &out), 0);
+    msg[1] = 0;
+    msg[0] = 'K';
+    ZL_CHECK_EQ(demo_impact_read(msg, DEMO_MSG_IMPACT_BYTES, &out), 0);
+    for (round = 0; round < 200; round++) {
+        for (k = 0; k < DEMO_MSG_IMPACT_BYTES; k++) {
+            seed = seed * 1103515245u + 12345u;
+            msg[k] = (uint8_t)(seed >> 16);
+        }
+        msg[0] = DEMO_MSG_IMPACT;
+        msg[1] = (uint8_t)(msg[1] % ZL_MAX_CLIENTS);
+        ZL_CHECK_EQ(demo_impact_read(msg, DEMO_MSG_IMPACT_BYTES, &out), 1);
+        demo_impact_write(again, &out);
+        ZL_CHECK(memcmp(again, msg, DEMO_MSG_IMPACT_BYTES) == 0);
+    }
+}
+
 void zl_suite_demo(void)
 {
     ZL_RUN(test_record_round_trip);
@@ -201,6 +268,8 @@ void zl_suite_demo(void)
 #ifndef ZL_TEST_NO_HEAP
     ZL_RUN(test_options);
     ZL_RUN(test_options_stalls);
+    ZL_RUN(test_options_window);
 #endif
     ZL_RUN(test_tally_judges_each_shot);
+    ZL_RUN(test_impact_message);
 }

@@ -1,11 +1,11 @@
 #!/bin/sh
 # test-all.sh PORT... - runs `make test PORT=<p>` for each port, keeps each log
 # under build/<p>/test.log, then the install check (tools/check-install.sh:
-# zerolag as a project consumes it; log in build/install.log), the fleet
-# check (tools/fleet-test.sh: Agones sidecar, Prometheus, Node tokens; log in
-# build/fleet.log), then a short
-# fuzz smoke run (every libFuzzer harness for FUZZ_SMOKE_SECONDS, default 10;
-# log in build/fuzz/smoke.log), then prints one table and the overall total.
+# zerolag as a project consumes it; log in build/install.log), then the
+# checks of the programs (each a script in tools/ with its log under build/:
+# the fleet's, the desktop window's), then a short fuzz smoke run (every
+# libFuzzer harness for FUZZ_SMOKE_SECONDS, default 10; log in
+# build/fuzz/smoke.log), then prints one table and the overall total.
 # A run that fails to build or start counts as one failure; in the fuzz row
 # each harness that ran clean counts as passed.
 total_pass=0
@@ -46,6 +46,8 @@ done
 row install build/install.log tools/check-install.sh
 grep -h 'ZL_ERR_CONFIG' build/install.log # the capacity mismatch, caught at init
 row fleet build/fleet.log tools/fleet-test.sh
+mkdir -p build/posix/window
+row window build/posix/window/test.log tools/window-test.sh
 echo "=== fuzz smoke"
 mkdir -p build/fuzz
 log=build/fuzz/smoke.log

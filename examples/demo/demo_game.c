@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "demo_game.h"
+#include "demo_impact.h"
 
 int demo_player_box(const fps_player *p, zl_box *out)
 {
@@ -221,4 +222,23 @@ void demo_game_kill_feed(demo_game *g, zl_server *s)
         (void)zl_server_broadcast_message(s, msg, sizeof msg);
     }
     g->kill_count = 0;
+}
+
+void demo_game_impacts(const demo_game *g, zl_server *s)
+{
+    uint32_t i;
+    for (i = 0; i < g->verdict_count; i++) {
+        const demo_rec_verdict *v = &g->verdicts[i];
+        uint8_t msg[DEMO_MSG_IMPACT_BYTES];
+        demo_impact impact;
+        if (v->target < 0 || v->target >= ZL_MAX_CLIENTS || v->shooter < 0)
+            continue;
+        impact.target = v->target;
+        impact.sequence = v->sequence;
+        impact.rewound = v->rewound;
+        impact.current = v->current;
+        demo_impact_write(msg, &impact);
+        /* A full queue loses this overlay only; the channel counts it. */
+        (void)zl_server_send_message(s, v->shooter, msg, sizeof msg);
+    }
 }

@@ -55,6 +55,10 @@ void demo_game_init(demo_game *g);
  * box the shooter's command claims it drew). */
 void demo_game_watch(demo_game *g, const zl_server *s);
 
+/* Server: sends each hit of the ticks just run to its shooter as an
+ * impact message. Call before demo_game_flush, which forgets them. */
+void demo_game_impacts(const demo_game *g, zl_server *s);
+
 /* Server: hands the verdicts and dead fires of the ticks just run to sink
  * (stamped time_ms) and forgets them. Call after each update, outside
  * any timed part. */

@@ -23,15 +23,16 @@ typedef struct option {
 #define S DEMO_FOR_SERVER
 #define C DEMO_FOR_CLIENT
 #define L DEMO_FOR_LAUNCHER
+#define W DEMO_FOR_WINDOW
 
 static const option options[] = {
     {"address", S, KIND_TEXT, AT(address), 0, 0,
      "IPv4/IPv6 address to listen on; with --key, required: the public address clients "
      "reach (the one their tokens name)"},
-    {"address", C, KIND_TEXT, AT(address), 0, 0,
+    {"address", C | W, KIND_TEXT, AT(address), 0, 0,
      "the server's address (ignored with --token: the token names the server)"},
     {"port", S, KIND_U32, AT(port), 0, 65535, "UDP port to listen on (0: any free one)"},
-    {"port", C, KIND_U32, AT(port), 1, 65535,
+    {"port", C | W, KIND_U32, AT(port), 1, 65535,
      "the server's UDP port (when --address has none; ignored with --token)"},
     {"bots", L, KIND_U32, AT(bots), 1, 32, "bot clients, each its own process"},
     {"tickrate", S | L, KIND_U32, AT(tickrate), 20, 128, "server ticks per second"},
@@ -40,30 +41,30 @@ static const option options[] = {
      "player slots one IP address may hold"},
     {"updaterate", S, KIND_U32, AT(updaterate), 10, 128,
      "most snapshots per second a client may ask for"},
-    {"updaterate", C | L, KIND_U32, AT(updaterate), 10, 128, "snapshots per second wanted"},
+    {"updaterate", C | W | L, KIND_U32, AT(updaterate), 10, 128, "snapshots per second wanted"},
     {"cmdrate", S, KIND_U32, AT(cmdrate), 10, 128,
      "most command packets per second a client may send"},
-    {"cmdrate", C | L, KIND_U32, AT(cmdrate), 10, 128, "command packets per second sent"},
+    {"cmdrate", C | W | L, KIND_U32, AT(cmdrate), 10, 128, "command packets per second sent"},
     {"rate", S, KIND_U32, AT(rate), ZL_SETTINGS_BYTES_MIN, ZL_SETTINGS_BYTES_MAX,
      "most bytes per second a client may ask for"},
-    {"rate", C, KIND_U32, AT(rate), ZL_SETTINGS_BYTES_MIN, ZL_SETTINGS_BYTES_MAX,
+    {"rate", C | W, KIND_U32, AT(rate), ZL_SETTINGS_BYTES_MIN, ZL_SETTINGS_BYTES_MAX,
      "bytes per second of snapshots the client takes"},
-    {"interp", C | L, KIND_U32, AT(interp_ms), 0, 500, "interpolation delay, ms (cl_interp)"},
-    {"interp_ratio", C | L, KIND_U32, AT(interp_ratio), 1, 5,
+    {"interp", C | W | L, KIND_U32, AT(interp_ms), 0, 500, "interpolation delay, ms (cl_interp)"},
+    {"interp_ratio", C | W | L, KIND_U32, AT(interp_ratio), 1, 5,
      "delay in snapshot intervals at least (cl_interp_ratio)"},
-    {"fakelag", S | C | L, KIND_U32, AT(fakelag_ms), 0, 5000,
+    {"fakelag", S | C | W | L, KIND_U32, AT(fakelag_ms), 0, 5000,
      "round trip added, ms (half each way, through the link conditioner)"},
-    {"fakejitter", S | C | L, KIND_U32, AT(fakejitter_ms), 0, 1000, "jitter each way, +/- ms"},
-    {"fakeloss", S | C | L, KIND_PERCENT, AT(fakeloss_ppm), 0, 1000000,
+    {"fakejitter", S | C | W | L, KIND_U32, AT(fakejitter_ms), 0, 1000, "jitter each way, +/- ms"},
+    {"fakeloss", S | C | W | L, KIND_PERCENT, AT(fakeloss_ppm), 0, 1000000,
      "packet loss each way, percent, 0..100 (e.g. 2 or 0.5)"},
-    {"fakeburst", S | C | L, KIND_U32, AT(fakeburst), 0, 100,
+    {"fakeburst", S | C | W | L, KIND_U32, AT(fakeburst), 0, 100,
      "loss bursts each way: a burst of N datagrams on average about every 2 s "
      "(Gilbert-Elliott; 0: none)"},
-    {"fakespike", S | C | L, KIND_U32, AT(fakespike_ms), 0, 4000,
+    {"fakespike", S | C | W | L, KIND_U32, AT(fakespike_ms), 0, 4000,
      "lag spikes: every 5 s the link freezes for N ms, then delivers all it held at once "
      "(0: none)"},
-    {"fps", C, KIND_U32, AT(fps), 10, 250, "frames (commands) per second"},
-    {"duration", S | C, KIND_U32, AT(duration_s), 0, 86400,
+    {"fps", C | W, KIND_U32, AT(fps), 10, 250, "frames (commands) per second"},
+    {"duration", S | C | W, KIND_U32, AT(duration_s), 0, 86400,
      "seconds to run, 0 until Ctrl-C"},
     {"duration", L, KIND_U32, AT(duration_s), 1, 3600, "seconds the match lasts"},
     {"status", S, KIND_U32, AT(status_s), 0, 3600, "seconds between status lines, 0: none"},
@@ -76,7 +77,7 @@ static const option options[] = {
     {"key", S, KIND_TEXT, AT(key), 0, sizeof(((demo_options *)0)->key),
      "private key, 64 hex digits: admit only connect tokens minted with it "
      "and seal every packet (empty: plain, anyone joins, packets in clear)"},
-    {"token", C, KIND_TEXT, AT(token), 0, sizeof(((demo_options *)0)->token),
+    {"token", C | W, KIND_TEXT, AT(token), 0, sizeof(((demo_options *)0)->token),
      "connect token in hex (zl_token), naming the server's address; empty: connect "
      "plain to --address"},
     {"plain", L, KIND_FLAG, AT(plain), 0, 1,
@@ -93,6 +94,11 @@ static const option options[] = {
      "(it ends at once when no one plays)"},
     {"bin", L, KIND_TEXT, AT(bin), 0, 0, "folder holding zl_server and zl_client"},
     {"out", L, KIND_TEXT, AT(out), 0, 0, "folder for the logs and pictures"},
+    {"script", W, KIND_TEXT, AT(script), 0, 0,
+     "keys to press once the game starts, for tests: KEY:MS,... (e.g. w:800,right:300,f:200); "
+     "KEY is a letter, digit, space, up, down, left or right; _:MS waits"},
+    {"screenshot", W, KIND_TEXT, AT(screenshot), 0, 0,
+     "write the window's last frame to this BMP file at the end"},
 };
 
 static void set_defaults(demo_options *o, unsigned program)
@@ -133,6 +139,9 @@ static void print_help(const demo_options *defaults, unsigned program, const cha
         printf("The zerolag server: runs the reference FPS rules for its clients.\n");
     else if (program == DEMO_FOR_CLIENT)
         printf("A zerolag client: plays in the terminal (WASD, arrows, space, f) or as a bot.\n");
+    else if (program == DEMO_FOR_WINDOW)
+        printf("A zerolag client in a window (SDL2): plays with the keyboard; the window\n"
+               "lists the keys.\n");
     else
         printf("The zerolag demo: a server and bot clients as separate processes over UDP\n"
                "loopback, each link through the link conditioner; a live net graph, a\n"

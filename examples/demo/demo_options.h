@@ -11,6 +11,7 @@
 #define DEMO_FOR_SERVER 1u
 #define DEMO_FOR_CLIENT 2u
 #define DEMO_FOR_LAUNCHER 4u
+#define DEMO_FOR_WINDOW 8u
 
 #define DEMO_TEXT_MAX 256
 
@@ -64,6 +65,8 @@ typedef struct demo_options {
     uint32_t drain_s;       /* server: after SIGTERM, longest wait for the match to end */
     char bin[DEMO_TEXT_MAX]; /* launcher: where zl_server and zl_client are */
     char out[DEMO_TEXT_MAX]; /* launcher: where logs and pictures go */
+    char script[DEMO_TEXT_MAX];     /* window: keys to press, KEY:MS,... */
+    char screenshot[DEMO_TEXT_MAX]; /* window: BMP of the last frame; empty: none */
 } demo_options;
 
 /* Fills o with the defaults of `program` (DEMO_FOR_SERVER, _CLIENT or

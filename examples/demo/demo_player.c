@@ -2,6 +2,7 @@
  * the bookkeeping that lets the report judge prediction and every shot. */
 #include <string.h>
 
+#include "demo_impact.h"
 #include "demo_player.h"
 #include "zl_client_blocks.h"
 
@@ -56,13 +57,36 @@ void demo_player_receive(demo_player *p, const zl_addr *from, void *data, size_t
         p->mispredicted_hurt += after - before;
 }
 
-/* The kill feed: every message the server sent, in order. */
+/* A hit of ours the server confirmed, beside the box we drew if the shot
+ * is still remembered. */
+static void show_impact(demo_player *p, const demo_impact *impact, uint64_t now_us)
+{
+    demo_shown_impact *shown = &p->impacts[p->impacts_next++ % DEMO_IMPACTS];
+    uint32_t i;
+    memset(shown, 0, sizeof *shown);
+    shown->time_ms = (uint32_t)(now_us / 1000u);
+    shown->target = impact->target;
+    shown->rewound = impact->rewound;
+    shown->current = impact->current;
+    for (i = 0; i < DEMO_FIRED_KEPT; i++)
+        if (p->fired[i].sequence == impact->sequence && i < p->fired_next) {
+            shown->drawn = p->fired[i].drawn;
+            shown->drawn_known = 1;
+        }
+}
+
+/* The messages the server sent, in order: the kill feed and our impacts. */
 static void read_messages(demo_player *p, uint64_t now_us)
 {
     uint8_t msg[ZL_RELIABLE_MESSAGE_MAX];
     int n;
     while ((n = zl_client_receive_message(&p->client, msg, sizeof msg)) > 0) {
         demo_feed_line *line;
+        demo_impact impact;
+        if (demo_impact_read(msg, (size_t)n, &impact)) {
+            show_impact(p, &impact, now_us);
+            continue;
+        }
         if (n != DEMO_MSG_KILL_BYTES || msg[0] != DEMO_MSG_KILL)
             continue; /* not a message this demo sends */
         line = &p->feed[p->feed_next++ % DEMO_FEED_LINES];
@@ -153,6 +177,8 @@ static void witness(demo_player *p, const zl_events *ev, uint64_t now_us)
         r.extrapolated = p->guessing;
         r.eye = e->origin;
         r.dir = e->dir;
+        p->fired[p->fired_next % DEMO_FIRED_KEPT].sequence = r.sequence;
+        p->fired[p->fired_next++ % DEMO_FIRED_KEPT].drawn = r.drawn;
         p->shots++;
         p->hits_seen += r.target >= 0;
         if (r.target >= 0)

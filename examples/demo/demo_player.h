@@ -11,6 +11,11 @@
 #define DEMO_SEEN_SHOTS 16
 #define DEMO_FEED_LINES 3
 #define DEMO_SEEN_MS 200u /* how long a seen shot stays drawn */
+/* Own hitscan shots remembered until the server's impact message names
+ * them, and the impacts a view keeps on screen. */
+#define DEMO_FIRED_KEPT 32
+#define DEMO_IMPACTS 8
+#define DEMO_IMPACT_MS 2000u
 
 /* A shot of another player, played when its shooter was drawn firing. */
 typedef struct demo_seen_shot {
@@ -24,6 +29,22 @@ typedef struct demo_feed_line {
     int32_t killer, victim;
     uint32_t frags, time_ms;
 } demo_feed_line;
+
+/* One own hitscan shot: the box of the player it met as drawn (zeroed for
+ * a miss). */
+typedef struct demo_fired {
+    uint32_t sequence;
+    zl_box drawn;
+} demo_fired;
+
+/* A hit of ours as sv_showimpacts shows it: the box we drew, the box the
+ * server rewound, the target when the server traced. */
+typedef struct demo_shown_impact {
+    uint32_t time_ms;    /* when the server's message came; 0: empty */
+    int32_t target;
+    uint8_t drawn_known; /* the shot was still remembered: drawn is ours */
+    zl_box drawn, rewound, current;
+} demo_shown_impact;
 
 /* Fills out with one frame's command; c is drawn for this frame. */
 typedef void (*demo_input)(void *ctx, const zl_client *c, int self, uint64_t now_us,
@@ -52,6 +73,9 @@ typedef struct demo_player {
     uint32_t seen_next, feed_next;
     demo_seen_shot seen[DEMO_SEEN_SHOTS];
     demo_feed_line feed[DEMO_FEED_LINES];
+    uint32_t fired_next, impacts_next; /* rings below, counting all time */
+    demo_fired fired[DEMO_FIRED_KEPT];
+    demo_shown_impact impacts[DEMO_IMPACTS]; /* from DEMO_MSG_IMPACT */
     /* The server's gamestate (fps_gamestate), a block received into
      * gamestate_buffer: read once complete, then released. */
     uint8_t gamestate_read;   /* 1 once one was read */

@@ -324,6 +324,7 @@ static void run(void)
                 demo_metrics_tick(&metrics, each);
             }
         }
+        demo_game_impacts(&game, &server);
         demo_game_flush(&game, (uint32_t)(now / 1000u), &sink);
         demo_game_kill_feed(&game, &server);
         take_notices();
