@@ -255,6 +255,7 @@ static void test_playback_draws_the_live_frames(void)
     /* From the start: every frame drawn as live. */
     frames = play_from(0);
     ZL_CHECK_EQ(frames, live_frames);
+    ZL_CHECK_EQ(recorder.frames, live_frames);
     /* From a keyframe in the middle: every frame from there on. */
     ZL_CHECK(middle > 0);
     open_at(middle, &f);

@@ -594,6 +594,8 @@ void zl_client_frame(zl_client *c, uint64_t now_us)
         if (c->drawn[e] && pick.mode == ZL_PICK_EXTRAPOLATED)
             c->extrapolated++;
     }
+    if (c->recorder)
+        zl_client_record_drawn_(c);
 }
 
 int zl_client_command(zl_client *c, const zl_usercmd *cmd, zl_events *events)

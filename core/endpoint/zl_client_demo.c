@@ -203,6 +203,7 @@ void zl_client_record_start(zl_client *c, zl_client_recorder *r, void *buf, uint
     r->sink = sink;
     r->ctx = ctx;
     r->keyframe_us = keyframe_us;
+    r->frame_hash = ZL_SCHEMA_HASH_INIT;
     c->recorder = r;
 }
 
@@ -271,6 +272,15 @@ void zl_client_record_(zl_client *c, uint8_t kind, const void *data, uint32_t le
             c->recorder = NULL;
         }
     }
+}
+
+void zl_client_record_drawn_(zl_client *c)
+{
+    zl_client_recorder *r = c->recorder;
+    if (!r->started || c->state != ZL_CLIENT_CONNECTED)
+        return;
+    r->frames++;
+    r->frame_hash = zl_demo_hash_fold(r->frame_hash, zl_client_frame_hash(c));
 }
 
 void zl_client_record_command_(zl_client *c, const zl_usercmd *cmd)

@@ -42,7 +42,17 @@ typedef struct zl_client_recorder {
     uint8_t failed;        /* a keyframe did not fit: recording stopped */
     uint32_t fragments;    /* handed to the sink */
     uint64_t bytes;        /* of those */
+    uint32_t frames;       /* frames recorded */
+    uint32_t frame_hash;   /* their zl_client_frame_hash, folded in order by
+                              zl_demo_hash_fold from ZL_SCHEMA_HASH_INIT: a
+                              playback from the start folds the same */
 } zl_client_recorder;
+
+/* Folds one frame's hash into the hash of the frames before it. */
+static inline uint32_t zl_demo_hash_fold(uint32_t hash, uint32_t frame)
+{
+    return (hash ^ frame) * 16777619u;
+}
 
 /* Starts recording c into r: fragments build in buf (cap bytes, caller-
  * owned, kept while recording; it must hold a keyframe, the client's kept
@@ -88,6 +98,8 @@ uint32_t zl_client_frame_hash(const zl_client *c);
 /* An item to record at the client's time now_us. */
 void zl_client_record_(zl_client *c, uint8_t kind, const void *data, uint32_t len,
                        uint64_t now_us);
+/* A frame was drawn: its hash joins the recording's. */
+void zl_client_record_drawn_(zl_client *c);
 /* A command to record, at the time of the frame before it. */
 void zl_client_record_command_(zl_client *c, const zl_usercmd *cmd);
 /* zl_client.c's steps that playback shares. */

@@ -6,6 +6,7 @@
 #include "demo_host.h"
 #include "demo_net.h"
 #include "demo_player.h"
+#include "demo_replay.h"
 #include "demo_view.h"
 
 #define NET_RECORD_US 100000u /* the launcher's timeline: 10 samples a second */
@@ -66,6 +67,8 @@ static int start(void)
         player.input = keyboard_input;
         player.input_ctx = &view;
     }
+    if (opt.record[0] && demo_replay_record_start(&player.client, opt.record) != 0)
+        return -1;
     if (opt.token[0]) {
         /* Read by the client until it is connected: kept in static storage. */
         static zl_connect_token token;
@@ -171,6 +174,7 @@ static void finish(void)
     demo_player_net(&player, now, &r);
     if (!opt.bot)
         demo_view_close(&view);
+    demo_replay_record_stop(&player.client, text);
     demo_player_leave(&player, now);
     /* The goodbye waits in the conditioner for the fake lag (and a spike). */
     demo_net_flush(&net, demo_net_hold_us(&opt));
@@ -190,6 +194,8 @@ int main(int argc, char **argv)
     if (rc != 0)
         return rc > 0 ? 0 : 2;
     text = opt.machine ? stderr : stdout;
+    if (opt.play[0])
+        return demo_replay_play(&opt, text);
     if (!opt.bot && demo_view_open(&view) != 0) {
         fprintf(stderr, "zl_client: no terminal to play in; use --bot to let a bot play\n");
         return 2;

@@ -58,6 +58,11 @@ typedef struct demo_options {
                                            minted with, hex; empty: plain */
     char token[2 * ZL_TOKEN_WIRE_SIZE + 1]; /* client: its connect token, hex
                                                (zl_token); empty: plain */
+    char record[DEMO_TEXT_MAX]; /* client: the demo file to record; launcher:
+                                  the first bot's; empty: none */
+    char play[DEMO_TEXT_MAX];   /* client: the demo file to play back */
+    uint32_t timedemo;          /* client: play it as fast as possible */
+    uint32_t seek_s;            /* client: start playback this far in */
     char bin[DEMO_TEXT_MAX]; /* launcher: where zl_server and zl_client are */
     char out[DEMO_TEXT_MAX]; /* launcher: where logs and pictures go */
 } demo_options;
