@@ -29,13 +29,38 @@ static void put_state(zl_bitwriter *w, const zl_schema *s, const void *state)
     }
 }
 
-static void get_state(zl_bitreader *r, const zl_schema *s, void *state)
+/* 1 when v, a field's stored bits, is what its schema allows: an INT or
+ * FX within its bounds, FLAGS within its bits (what any decoded or
+ * simulated state holds; a hostile one could take a game's rules out of
+ * bounds). */
+static int field_ok(const zl_field *f, uint32_t v)
+{
+    int64_t x;
+    if (f->kind == ZL_FIELD_KIND_FLAGS)
+        return f->bits >= 32 || (v >> f->bits) == 0;
+    if (f->kind != ZL_FIELD_KIND_INT && f->kind != ZL_FIELD_KIND_FX)
+        return 1;
+    x = v;
+    if (f->min < 0 && f->size < 4 && (v >> (8u * f->size - 1u)))
+        x -= (int64_t)1 << (8u * f->size); /* signed storage */
+    else if (f->min < 0 && f->size == 4 && (v >> 31))
+        x -= (int64_t)1 << 32;
+    return x >= f->min && x <= f->max;
+}
+
+/* Reads a state written by put_state: ZL_OK, the reader's error, or
+ * ZL_ERR_MALFORMED for a field out of its schema's range. */
+static int get_state(zl_bitreader *r, const zl_schema *s, void *state)
 {
     uint8_t *p = (uint8_t *)state;
     uint16_t i;
     for (i = 0; i < s->count; i++) {
         const zl_field *f = &s->fields[i];
         uint32_t v = zl_bitreader_bits(r, 8u * f->size);
+        if (r->error != ZL_OK)
+            return r->error;
+        if (!field_ok(f, v))
+            return ZL_ERR_MALFORMED;
         if (f->size == 1) {
             p[f->offset] = (uint8_t)v;
         } else if (f->size == 2) {
@@ -45,6 +70,7 @@ static void get_state(zl_bitreader *r, const zl_schema *s, void *state)
             memcpy(p + f->offset, &v, 4);
         }
     }
+    return ZL_OK;
 }
 
 static const zl_schema *schema_of(const zl_client *c, uint32_t entity)
@@ -117,6 +143,7 @@ static int get_frame(zl_bitreader *r, zl_client *c)
 {
     uint32_t tick = zl_bitreader_bits(r, 32), count = zl_bitreader_bits(r, 16), i;
     int32_t last = -1;
+    int rc;
     zl_snapshot_frame *f;
     if (r->error != ZL_OK || count > ZL_MAX_ENTITIES)
         return malformed(r);
@@ -129,10 +156,9 @@ static int get_frame(zl_bitreader *r, zl_client *c)
         if (r->error != ZL_OK || !s || (int32_t)e <= last)
             return malformed(r);
         last = (int32_t)e;
-        get_state(r, s, zl_snapshot_frame_put(f, (uint16_t)e));
+        if ((rc = get_state(r, s, zl_snapshot_frame_put(f, (uint16_t)e))) != ZL_OK)
+            return rc;
     }
-    if (r->error != ZL_OK)
-        return r->error;
     zl_client_take_frame_(c, f, 0, c->play_origin_us);
     return ZL_OK;
 }
@@ -144,12 +170,12 @@ static int get_prediction(zl_bitreader *r, zl_client *c)
     uint8_t state[ZL_STATE_MAX];
     zl_usercmd cmd, prev;
     uint32_t acked = zl_bitreader_bits(r, 32), n = zl_bitreader_bits(r, 16), i;
+    int rc;
     if (r->error != ZL_OK || n >= ZL_PREDICT_COMMANDS)
         return malformed(r);
     memset(state, 0, sizeof state);
-    get_state(r, c->game.player_schema, state);
-    if (r->error != ZL_OK)
-        return r->error;
+    if ((rc = get_state(r, c->game.player_schema, state)) != ZL_OK)
+        return rc;
     zl_predict_init(&c->predict, &c->game, &c->config.predict, state);
     zl_predict_reset(&c->predict, acked, state);
     for (i = 1; i <= n; i++) {
@@ -180,7 +206,7 @@ static int get_keyframe(zl_bitreader *r, zl_client *c)
     frames = zl_bitreader_bits(r, 16);
     if (r->error != ZL_OK || c->slot >= ZL_MAX_CLIENTS || c->tick_rate == 0 ||
         c->tick_rate > ZL_SETTINGS_RATE_HZ_MAX || !zl_client_settings_valid(&c->settings) ||
-        frames > ZL_SNAPSHOT_FRAMES || c->play_origin_us >> 62)
+        frames > ZL_SNAPSHOT_FRAMES || c->play_origin_us >> 52)
         return malformed(r);
     c->tick_us = (1000000u + c->tick_rate / 2u) / c->tick_rate;
     for (i = 0; i < frames; i++)

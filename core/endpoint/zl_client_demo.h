@@ -72,7 +72,7 @@ int zl_client_record_stop(zl_client *c);
  * c (initialised with the recording client's game and configuration): c
  * becomes what the recording client was at f's keyframe, in state
  * ZL_CLIENT_PLAYING (nothing is sent), and any earlier session or match
- * is gone. ZL_OK, or ZL_ERR_MALFORMED / ZL_ERR_OVERFLOW for a keyframe
+ * is gone (a connected client says goodbye first). ZL_OK, or ZL_ERR_MALFORMED / ZL_ERR_OVERFLOW for a keyframe
  * that is not a client's (c is then idle). Then feed f's items and those
  * of the fragments after it to zl_client_play_item. */
 int zl_client_play_start(zl_client *c, const zl_demo_fragment *f);

@@ -233,16 +233,17 @@ void zl_clock_save(const zl_clock *c, zl_bitwriter *w)
     zl_bitwriter_bits(w, c->stalls, 32);
 }
 
-/* Times a clock holds stay far below 2^62 us (146 000 years), offsets
- * within +-2^52: beyond, its arithmetic could overflow. */
+/* What a running clock can hold: local and snapshot times below 2^56 us
+ * (2,280 years), offsets within +-2^57 (x 16 in the estimate), a delay
+ * within +-2^40. Beyond, its sums could overflow. */
 static int time_ok(uint64_t t)
 {
-    return (t >> 62) == 0;
+    return (t >> 56) == 0;
 }
 
-static int offset_ok(int64_t v)
+static int within(int64_t v, unsigned bits)
 {
-    return v > -((int64_t)1 << 52) && v < ((int64_t)1 << 52);
+    return v > -((int64_t)1 << bits) && v < ((int64_t)1 << bits);
 }
 
 int zl_clock_load(zl_clock *c, zl_bitreader *r)
@@ -269,8 +270,8 @@ int zl_clock_load(zl_clock *c, zl_bitreader *r)
     if (r->error != ZL_OK)
         return r->error;
     if (!time_ok(k.far_since_us) || !time_ok(k.last_us) || !time_ok(k.newest_us) ||
-        !time_ok(k.delay_last_us) || !offset_ok(k.shown_us) || !offset_ok(k.estimate_q4) ||
-        !offset_ok(k.delay_us) || k.jitter_q4 > 0x7FFFFFFFu || k.need_us > 0x7FFFFFFFu)
+        !time_ok(k.delay_last_us) || !within(k.shown_us, 57) || !within(k.estimate_q4, 61) ||
+        !within(k.delay_us, 40) || k.jitter_q4 > 0x7FFFFFFFu || k.need_us > 0x7FFFFFFFu)
         return ZL_ERR_MALFORMED;
     *c = k;
     return ZL_OK;
