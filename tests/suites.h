@@ -43,6 +43,7 @@
     X(slip)              \
     X(crypto)            \
     X(demo)              \
+    X(record)            \
     X(hal)
 
 #endif

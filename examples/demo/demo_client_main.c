@@ -5,6 +5,7 @@
 
 #include "demo_host.h"
 #include "demo_join.h"
+#include "demo_replay.h"
 #include "demo_view.h"
 
 #define NET_RECORD_US 100000u /* the launcher's timeline: 10 samples a second */
@@ -58,6 +59,8 @@ int main(int argc, char **argv)
     int rc = demo_options_load(&opt, DEMO_FOR_CLIENT, argc, argv);
     if (rc != 0)
         return rc > 0 ? 0 : 2;
+    if (opt.play[0])
+        return demo_replay_play(&opt, opt.machine ? stderr : stdout);
     if (!opt.bot && demo_view_open(&view) != 0) {
         fprintf(stderr, "zl_client: no terminal to play in; use --bot to let a bot play\n");
         return 2;
@@ -69,6 +72,11 @@ int main(int argc, char **argv)
             demo_view_close(&view);
         return 1;
     }
+    if (opt.record[0] && demo_replay_record_start(&join.player.client, opt.record) != 0) {
+        if (!opt.bot)
+            demo_view_close(&view);
+        return 1;
+    }
     if (!opt.bot) {
         join.player.input = keyboard_input;
         join.player.input_ctx = &view;
@@ -76,6 +84,7 @@ int main(int argc, char **argv)
     play();
     if (!opt.bot)
         demo_view_close(&view);
+    demo_replay_record_stop(&join.player.client, join.text);
     demo_join_finish(&join);
     return 0;
 }

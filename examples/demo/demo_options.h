@@ -63,6 +63,11 @@ typedef struct demo_options {
     uint32_t metrics_port;  /* server: Prometheus /metrics on this TCP port, 0: off */
     char metrics_address[DEMO_TEXT_MAX]; /* server: where /metrics listens (IPv4) */
     uint32_t drain_s;       /* server: after SIGTERM, longest wait for the match to end */
+    char record[DEMO_TEXT_MAX]; /* client: the demo file to record; launcher:
+                                  the first bot's; empty: none */
+    char play[DEMO_TEXT_MAX];   /* client: the demo file to play back */
+    uint32_t timedemo;          /* client: play it as fast as possible */
+    uint32_t seek_s;            /* client: start playback this far in */
     char bin[DEMO_TEXT_MAX]; /* launcher: where zl_server and zl_client are */
     char out[DEMO_TEXT_MAX]; /* launcher: where logs and pictures go */
     char script[DEMO_TEXT_MAX];     /* window: keys to press, KEY:MS,... */
