@@ -28,6 +28,7 @@
     X(cmdstream)         \
     X(clock)             \
     X(match)             \
+    X(record)            \
     X(plane)             \
     X(latency)           \
     X(badlinks)          \

@@ -35,8 +35,9 @@ enum {
     ZL_ERR_MALFORMED = -9, /* received bytes do not form a valid message */
     ZL_ERR_DUPLICATE = -10, /* a packet already received, or too old to tell; dropped */
     ZL_ERR_AUTH = -11,     /* authentication failed: forged, tampered or under another key */
-    ZL_ERR_CONFIG = -12    /* the application was compiled with another configuration
+    ZL_ERR_CONFIG = -12,   /* the application was compiled with another configuration
                               (zl_config.h) or version than the library */
+    ZL_ERR_DESYNC = -13    /* a replay reached another match hash than its record holds */
 };
 
 /* Name of a result code, e.g. "ZL_ERR_AGAIN". Unknown codes give "ZL_ERR_?".
