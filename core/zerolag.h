@@ -42,6 +42,7 @@
 #include "zl_client.h"   /* the predicting, interpolating client */
 #include "zl_server_blocks.h" /* blocks to and from clients: the join gamestate */
 #include "zl_client_blocks.h" /* blocks to and from the server */
+#include "zl_replay.h"   /* match records re-run (zl_record.h: the records) */
 #include "zl_game.h"     /* the interface a game's rules implement */
 #include "zl_schema.h"   /* state layouts as field tables */
 #include "zl_platform.h" /* the HAL: send, receive, clock, random */

@@ -1,0 +1,48 @@
+/* fuzz_match_record.c - libFuzzer harness for the match record reader and
+ * the replay: hostile records are refused with an error, never a crash. */
+/* FUZZ_MAX_LEN: 4096 */
+#include "zl_fuzz.h"
+
+#include "fps.h"
+#include "zl_replay.h"
+
+static zl_replay replay;
+static fps_game game;
+static zl_record_reader reader;
+
+/* The input is a whole record. The reader walks it entry by entry; every
+ * result is ZL_OK or one of its documented codes, the end comes once, and
+ * a record the reader takes whole is replayed through the FPS rules to a
+ * hash or a desync. A record a new match ends is refused without a
+ * reload. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    uint8_t *copy = zl_fuzz_copy(data, size);
+    zl_record_entry e;
+    zl_game g;
+    int rc = zl_record_reader_init(&reader, copy, size), whole = 0;
+    REQUIRE(rc == ZL_OK || rc == ZL_ERR_TRUNCATED || rc == ZL_ERR_MALFORMED ||
+            rc == ZL_ERR_UNSUPPORTED);
+    while (rc == ZL_OK) {
+        rc = zl_record_next(&reader, &e);
+        REQUIRE(rc == ZL_OK || rc == ZL_ERR_TRUNCATED || rc == ZL_ERR_MALFORMED);
+        if (rc == ZL_OK && e.kind == ZL_RECORD_END) {
+            REQUIRE(zl_record_next(&reader, &e) == ZL_ERR_AGAIN);
+            whole = 1;
+            break;
+        }
+        if (rc == ZL_OK && e.kind == ZL_RECORD_COMMAND)
+            REQUIRE(zl_usercmd_validate(&e.cmd) == ZL_OK);
+    }
+    fps_game_init(&game);
+    g = fps_game_interface(&game);
+    rc = zl_replay_init(&replay, &g, copy, size, NULL, NULL);
+    if (rc == ZL_OK) {
+        rc = zl_replay_run(&replay);
+        REQUIRE(rc == ZL_OK || rc == ZL_ERR_DESYNC || rc == ZL_ERR_TRUNCATED ||
+                rc == ZL_ERR_MALFORMED || rc == ZL_ERR_UNSUPPORTED);
+        REQUIRE(!whole || rc == ZL_OK || rc == ZL_ERR_DESYNC || rc == ZL_ERR_UNSUPPORTED);
+    }
+    free(copy);
+    return 0;
+}
