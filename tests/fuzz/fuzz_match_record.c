@@ -1,6 +1,10 @@
 /* fuzz_match_record.c - libFuzzer harness for the match record reader and
  * the replay: hostile records are refused with an error, never a crash. */
-/* FUZZ_MAX_LEN: 4096 */
+/* FUZZ_FLAGS: -DZL_MAX_CLIENTS=4
+ * FUZZ_MAX_LEN: 4096
+ * (tools/fuzz.sh passes them. Four slots, as many as the seed records
+ * hold, make the replay's rewind history a sixteenth of the default, which
+ * every input sets up afresh.) */
 #include "zl_fuzz.h"
 
 #include "fps.h"
