@@ -18,13 +18,23 @@ static uint8_t record[RECORD_CAP]; /* a copy to damage, or entries written */
 static zl_replay replay;
 static fps_game replay_game;
 
+static uint32_t reloads, reloaded_id;
+
+/* The application's reload at a new match: a fresh FPS game. */
+static void reload(void *ctx, uint32_t match_id)
+{
+    fps_game_init((fps_game *)ctx);
+    reloads++;
+    reloaded_id = match_id;
+}
+
 static int replay_record(const uint8_t *data, uint32_t len)
 {
     zl_game g;
     int rc;
     fps_game_init(&replay_game);
     g = fps_game_interface(&replay_game);
-    rc = zl_replay_init(&replay, &g, data, len, NULL, NULL);
+    rc = zl_replay_init(&replay, &g, data, len, reload, &replay_game);
     return rc != ZL_OK ? rc : zl_replay_run(&replay);
 }
 
@@ -37,7 +47,7 @@ static uint32_t per_player_minute(uint32_t bytes)
 
 static void test_live_replays_to_live_hash(void)
 {
-    uint32_t hash, len = zl_match_record(LIVE_US, live, LIVE_CAP, &hash);
+    uint32_t hash, len = zl_match_record(LIVE_US, 0, live, LIVE_CAP, &hash);
     live_len = len;
     ZL_CHECK_EQ(replay_record(live, len), ZL_OK);
     ZL_CHECK_EQ(replay.hash, hash);
@@ -50,6 +60,28 @@ static void test_live_replays_to_live_hash(void)
     zl_test_note("%u s live: %u bytes, %u ticks, %u commands, %u B per player-minute, hash 0x%08x",
                  LIVE_US / 1000000u, len, replay.ticks, replay.commands, per_player_minute(len),
                  hash);
+}
+
+/* A map change in the middle: the replay reloads the game where the
+ * server's application did, and every player joins the new match again. */
+static void test_new_match_replays(void)
+{
+    static uint8_t buf[LIVE_CAP];
+    uint32_t hash, len = zl_match_record(3000000u, 2000000u, buf, LIVE_CAP, &hash);
+    reloads = 0;
+    ZL_CHECK_EQ(replay_record(buf, len), ZL_OK);
+    ZL_CHECK_EQ(replay.hash, hash);
+    ZL_CHECK_EQ(replay.matches, 1u);
+    ZL_CHECK_EQ(reloads, 1u);
+    ZL_CHECK_EQ(reloaded_id, ZL_MATCH_NEXT_ID);
+    ZL_CHECK_EQ(zl_server_match(&m.server), ZL_MATCH_NEXT_ID);
+    /* Without a reload the record is refused. */
+    fps_game_init(&replay_game);
+    {
+        zl_game g = fps_game_interface(&replay_game);
+        ZL_CHECK_EQ(zl_replay_init(&replay, &g, buf, len, NULL, NULL), ZL_OK);
+        ZL_CHECK_EQ(zl_replay_run(&replay), ZL_ERR_UNSUPPORTED);
+    }
 }
 
 /* Recorded on x86-64 by `make record-vector`: every port replays it to the
@@ -288,6 +320,7 @@ void zl_suite_record(void)
 {
     ZL_RUN(test_entries_round_trip);
     ZL_RUN(test_live_replays_to_live_hash);
+    ZL_RUN(test_new_match_replays);
     ZL_RUN(test_host_record_replays_everywhere);
     ZL_RUN(test_hostile_records);
     ZL_RUN(test_killcam_shows_the_rewound_target);

@@ -483,7 +483,8 @@ static int record_append(void *ctx, const void *bytes, size_t len)
 
 static zl_record match_record;
 
-uint32_t zl_match_record(uint32_t us, uint8_t *buf, uint32_t cap, uint32_t *hash)
+uint32_t zl_match_record(uint32_t us, uint32_t change_us, uint8_t *buf, uint32_t cap,
+                         uint32_t *hash)
 {
     static const uint8_t config[] = {'f', 'p', 's'};
     record_buffer b;
@@ -503,6 +504,12 @@ uint32_t zl_match_record(uint32_t us, uint8_t *buf, uint32_t cap, uint32_t *hash
     ZL_CHECK_EQ(zl_server_record_start(&m.server, &match_record, record_append, &b, config,
                                        sizeof config),
                 ZL_OK);
+    if (change_us && change_us < us) {
+        zl_match_run(change_us);
+        fps_game_init(&m.game); /* the application reloads its game */
+        ZL_CHECK(zl_server_change_match(&m.server, ZL_MATCH_NEXT_ID, zl_test_time_us) > 0);
+        us -= change_us;
+    }
     zl_match_run(us);
     *hash = zl_server_match_hash(&m.server);
     size = zl_server_record_stop(&m.server);

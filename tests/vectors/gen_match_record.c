@@ -14,7 +14,7 @@ static uint8_t buf[1u << 20];
  * standard output and the status says whether the match recorded cleanly. */
 int main(int argc, char **argv)
 {
-    uint32_t hash, len = zl_match_record(MATCH_US, buf, (uint32_t)sizeof buf, &hash), i;
+    uint32_t hash, len = zl_match_record(MATCH_US, 0, buf, (uint32_t)sizeof buf, &hash), i;
     FILE *f = argc == 2 ? fopen(argv[1], "w") : NULL;
     if (!f)
         return 2;
