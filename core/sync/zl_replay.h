@@ -20,6 +20,7 @@ typedef struct zl_replay {
     zl_record_reader rd;
     uint32_t tick_us, msec;  /* the server's tick, and its entity step */
     uint32_t tick;           /* the last tick run */
+    uint32_t idle;           /* ticks without commands still to run */
     uint32_t ticks;          /* ticks run */
     uint32_t commands, joins, leaves, matches;
     uint32_t player_ticks;   /* players in the game, summed over the ticks */
@@ -46,10 +47,11 @@ typedef struct zl_replay {
 int zl_replay_init(zl_replay *r, const zl_game *game, const void *record, size_t len,
                    zl_replay_reload reload, void *reload_ctx);
 
-/* Runs the record up to the end of its next tick: 1 (a tick ran), 0 (the
- * record's end: r->hash and r->recorded_hash are set), or a zl_record_next
- * error (the record is refused from there on), or ZL_ERR_UNSUPPORTED for
- * a new match without a reload. */
+/* Runs the record's next tick: 1 (a tick ran), 0 (the record's end:
+ * r->hash and r->recorded_hash are set), or a zl_record_next error (the
+ * record is refused from there on), or ZL_ERR_UNSUPPORTED for a new match
+ * without a reload. A few bytes can ask for up to 2^31 ticks: replay a
+ * record from an untrusted source a step at a time, within a tick budget. */
 int zl_replay_step(zl_replay *r);
 
 /* Runs the whole record: ZL_OK when the replay reached the record's hash,
