@@ -920,7 +920,8 @@ static int resolve_command_events(zl_server *s, int slot, const zl_usercmd *cmd,
     }
     if (sc.target >= 0)
         c->hits++;
-    *when = sc.when;
+    if (sc.timed)
+        *when = sc.when;
     return sc.timed;
 }
 
