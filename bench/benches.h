@@ -23,6 +23,7 @@
     X(lagcomp)           \
     X(server)            \
     X(blocks)            \
+    X(replay)            \
     X(structs)
 #endif
 

@@ -2,7 +2,7 @@
 #   make demo                          a 30 s match: server + 8 bots as processes,
 #                                      live net graph, report, pictures in build/<port>/demo/
 #   make demo DEMO_ARGS="--fakelag 200 --bots 4"   the launcher's options (--help)
-#   make demo-programs [PORT=windows]  zl_server and zl_client for one port
+#   make demo-programs [PORT=windows]  zl_server, zl_client, zl_token and zl_replay for one port
 #   make demo-image [PORT=cortex-m3]   the match in one program image on a simulated
 #                                      clock (in-image loopback), the same report
 # Outputs go to $(BUILD)/demo/ (build/<port>/demo/): each port's programs and
@@ -25,7 +25,8 @@ DEMO_SRC := $(DEMO_MATCH_SRC) $(addprefix examples/demo/,demo_agones.c demo_http
 	$(DEMO_HOST_SRC) $(PORT_BENCH_SRC)
 DEMO_OBJ := $(DEMO_SRC:%.c=$(BUILD)/obj/%.o)
 DEMO_LIB_OBJ := $(LIB_OBJ) $(GAME_SRC:%.c=$(BUILD)/obj/%.o)
-DEMO_PROGRAMS := $(DEMO_DIR)/zl_server$(EXE) $(DEMO_DIR)/zl_client$(EXE) $(DEMO_DIR)/zl_token$(EXE)
+DEMO_PROGRAMS := $(DEMO_DIR)/zl_server$(EXE) $(DEMO_DIR)/zl_client$(EXE) $(DEMO_DIR)/zl_token$(EXE) \
+	$(DEMO_DIR)/zl_replay$(EXE)
 DEMO_IMAGE := $(DEMO_DIR)/zl_demo_image$(EXE)
 DEMO_IMAGE_OBJ := $(BUILD)/obj/examples/demo/demo_image_main.o \
 	$(DEMO_MATCH_SRC:%.c=$(BUILD)/obj/%.o) \

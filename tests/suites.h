@@ -28,6 +28,7 @@
     X(cmdstream)         \
     X(clock)             \
     X(match)             \
+    X(record)            \
     X(plane)             \
     X(latency)           \
     X(badlinks)          \
@@ -43,7 +44,7 @@
     X(slip)              \
     X(crypto)            \
     X(demo)              \
-    X(record)            \
+    X(client_demo)       \
     X(hal)
 
 #endif

@@ -1,303 +1,327 @@
-/* test_record.c - client demos: the fragment format round trips and refuses
- * hostile bytes; a recorded match plays back to the live frames, from any keyframe. */
+/* test_record.c - match records: written live and replayed to the live hash,
+ * a record made on the host replayed to its pinned hash, hostile records, the kill cam. */
 #include <string.h>
 
-#include "zl_bytes.h"
-#include "zl_client_demo.h"
-#include "zl_crc32.h"
-#include "zl_print.h"
-#include "zl_sim.h"
+#include "zl_match.h"
+#include "zl_replay.h"
 #include "zl_test.h"
+#include "vectors/match_record.h"
 
-/* ---- The format ---- */
+#define m zl_match_world
+#define LIVE_US 4000000u
+#define LIVE_CAP 32768u
+#define RECORD_CAP LIVE_CAP
 
-static uint8_t frag_buf[4096];
+static uint8_t live[LIVE_CAP]; /* the live match's record */
+static uint32_t live_len;
+static uint8_t record[RECORD_CAP]; /* a copy to damage, or entries written */
+static zl_replay replay;
+static fps_game replay_game;
 
-/* A fragment of a keyframe and three items starting at start_us. */
-static int small_fragment(zl_demo_writer *w, uint64_t start_us, const uint8_t **out)
+static uint32_t reloads, reloaded_id;
+
+/* The application's reload at a new match: a fresh FPS game. */
+static void reload(void *ctx, uint32_t match_id)
 {
-    static const uint8_t key[5] = {1, 2, 3, 4, 5};
-    static const uint8_t snap[3] = {9, 8, 7};
-    ZL_CHECK_EQ(zl_demo_begin(w, start_us), ZL_OK);
-    ZL_CHECK_EQ(zl_demo_item(w, ZL_DEMO_KEYFRAME, start_us, key, sizeof key), ZL_OK);
-    ZL_CHECK_EQ(zl_demo_item(w, ZL_DEMO_SNAPSHOT, start_us + 10, snap, sizeof snap), ZL_OK);
-    ZL_CHECK_EQ(zl_demo_item(w, ZL_DEMO_FRAME, start_us + 16000, NULL, 0), ZL_OK);
-    ZL_CHECK_EQ(zl_demo_item(w, ZL_DEMO_APP + 1, start_us + 16000, snap, 1), ZL_OK);
-    return zl_demo_finish(w, out);
+    fps_game_init((fps_game *)ctx);
+    reloads++;
+    reloaded_id = match_id;
 }
 
-static void test_format_round_trip(void)
+static int replay_record(const uint8_t *data, uint32_t len)
 {
-    zl_demo_writer w;
-    zl_demo_fragment f;
-    zl_demo_item_view it;
-    const uint8_t *bytes;
-    uint32_t offset = 0;
-    int n;
-    zl_demo_writer_init(&w, frag_buf, sizeof frag_buf);
-    /* Items before the keyframe, or a keyframe after it, are refused. */
-    ZL_CHECK_EQ(zl_demo_begin(&w, 5000000u), ZL_OK);
-    ZL_CHECK_EQ(zl_demo_item(&w, ZL_DEMO_FRAME, 5000000u, NULL, 0), ZL_ERR_INVALID);
-    ZL_CHECK_EQ(zl_demo_item(&w, ZL_DEMO_KEYFRAME, 5000000u, NULL, 0), ZL_OK);
-    ZL_CHECK_EQ(zl_demo_item(&w, ZL_DEMO_KEYFRAME, 5000001u, NULL, 0), ZL_ERR_INVALID);
-    ZL_CHECK_EQ(zl_demo_item(&w, ZL_DEMO_FRAME, 4999999u, NULL, 0), ZL_ERR_INVALID);
-    ZL_CHECK_EQ(zl_demo_item(&w, ZL_DEMO_SNAPSHOT, 5000001u, frag_buf, sizeof frag_buf),
-                ZL_ERR_FULL);
-    ZL_CHECK(zl_demo_finish(&w, &bytes) > 0);
-    n = small_fragment(&w, 7000000u, &bytes);
-    ZL_CHECK_EQ(n, ZL_DEMO_HEADER_SIZE + 4 * ZL_DEMO_ITEM_HEADER_SIZE + 5 + 3 + 1);
-    ZL_CHECK_EQ(zl_demo_fragment_open(bytes, (size_t)n, &f), ZL_OK);
-    ZL_CHECK_EQ(f.sequence, 1);
-    ZL_CHECK_EQ(f.start_us, 7000000u);
-    ZL_CHECK_EQ(f.end_us, 7016000u);
-    ZL_CHECK_EQ(f.size, n);
-    ZL_CHECK_EQ(zl_demo_fragment_next(&f, &offset, &it), 1);
-    ZL_CHECK(it.kind == ZL_DEMO_KEYFRAME && it.len == 5 && it.data[4] == 5);
-    ZL_CHECK_EQ(zl_demo_fragment_next(&f, &offset, &it), 1);
-    ZL_CHECK(it.kind == ZL_DEMO_SNAPSHOT && it.len == 3 && it.time_us == 7000010u);
-    ZL_CHECK_EQ(zl_demo_fragment_next(&f, &offset, &it), 1);
-    ZL_CHECK(it.kind == ZL_DEMO_FRAME && it.len == 0 && it.time_us == 7016000u);
-    ZL_CHECK_EQ(zl_demo_fragment_next(&f, &offset, &it), 1);
-    ZL_CHECK_EQ(it.kind, ZL_DEMO_APP + 1);
-    ZL_CHECK_EQ(zl_demo_fragment_next(&f, &offset, &it), 0);
+    zl_game g;
+    int rc;
+    fps_game_init(&replay_game);
+    g = fps_game_interface(&replay_game);
+    rc = zl_replay_init(&replay, &g, data, len, reload, &replay_game);
+    return rc != ZL_OK ? rc : zl_replay_run(&replay);
 }
 
-/* Sets the CRC of the fragment in buf (len bytes) after an edit. */
-static void reseal(uint8_t *buf, uint32_t len)
+/* Record size in bytes per player-minute, over the players the replay saw. */
+static uint32_t per_player_minute(uint32_t bytes)
 {
-    uint32_t crc = zl_crc32_update(0, buf, 24);
-    crc = zl_crc32_update(crc, buf + ZL_DEMO_HEADER_SIZE, len - ZL_DEMO_HEADER_SIZE);
-    zl_put_le32(buf + 24, crc);
+    uint64_t player_ticks = replay.player_ticks ? replay.player_ticks : 1u;
+    return (uint32_t)((uint64_t)bytes * 60u * replay.rd.header.tick_rate / player_ticks);
 }
 
-/* The fragment with byte `at` set to v and its CRC made right again. */
-static int open_edited(const uint8_t *good, uint32_t len, uint32_t at, uint8_t v)
+static void test_live_replays_to_live_hash(void)
 {
-    uint8_t copy[256];
-    zl_demo_fragment f;
-    memcpy(copy, good, len);
-    copy[at] = v;
-    reseal(copy, len);
-    return zl_demo_fragment_open(copy, len, &f);
+    uint32_t hash, len = zl_match_record(LIVE_US, 0, live, LIVE_CAP, &hash);
+    live_len = len;
+    ZL_CHECK_EQ(replay_record(live, len), ZL_OK);
+    ZL_CHECK_EQ(replay.hash, hash);
+    ZL_CHECK_EQ(replay.recorded_hash, hash);
+    ZL_CHECK_EQ(replay.tick, zl_server_tick(&m.server));
+    ZL_CHECK_EQ(replay.ticks, zl_server_tick(&m.server) - replay.rd.header.start_tick);
+    ZL_CHECK_EQ(replay.commands, m.executed);
+    ZL_CHECK_EQ(replay.joins, (uint32_t)ZL_MATCH_BOTS);
+    ZL_CHECK(m.server_hits > 0u); /* shots hit: the rewind times were used */
+    zl_test_note("%u s live: %u bytes, %u ticks, %u commands, %u B per player-minute, hash 0x%08x",
+                 LIVE_US / 1000000u, len, replay.ticks, replay.commands, per_player_minute(len),
+                 hash);
 }
 
-static void test_format_refuses(void)
+/* A map change in the middle: the replay reloads the game where the
+ * server's application did, and every player joins the new match again. */
+static void test_new_match_replays(void)
 {
-    uint8_t good[256], copy[256];
-    zl_demo_writer w;
-    zl_demo_fragment f;
-    const uint8_t *bytes;
-    uint32_t len, i, item2 = ZL_DEMO_HEADER_SIZE + ZL_DEMO_ITEM_HEADER_SIZE + 5;
-    zl_demo_writer_init(&w, frag_buf, sizeof frag_buf);
-    len = (uint32_t)small_fragment(&w, 1000u, &bytes);
-    memcpy(good, bytes, len);
-    /* Cut anywhere: truncated. */
-    for (i = 0; i < len; i++)
-        ZL_CHECK_EQ(zl_demo_fragment_open(good, i, &f), ZL_ERR_TRUNCATED);
-    /* Any byte flipped: refused (mostly by the CRC). */
-    for (i = 0; i < len; i++) {
+    static uint8_t buf[LIVE_CAP];
+    uint32_t hash, len = zl_match_record(3000000u, 2000000u, buf, LIVE_CAP, &hash);
+    reloads = 0;
+    ZL_CHECK_EQ(replay_record(buf, len), ZL_OK);
+    ZL_CHECK_EQ(replay.hash, hash);
+    ZL_CHECK_EQ(replay.matches, 1u);
+    ZL_CHECK_EQ(reloads, 1u);
+    ZL_CHECK_EQ(reloaded_id, ZL_MATCH_NEXT_ID);
+    ZL_CHECK_EQ(zl_server_match(&m.server), ZL_MATCH_NEXT_ID);
+    /* Without a reload the record is refused. */
+    fps_game_init(&replay_game);
+    {
+        zl_game g = fps_game_interface(&replay_game);
+        ZL_CHECK_EQ(zl_replay_init(&replay, &g, buf, len, NULL, NULL), ZL_OK);
+        ZL_CHECK_EQ(zl_replay_run(&replay), ZL_ERR_UNSUPPORTED);
+    }
+}
+
+/* Recorded on x86-64 by `make record-vector`: every port replays it to the
+ * hash the live server computed. */
+static void test_host_record_replays_everywhere(void)
+{
+    ZL_CHECK_EQ(replay_record(zl_match_record_bytes, sizeof zl_match_record_bytes), ZL_OK);
+    ZL_CHECK_EQ(replay.hash, ZL_MATCH_RECORD_HASH);
+    ZL_CHECK_EQ(replay.ticks, ZL_MATCH_RECORD_TICKS);
+    ZL_CHECK_EQ(replay.joins, (uint32_t)ZL_MATCH_BOTS);
+    zl_test_note("host record: %u bytes, %u ticks, %u commands, %u B per player-minute",
+                 (uint32_t)sizeof zl_match_record_bytes, replay.ticks, replay.commands,
+                 per_player_minute((uint32_t)sizeof zl_match_record_bytes));
+}
+
+/* Reads every entry: ZL_OK at the end, or the reader's error. */
+static int read_all(const uint8_t *data, uint32_t len)
+{
+    static zl_record_reader rd;
+    zl_record_entry e;
+    int rc = zl_record_reader_init(&rd, data, len);
+    while (rc == ZL_OK) {
+        rc = zl_record_next(&rd, &e);
+        if (rc == ZL_OK && e.kind == ZL_RECORD_END)
+            return ZL_OK;
+    }
+    return rc;
+}
+
+static int replay_init_only(const uint8_t *data, uint32_t len)
+{
+    zl_game g;
+    fps_game_init(&replay_game);
+    g = fps_game_interface(&replay_game);
+    return zl_replay_init(&replay, &g, data, len, NULL, NULL);
+}
+
+/* Every cut of a record is refused as truncated or malformed; flipped bits
+ * never crash; a header of another format or game is refused; a wrong end
+ * hash is a desync. */
+static void test_hostile_records(void)
+{
+    uint32_t len = live_len, cut, i;
+    uint32_t refused = 0, cuts = 0;
+    uint8_t *copy = record;
+    ZL_CHECK(len > 64u && len <= RECORD_CAP);
+    if (len <= 64u || len > RECORD_CAP)
+        return;
+    ZL_CHECK_EQ(read_all(live, len), ZL_OK);
+    for (cut = 0; cut < len; cut += cut < 64u ? 1u : len / 97u) {
+        int rc = read_all(live, cut);
+        cuts++;
+        refused += (uint32_t)(rc == ZL_ERR_TRUNCATED || rc == ZL_ERR_MALFORMED);
+    }
+    ZL_CHECK_EQ(refused, cuts);
+    for (i = 0; i < 64u; i++) {
+        uint32_t at = 32u + (i * 2654435761u) % (len - 32u);
         int rc;
-        memcpy(copy, good, len);
-        copy[i] ^= 0x40u;
-        rc = zl_demo_fragment_open(copy, len, &f);
-        ZL_CHECK(rc == ZL_ERR_CHECKSUM || rc == ZL_ERR_MALFORMED || rc == ZL_ERR_UNSUPPORTED ||
-                 rc == ZL_ERR_TRUNCATED);
+        memcpy(copy, live, len);
+        copy[at] ^= (uint8_t)(1u << (i & 7u));
+        rc = read_all(copy, len);
+        ZL_CHECK(rc == ZL_OK || rc == ZL_ERR_MALFORMED || rc == ZL_ERR_TRUNCATED);
     }
-    memcpy(copy, good, len);
-    copy[len - 1] ^= 1u;
-    ZL_CHECK_EQ(zl_demo_fragment_open(copy, len, &f), ZL_ERR_CHECKSUM);
-    ZL_CHECK_EQ(open_edited(good, len, 0, 'X'), ZL_ERR_MALFORMED);       /* magic */
-    ZL_CHECK_EQ(open_edited(good, len, 4, 2), ZL_ERR_UNSUPPORTED);       /* version */
-    ZL_CHECK_EQ(open_edited(good, len, 6, 1), ZL_ERR_MALFORMED);         /* reserved */
-    ZL_CHECK_EQ(open_edited(good, len, 23, 0x10), ZL_ERR_MALFORMED);     /* body too long */
-    ZL_CHECK_EQ(open_edited(good, len, item2, ZL_DEMO_KEYFRAME), ZL_ERR_MALFORMED);
-    ZL_CHECK_EQ(open_edited(good, len, item2, 77), ZL_ERR_MALFORMED);    /* unknown kind */
-    ZL_CHECK_EQ(open_edited(good, len, item2, 0), ZL_ERR_MALFORMED);
-    ZL_CHECK_EQ(open_edited(good, len, ZL_DEMO_HEADER_SIZE, ZL_DEMO_FRAME), ZL_ERR_MALFORMED);
-    ZL_CHECK_EQ(open_edited(good, len, item2 + 1, 4), ZL_ERR_MALFORMED); /* overruns */
-    ZL_CHECK_EQ(open_edited(good, len, item2 + 1, 2), ZL_ERR_MALFORMED); /* leaves a gap */
-    ZL_CHECK_EQ(open_edited(good, len, item2 + 8, 0x80), ZL_ERR_MALFORMED); /* time back */
-    /* An empty body has no keyframe. */
-    memcpy(copy, good, ZL_DEMO_HEADER_SIZE);
-    zl_put_le32(copy + 20, 0);
-    reseal(copy, ZL_DEMO_HEADER_SIZE);
-    ZL_CHECK_EQ(zl_demo_fragment_open(copy, ZL_DEMO_HEADER_SIZE, &f), ZL_ERR_MALFORMED);
+    memcpy(copy, live, len);
+    copy[0] ^= 1u;
+    ZL_CHECK_EQ(replay_init_only(copy, len), ZL_ERR_MALFORMED);
+    copy[0] ^= 1u;
+    copy[4] = 2u; /* format version */
+    ZL_CHECK_EQ(replay_init_only(copy, len), ZL_ERR_UNSUPPORTED);
+    copy[4] = ZL_RECORD_VERSION;
+    copy[10] = 3u; /* player state size: another game */
+    ZL_CHECK_EQ(replay_init_only(copy, len), ZL_ERR_INVALID);
+    copy[10] = live[10];
+    copy[len - 2u] ^= 0x10u; /* inside the end's hash */
+    ZL_CHECK_EQ(replay_record(copy, len), ZL_ERR_DESYNC);
+    ZL_CHECK(strcmp(zl_strerror(ZL_ERR_DESYNC), "ZL_ERR_DESYNC") == 0);
 }
 
-#if ZL_SIM_AVAILABLE
-
-/* ---- A recorded match ---- */
-
-#define CLIENTS 4
-#define RECORDER 0
-#define RUN_US 12000000u
-#define KEYFRAME_US 2000000u
-#define MAX_FRAMES (RUN_US / ZL_SIM_FRAME_US + 16u)
-#define DEMO_BYTES (4u * 1024u * 1024u)
-#define FRAGMENT_BYTES (512u * 1024u)
-
-static zl_sim *const S = &zl_sim_world;
-static zl_client player;
-static zl_client_recorder recorder;
-static uint8_t fragment[FRAGMENT_BYTES];
-static uint8_t demo[DEMO_BYTES];
-static uint32_t demo_len;
-/* Every frame the recording client drew: its time and hash. */
-static uint64_t live_us[MAX_FRAMES];
-static uint32_t live_hash[MAX_FRAMES];
-static uint32_t live_frames, live_drawn;
-
-static void sink(void *ctx, const uint8_t *bytes, uint32_t len)
+/* Entries come back as written: numbering gaps, rewind times, every kind. */
+static int collect(void *ctx, const void *bytes, size_t len)
 {
-    (void)ctx;
-    ZL_CHECK(len <= DEMO_BYTES - demo_len);
-    if (len <= DEMO_BYTES - demo_len) {
-        memcpy(demo + demo_len, bytes, len);
-        demo_len += len;
+    uint32_t *used = (uint32_t *)ctx;
+    if (len > RECORD_CAP - *used)
+        return ZL_ERR_OVERFLOW;
+    memcpy(record + *used, bytes, len);
+    *used += (uint32_t)len;
+    return ZL_OK;
+}
+
+static void test_entries_round_trip(void)
+{
+    static zl_record w;
+    static zl_record_reader rd;
+    zl_record_header h;
+    zl_record_entry e;
+    zl_usercmd a, b;
+    zl_lagcomp_time when;
+    uint32_t used = 0;
+    int size;
+    memset(&h, 0, sizeof h);
+    h.tick_rate = 64;
+    h.max_clients = 3;
+    h.state_size = 40;
+    h.lagcomp_ticks = 128;
+    h.events = 16;
+    h.origin_axes = 3;
+    h.start_tick = 100;
+    ZL_CHECK_EQ(zl_record_begin(&w, &h, collect, &used), ZL_OK);
+    memset(&a, 0, sizeof a);
+    a.sequence = 7;
+    a.msec = 16;
+    a.yaw = 1000;
+    b = a;
+    b.sequence = 10; /* two never received */
+    b.forward = -127;
+    memset(&when, 0, sizeof when);
+    when.tick_a = 98;
+    when.tick_b = 99;
+    when.t = ZL_FX_ONE / 3;
+    zl_record_join(&w, 2);
+    zl_record_command(&w, 2, &a, NULL);
+    zl_record_tick(&w);
+    zl_record_tick(&w);
+    zl_record_command(&w, 2, &b, &when);
+    zl_record_tick(&w);
+    zl_record_leave(&w, 2);
+    zl_record_match(&w, 42);
+    size = zl_record_end(&w, 0xABCDEF01u);
+    ZL_CHECK_EQ(size, (int)used);
+    ZL_CHECK_EQ(zl_record_reader_init(&rd, record, used), ZL_OK);
+    ZL_CHECK_EQ(rd.header.start_tick, 100u);
+    ZL_CHECK_EQ(zl_record_next(&rd, &e), ZL_OK);
+    ZL_CHECK(e.kind == ZL_RECORD_JOIN && e.slot == 2);
+    ZL_CHECK_EQ(zl_record_next(&rd, &e), ZL_OK);
+    ZL_CHECK(e.kind == ZL_RECORD_COMMAND && !e.has_when && memcmp(&e.cmd, &a, sizeof a) == 0);
+    ZL_CHECK_EQ(zl_record_next(&rd, &e), ZL_OK);
+    ZL_CHECK(e.kind == ZL_RECORD_TICK && e.ticks == 2u);
+    ZL_CHECK_EQ(zl_record_next(&rd, &e), ZL_OK);
+    ZL_CHECK(e.kind == ZL_RECORD_COMMAND && memcmp(&e.cmd, &b, sizeof b) == 0);
+    ZL_CHECK(e.has_when && e.when.tick_a == 98u && e.when.tick_b == 99u &&
+             e.when.t == ZL_FX_ONE / 3);
+    ZL_CHECK_EQ(zl_record_next(&rd, &e), ZL_OK);
+    ZL_CHECK(e.kind == ZL_RECORD_TICK && e.ticks == 1u);
+    ZL_CHECK_EQ(zl_record_next(&rd, &e), ZL_OK);
+    ZL_CHECK(e.kind == ZL_RECORD_LEAVE && e.slot == 2);
+    ZL_CHECK_EQ(zl_record_next(&rd, &e), ZL_OK);
+    ZL_CHECK(e.kind == ZL_RECORD_MATCH && e.match_id == 42u);
+    ZL_CHECK_EQ(zl_record_next(&rd, &e), ZL_OK);
+    ZL_CHECK(e.kind == ZL_RECORD_END && e.hash == 0xABCDEF01u);
+    ZL_CHECK_EQ(zl_record_next(&rd, &e), ZL_ERR_AGAIN);
+    /* A command for a slot nobody holds is refused. */
+    ZL_CHECK_EQ(zl_record_reader_init(&rd, record, used), ZL_OK);
+    record[29] ^= 1u; /* the join becomes a command */
+    ZL_CHECK_EQ(zl_record_next(&rd, &e), ZL_ERR_MALFORMED);
+    ZL_CHECK_EQ(zl_record_next(&rd, &e), ZL_ERR_MALFORMED);
+}
+
+/* The union of a player's hitboxes. */
+static zl_box bound_of(const void *player)
+{
+    zl_hitbox boxes[ZL_LAGCOMP_HITBOXES];
+    zl_box u;
+    int n = fps_player_hitboxes((const fps_player *)player, 0, boxes, ZL_LAGCOMP_HITBOXES), i;
+    memset(&u, 0, sizeof u);
+    for (i = 0; i < n; i++) {
+        zl_box b = boxes[i].box;
+        if (i == 0)
+            u = b;
+        u.min.x = b.min.x < u.min.x ? b.min.x : u.min.x;
+        u.min.y = b.min.y < u.min.y ? b.min.y : u.min.y;
+        u.min.z = b.min.z < u.min.z ? b.min.z : u.min.z;
+        u.max.x = b.max.x > u.max.x ? b.max.x : u.max.x;
+        u.max.y = b.max.y > u.max.y ? b.max.y : u.max.y;
+        u.max.z = b.max.z > u.max.z ? b.max.z : u.max.z;
     }
+    return u;
 }
 
-/* Walks in circles and fires now and then; the recorder's frames are
- * hashed as drawn (the bot runs right after zl_client_frame). */
-static int bot(zl_sim *sim, int i, zl_usercmd *cmd)
+static int near_box(const zl_box *a, const zl_box *b)
 {
-    uint32_t f = (uint32_t)(zl_test_time_us / ZL_SIM_FRAME_US);
-    const zl_client *c = &sim->c[i].client;
-    if (i == RECORDER && live_frames < MAX_FRAMES) {
-        live_us[live_frames] = zl_test_time_us;
-        live_hash[live_frames++] = zl_client_frame_hash(c);
-        live_drawn += zl_client_entity(c, 1 + (RECORDER == 1)) != NULL;
-    }
-    cmd->msec = (uint16_t)(ZL_SIM_FRAME_US / 1000u);
-    cmd->forward = 100;
-    cmd->side = (int8_t)(i % 2 ? 40 : -40);
-    cmd->yaw = (zl_angle)(f * (300u + 50u * (uint32_t)i));
-    cmd->seed = (uint8_t)(f * 13u + (uint32_t)i);
-    if ((f + (uint32_t)i) % 20u == 0)
-        cmd->buttons |= FPS_BUTTON_ATTACK;
-    return 1;
+    return zl_fx_abs(a->min.x - b->min.x) <= ZL_FX_ONE &&
+           zl_fx_abs(a->min.y - b->min.y) <= ZL_FX_ONE &&
+           zl_fx_abs(a->min.z - b->min.z) <= ZL_FX_ONE &&
+           zl_fx_abs(a->max.x - b->max.x) <= ZL_FX_ONE &&
+           zl_fx_abs(a->max.y - b->max.y) <= ZL_FX_ONE && zl_fx_abs(a->max.z - b->max.z) <= ZL_FX_ONE;
 }
 
-static void record_match(void)
+/* The kill cam of a shooter at the tick of its hit shows the target where
+ * lag compensation rewound it for the shot, and follows it tick by tick. */
+static void test_killcam_shows_the_rewound_target(void)
 {
-    zl_conditioner_settings link;
-    int i;
-    zl_sim_hostile_link(&link, 30000u, 10000u);
-    zl_sim_init(S, CLIENTS, NULL, &link, 35);
-    for (i = 0; i < CLIENTS; i++)
-        zl_sim_join(S, i, bot);
-    demo_len = 0;
-    live_frames = live_drawn = 0;
-    zl_client_record_start(&S->c[RECORDER].client, &recorder, fragment, sizeof fragment,
-                           KEYFRAME_US, sink, NULL);
-    zl_sim_run(S, RUN_US);
-    ZL_CHECK_EQ(zl_client_record_stop(&S->c[RECORDER].client), ZL_OK);
-    ZL_CHECK(zl_sim_connected(S, RECORDER));
-}
-
-/* The fragment starting at demo[offset]. */
-static void open_at(uint32_t offset, zl_demo_fragment *f)
-{
-    ZL_CHECK_EQ(zl_demo_fragment_open(demo + offset, demo_len - offset, f), ZL_OK);
-}
-
-/* Plays the demo from the fragment at `offset` to the end, checking each
- * frame's hash against the live frame of the same time; returns the frames
- * played. */
-static uint32_t play_from(uint32_t offset)
-{
-    zl_demo_fragment f;
-    zl_demo_item_view it;
-    uint32_t frames = 0, k = 0, at;
-    open_at(offset, &f);
-    ZL_CHECK_EQ(zl_client_play_start(&player, &f), ZL_OK);
-    ZL_CHECK_EQ(zl_client_state(&player), ZL_CLIENT_PLAYING);
-    while (offset < demo_len) {
-        open_at(offset, &f);
-        at = 0;
-        while (zl_demo_fragment_next(&f, &at, &it)) {
-            ZL_CHECK(zl_client_play_item(&player, &it, NULL) >= 0);
-            if (it.kind != ZL_DEMO_FRAME)
+    zl_match_setup s;
+    fps_player seen;
+    uint32_t step, checked = 0, views = 0;
+    memset(&s, 0, sizeof s);
+    s.rtt_us = 100000u;
+    s.jitter_us = 10000u;
+    s.lag_compensation = 1;
+    s.style = ZL_MATCH_DUEL;
+    s.firing = 1;
+    zl_match_start(&s);
+    zl_match_run(1500000u);
+    for (step = 0; step < 3000u && checked < 3u; step++) {
+        uint32_t count, i, present, delay;
+        const zl_server_shot *shots;
+        zl_match_run(1000u);
+        shots = zl_server_shots(&m.server, &count, NULL);
+        present = zl_server_tick(&m.server) - 1u; /* the history's present for the commands */
+        for (i = 0; i < count && checked < 3u; i++) {
+            const zl_lagcomp_hit *hit = &shots[i].hit;
+            zl_box box;
+            uint32_t back;
+            if (hit->target < 0 || (hit->when.flags & (ZL_LAGCOMP_CLAMPED | ZL_LAGCOMP_REFUSED)))
                 continue;
-            while (k < live_frames && live_us[k] < zl_client_play_time(&player, it.time_us))
-                k++;
-            ZL_CHECK(k < live_frames && live_us[k] == zl_client_play_time(&player, it.time_us));
-            if (!ZL_CHECK(k < live_frames && live_hash[k] == zl_client_frame_hash(&player)))
-                return frames; /* the first frame that differs is enough */
-            frames++;
+            delay = (uint32_t)((uint64_t)present * m.server.tick_us - hit->when.time_us);
+            ZL_CHECK_EQ(zl_server_killcam(&m.server, present, delay, hit->target, &seen),
+                        ZL_LAGCOMP_REWOUND);
+            box = bound_of(&seen);
+            ZL_CHECK(near_box(&box, &hit->rewound));
+            ZL_CHECK(zl_server_view_delay(&m.server, shots[i].shooter) > 0u);
+            /* The seconds before: one view per tick while the history holds them. */
+            for (back = 0; back < 32u; back++)
+                views += (uint32_t)(zl_server_killcam(&m.server, present - back, delay,
+                                                      hit->target, &seen) != ZL_LAGCOMP_ABSENT);
+            checked++;
         }
-        offset += f.size;
     }
-    return frames;
+    ZL_CHECK_EQ(checked, 3u);
+    ZL_CHECK_EQ(views, 3u * 32u);
+    /* A tick not run yet has no view. */
+    ZL_CHECK_EQ(zl_server_killcam(&m.server, zl_server_tick(&m.server) + 1u, 0, 0, &seen),
+                ZL_LAGCOMP_ABSENT);
 }
-
-static void test_playback_draws_the_live_frames(void)
-{
-    zl_client_config cc;
-    zl_demo_fragment f;
-    uint32_t offset = 0, fragments = 0, middle = 0, frames, after = 0, k;
-    record_match();
-    ZL_CHECK(live_frames > RUN_US / ZL_SIM_FRAME_US * 9u / 10u);
-    ZL_CHECK(live_drawn > live_frames / 2u); /* others were drawn */
-    ZL_CHECK_EQ(recorder.bytes, demo_len);
-    while (offset < demo_len) {
-        open_at(offset, &f);
-        ZL_CHECK_EQ(f.sequence, fragments);
-        if (fragments == 3)
-            middle = offset;
-        offset += f.size;
-        fragments++;
-    }
-    ZL_CHECK(fragments >= RUN_US / KEYFRAME_US - 1u);
-    zl_client_config_default(&cc);
-    ZL_CHECK_EQ(zl_client_init(&player, &cc, &S->client_rules, &S->c[RECORDER].client.hal, 1u),
-                ZL_OK);
-    /* From the start: every frame drawn as live. */
-    frames = play_from(0);
-    ZL_CHECK_EQ(frames, live_frames);
-    ZL_CHECK_EQ(recorder.frames, live_frames);
-    /* From a keyframe in the middle: every frame from there on. */
-    ZL_CHECK(middle > 0);
-    open_at(middle, &f);
-    frames = play_from(middle);
-    for (k = 0; k < live_frames; k++)
-        after += live_us[k] >= zl_client_play_time(&player, f.start_us);
-    ZL_CHECK(frames > 0);
-    ZL_CHECK_EQ(frames, after);
-    zl_test_note("%u frames live and played back alike, %u from the keyframe of fragment 3; "
-                 "%u fragments, %u bytes (%u bytes a minute)",
-                 (unsigned)live_frames, (unsigned)frames, (unsigned)fragments, (unsigned)demo_len,
-                 (unsigned)((uint64_t)demo_len * 60000000u / RUN_US));
-}
-
-/* A keyframe that is not a client's: refused, the player left idle. */
-static void test_bad_keyframe_refused(void)
-{
-    zl_demo_writer w;
-    zl_demo_fragment f;
-    const uint8_t *bytes;
-    uint8_t junk[40];
-    int n;
-    memset(junk, 0xFF, sizeof junk);
-    zl_demo_writer_init(&w, frag_buf, sizeof frag_buf);
-    ZL_CHECK_EQ(zl_demo_begin(&w, 0), ZL_OK);
-    ZL_CHECK_EQ(zl_demo_item(&w, ZL_DEMO_KEYFRAME, 0, junk, sizeof junk), ZL_OK);
-    n = zl_demo_finish(&w, &bytes);
-    ZL_CHECK_EQ(zl_demo_fragment_open(bytes, (size_t)n, &f), ZL_OK);
-    ZL_CHECK(zl_client_play_start(&player, &f) < 0);
-    ZL_CHECK_EQ(zl_client_state(&player), ZL_CLIENT_IDLE);
-}
-
-#endif
 
 void zl_suite_record(void)
 {
-    ZL_RUN(test_format_round_trip);
-    ZL_RUN(test_format_refuses);
-#if ZL_SIM_AVAILABLE
-    ZL_RUN(test_playback_draws_the_live_frames);
-    ZL_RUN(test_bad_keyframe_refused);
-#else
-    zl_print("  record: playback left out, no room for a server in this image (zl_sim.h)\n");
-#endif
+    ZL_RUN(test_entries_round_trip);
+    ZL_RUN(test_live_replays_to_live_hash);
+    ZL_RUN(test_new_match_replays);
+    ZL_RUN(test_host_record_replays_everywhere);
+    ZL_RUN(test_hostile_records);
+    ZL_RUN(test_killcam_shows_the_rewound_target);
 }

@@ -463,3 +463,56 @@ void zl_match_tally_shots(uint32_t from, zl_match_tally *out)
         }
     }
 }
+
+/* ---- A recorded match ---- */
+
+typedef struct record_buffer {
+    uint8_t *data;
+    uint32_t len, cap;
+} record_buffer;
+
+static int record_append(void *ctx, const void *bytes, size_t len)
+{
+    record_buffer *b = (record_buffer *)ctx;
+    if (len > b->cap - b->len)
+        return ZL_ERR_OVERFLOW;
+    memcpy(b->data + b->len, bytes, len);
+    b->len += (uint32_t)len;
+    return ZL_OK;
+}
+
+static zl_record match_record;
+
+uint32_t zl_match_record(uint32_t us, uint32_t change_us, uint8_t *buf, uint32_t cap,
+                         uint32_t *hash)
+{
+    static const uint8_t config[] = {'f', 'p', 's'};
+    record_buffer b;
+    zl_match_setup s;
+    int size;
+    memset(&s, 0, sizeof s);
+    s.rtt_us = 100000u;
+    s.jitter_us = 20000u;
+    s.loss_ppm = 20000u;
+    s.lag_compensation = 1;
+    s.style = ZL_MATCH_DUEL;
+    s.firing = 1;
+    zl_match_start(&s);
+    b.data = buf;
+    b.len = 0;
+    b.cap = cap;
+    ZL_CHECK_EQ(zl_server_record_start(&m.server, &match_record, record_append, &b, config,
+                                       sizeof config),
+                ZL_OK);
+    if (change_us && change_us < us) {
+        zl_match_run(change_us);
+        fps_game_init(&m.game); /* the application reloads its game */
+        ZL_CHECK(zl_server_change_match(&m.server, ZL_MATCH_NEXT_ID, zl_test_time_us) > 0);
+        us -= change_us;
+    }
+    zl_match_run(us);
+    *hash = zl_server_match_hash(&m.server);
+    size = zl_server_record_stop(&m.server);
+    ZL_CHECK_EQ(size, (int)b.len);
+    return b.len;
+}

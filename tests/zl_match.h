@@ -179,4 +179,16 @@ typedef struct zl_match_tally {
 } zl_match_tally;
 void zl_match_tally_shots(uint32_t from, zl_match_tally *out);
 
+/* Starts a duel of bots firing over 100 ms round trips with 20 ms of
+ * jitter and 2% loss each way, lag compensation on, records it from its
+ * start (zl_server_record_start, game configuration "fps") for us
+ * microseconds into buf (cap bytes) and stops the record. change_us (0:
+ * none): at that point of the match the game is reloaded (fps_game_init)
+ * and a new match, ZL_MATCH_NEXT_ID, starts on the same connections.
+ * Returns the record's size (a ZL_CHECK fails when it does not fit) and
+ * the live server's match hash at the end in *hash. */
+#define ZL_MATCH_NEXT_ID 7u
+uint32_t zl_match_record(uint32_t us, uint32_t change_us, uint8_t *buf, uint32_t cap,
+                         uint32_t *hash);
+
 #endif

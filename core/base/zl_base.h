@@ -37,7 +37,8 @@ enum {
     ZL_ERR_AUTH = -11,     /* authentication failed: forged, tampered or under another key */
     ZL_ERR_CONFIG = -12,   /* the application was compiled with another configuration
                               (zl_config.h) or version than the library */
-    ZL_ERR_CHECKSUM = -13  /* stored bytes fail their checksum: damaged */
+    ZL_ERR_CHECKSUM = -13, /* stored bytes fail their checksum: damaged */
+    ZL_ERR_DESYNC = -14    /* a replay reached another match hash than its record holds */
 };
 
 /* Name of a result code, e.g. "ZL_ERR_AGAIN". Unknown codes give "ZL_ERR_?".

@@ -18,6 +18,7 @@ const char *zl_strerror(int code)
     case ZL_ERR_AUTH: return "ZL_ERR_AUTH";
     case ZL_ERR_CONFIG: return "ZL_ERR_CONFIG";
     case ZL_ERR_CHECKSUM: return "ZL_ERR_CHECKSUM";
+    case ZL_ERR_DESYNC: return "ZL_ERR_DESYNC";
     default: return code > 0 ? "ZL_OK (count)" : "ZL_ERR_?";
     }
 }

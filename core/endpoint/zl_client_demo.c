@@ -5,7 +5,7 @@
 
 #include "zl_client_demo.h"
 
-/* ---- Keyframes (docs/RECORD.md) ---- */
+/* ---- Keyframes (docs/DEMOS.md) ---- */
 
 /* A state's every field as stored, little-endian in its own size: what
  * the game's struct holds, quantised or not, on any byte order. */

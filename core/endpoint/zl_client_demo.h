@@ -14,7 +14,7 @@ ZL_BEGIN_DECLS
  * same times, through the same code (the snapshot decoder, prediction,
  * the clock, interpolation), so each frame draws the same, bit for bit.
  * Every keyframe_us a new fragment starts with a keyframe: the client's
- * state as playback needs it (docs/RECORD.md): its slot, tick rate,
+ * state as playback needs it (docs/DEMOS.md): its slot, tick rate,
  * settings, render clock, the snapshot frames it keeps (which later deltas
  * use as bases, and which refill interpolation), and its predicted
  * player's acknowledged state with the commands not yet acknowledged.

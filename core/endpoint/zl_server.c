@@ -80,6 +80,8 @@ static void free_slot(zl_server *s, int slot, uint8_t reason)
      * and the slot's next player is never hit by shots at this one. */
     zl_lagcomp_remove(&s->lagcomp, slot);
     s->game.player_leave(s->game.ctx, player_at(s, slot), slot);
+    if (s->record)
+        zl_record_leave(s->record, slot);
 }
 
 void zl_server_disconnect(zl_server *s, int slot, uint8_t reason, uint64_t now_us)
@@ -148,6 +150,8 @@ int zl_server_change_match(zl_server *s, uint32_t match_id, uint64_t now_us)
         return ZL_ERR_AGAIN;
     s->match_id = match_id;
     s->match_tick = s->tick + 1u;
+    if (s->record)
+        zl_record_match(s->record, match_id);
     for (i = 0; i < ZL_MAX_CLIENTS; i++)
         zl_lagcomp_remove(&s->lagcomp, i);
     for (i = 0; i < s->config.max_clients; i++) {
@@ -443,6 +447,8 @@ static void connect_client(zl_server *s, int slot, const zl_addr *from, const ha
     memset(player_at(s, slot), 0, s->game.player_schema->size);
     s->game.player_join(s->game.ctx, player_at(s, slot), slot);
     s->present[slot] = 1;
+    if (s->record)
+        zl_record_join(s->record, slot);
     notify(s, ZL_NOTICE_JOIN, 0, slot);
 }
 
@@ -890,15 +896,17 @@ static int trace_shot(void *ctx, const zl_vec3 *start, const zl_vec3 *end, int32
 }
 
 /* Server-side results of the events one command pushed (shots traced as
- * the shooter saw the world). */
-static void resolve_command_events(zl_server *s, int slot, const zl_usercmd *cmd, uint32_t first)
+ * the shooter saw the world). Returns 1 with *when set when its shots were
+ * traced, else 0. */
+static int resolve_command_events(zl_server *s, int slot, const zl_usercmd *cmd, uint32_t first,
+                                  zl_lagcomp_time *when)
 {
     zl_server_slot *c = &s->slot[slot];
     shot_context sc;
     zl_shot_tracer tracer;
     uint32_t i, last = s->events.count;
     if (first == last)
-        return;
+        return 0;
     sc.s = s;
     sc.slot = slot;
     sc.cmd = cmd;
@@ -914,6 +922,9 @@ static void resolve_command_events(zl_server *s, int slot, const zl_usercmd *cmd
     }
     if (sc.target >= 0)
         c->hits++;
+    if (sc.timed)
+        *when = sc.when;
+    return sc.timed;
 }
 
 static void run_commands(zl_server *s, int slot)
@@ -921,7 +932,8 @@ static void run_commands(zl_server *s, int slot)
     zl_server_slot *c = &s->slot[slot];
     zl_usercmd cmds[ZL_CMDBUF_CAPACITY];
     int n = zl_cmdbuf_pop(&c->commands, s->tick_us, cmds, (int)ZL_COUNTOF(cmds));
-    int i;
+    int i, traced;
+    zl_lagcomp_time when;
     for (i = 0; i < n; i++) {
         uint32_t first = s->events.count, k;
         s->events.source = slot;
@@ -930,7 +942,9 @@ static void run_commands(zl_server *s, int slot)
         for (k = first; k < s->events.count; k++)
             s->event_predicted[k] = 1;
         c->executed = cmds[i].sequence;
-        resolve_command_events(s, slot, &cmds[i], first);
+        traced = resolve_command_events(s, slot, &cmds[i], first, &when);
+        if (s->record)
+            zl_record_command(s->record, slot, &cmds[i], traced ? &when : NULL);
     }
 }
 
@@ -1082,6 +1096,8 @@ static void run_tick(zl_server *s, uint64_t now_us)
     s->events.source = -1;
     s->game.tick_entities(s->game.ctx, s->players, s->config.max_clients,
                           (s->tick_us + 500u) / 1000u, &s->events);
+    if (s->record)
+        zl_record_tick(s->record);
     log_events(s);
     zl_lagcomp_record(&s->lagcomp, s->tick, s->players, s->present, s->config.max_clients);
     record_world(s);
@@ -1273,4 +1289,79 @@ void zl_server_count_oversize(zl_server *s)
 void zl_server_get_drops(const zl_server *s, uint32_t out[ZL_SERVER_DROP_COUNT])
 {
     memcpy(out, s->dropped, sizeof s->dropped);
+}
+
+/* ---- Match records and the kill cam ---- */
+
+int zl_server_record_start(zl_server *s, zl_record *rec, zl_record_sink sink, void *ctx,
+                           const void *config, size_t config_len)
+{
+    zl_record_header h;
+    int i, rc;
+    ZL_ASSERT(s && rec && sink && !s->record);
+    for (i = 0; i < s->config.max_clients; i++)
+        if (s->present[i])
+            return ZL_ERR_INVALID;
+    if (config_len > ZL_RECORD_CONFIG_MAX)
+        return ZL_ERR_INVALID;
+    memset(&h, 0, sizeof h);
+    h.protocol = (uint8_t)ZL_PROTOCOL_VERSION;
+    h.tick_rate = s->config.tick_rate;
+    h.max_clients = s->config.max_clients;
+    h.state_size = (uint16_t)s->game.player_schema->size;
+    h.max_entities = (uint16_t)s->game.max_entities;
+    h.lagcomp_ticks = ZL_LAGCOMP_TICKS;
+    h.events = ZL_SERVER_EVENTS;
+    h.origin_axes = (uint8_t)s->game.origin_axes;
+    h.origin_field = (int8_t)s->game.player_origin_field;
+    h.teleport_distance = s->config.lagcomp.teleport_distance;
+    h.start_tick = s->tick;
+    h.config_len = (uint8_t)config_len;
+    h.config = (const uint8_t *)config;
+    rc = zl_record_begin(rec, &h, sink, ctx);
+    if (rc == ZL_OK)
+        s->record = rec;
+    return rc;
+}
+
+uint32_t zl_server_match_hash(zl_server *s)
+{
+    ZL_ASSERT(s);
+    return zl_record_hash(&s->game, s->players, s->present, s->config.max_clients, s->scratch);
+}
+
+int zl_server_record_stop(zl_server *s)
+{
+    zl_record *rec = s->record;
+    ZL_ASSERT(s && rec);
+    s->record = NULL;
+    return zl_record_end(rec, zl_server_match_hash(s));
+}
+
+uint32_t zl_server_view_delay(zl_server *s, int viewer)
+{
+    zl_server_slot *c;
+    zl_link_stats ls;
+    zl_cmdbuf_stats cs;
+    ZL_ASSERT(s && viewer >= 0 && viewer < ZL_MAX_CLIENTS);
+    c = &s->slot[viewer];
+    if (!c->connected)
+        return 0;
+    /* The estimate shots fall back to (time_shots). */
+    zl_link_get_stats(&c->conn.link, c->last_heard_us, &ls);
+    zl_cmdbuf_get_stats(&c->commands, &cs);
+    return ls.rtt_us + cs.depth_us + c->view_delay_us;
+}
+
+int zl_server_killcam(const zl_server *s, uint32_t tick, uint32_t delay_us, int slot, void *out)
+{
+    zl_lagcomp_time when;
+    uint64_t at;
+    ZL_ASSERT(s && out);
+    at = (uint64_t)tick * s->tick_us;
+    at = at > delay_us ? at - delay_us : 0;
+    if (tick > s->tick || zl_lagcomp_time_at(&s->lagcomp, at, &when) != ZL_OK ||
+        (when.flags & ZL_LAGCOMP_CLAMPED))
+        return ZL_LAGCOMP_ABSENT;
+    return zl_lagcomp_state_at(&s->lagcomp, &when, slot, out);
 }

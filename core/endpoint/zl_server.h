@@ -10,6 +10,7 @@
 #include "zl_lagcomp.h"
 #include "zl_platform.h"
 #include "zl_ratelimit.h"
+#include "zl_record.h"
 #include "zl_reliable.h"
 #include "zl_snapshot.h"
 #include "zl_version.h"
@@ -280,6 +281,7 @@ typedef struct zl_server {
     zl_server_slot slot[ZL_MAX_CLIENTS];
     zl_lagcomp lagcomp;
     zl_snapshot_world world;
+    zl_record *record;       /* the match record being written, or NULL */
 } zl_server;
 
 /* Starts a server with no clients at now_us (microseconds, any origin; the
@@ -409,6 +411,45 @@ int zl_server_is_open(const zl_server *s);
 /* The last tick run, and the current count of connected clients. */
 uint32_t zl_server_tick(const zl_server *s);
 int zl_server_client_count(const zl_server *s);
+
+/* ---- Match records (zl_record.h, docs/RECORD.md) ----
+ * Starts recording the match into rec (caller-owned, kept until
+ * zl_server_record_stop): from the next tick on, every command the server
+ * runs (with the time its shots were traced at), every join, leave and new
+ * match goes to sink, enough for zl_replay to re-run the match to the same
+ * hash with no network. config: the game's own configuration (seeds, map)
+ * the replay needs to set its game up, config_len bytes (at most
+ * ZL_RECORD_CONFIG_MAX; copied into the header). A record starts with an
+ * empty game: ZL_ERR_INVALID (nothing done) while a client is connected
+ * or for a longer config; else ZL_OK or the sink's code. */
+int zl_server_record_start(zl_server *s, zl_record *rec, zl_record_sink sink, void *ctx,
+                           const void *config, size_t config_len);
+
+/* Ends the record with the match hash now (zl_server_match_hash): the
+ * record's size in bytes, or the first error a write met (a sink's code,
+ * or ZL_ERR_OVERFLOW). Recording must have started. */
+int zl_server_record_stop(zl_server *s);
+
+/* The match hash of the server's game now: zl_record_hash of every player
+ * in the game and every server entity. */
+uint32_t zl_server_match_hash(zl_server *s);
+
+/* ---- Kill cam ----
+ * How far behind the present a connected player draws the world, as the
+ * server estimates it now: its round trip, its commands' wait in the input
+ * buffer and its interpolation delay (the estimate lag compensation checks
+ * claimed render times against), in microseconds; 0 for a free slot. */
+uint32_t zl_server_view_delay(zl_server *s, int viewer);
+
+/* What a viewer delay_us behind saw of player `slot` at server tick
+ * `tick`: the player as lag compensation rewinds it to tick's time minus
+ * delay_us, written into out (a state of the game's player schema). Call
+ * it for each tick of the last second to play a kill cam. Returns
+ * ZL_LAGCOMP_REWOUND or ZL_LAGCOMP_CURRENT (teleported: the present) with
+ * out written, or ZL_LAGCOMP_ABSENT (out untouched) when the slot was not
+ * in the game, tick is after the last tick run, or the time lies beyond
+ * the rewind lag compensation allows (maxunlag, ZL_LAGCOMP_TICKS). */
+int zl_server_killcam(const zl_server *s, uint32_t tick, uint32_t delay_us, int slot, void *out);
 
 /* Copies the counters of datagrams dropped before any connection took them
  * (ZL_SERVER_DROP_COUNT entries). */

@@ -9,7 +9,7 @@ ZL_BEGIN_DECLS
 
 /* A stream (a demo file, a broadcast) is fragments one after another; each
  * starts with a keyframe, so playback can start at any fragment. Layout
- * (little-endian; docs/RECORD.md):
+ * (little-endian; docs/DEMOS.md):
  *   fragment header, ZL_DEMO_HEADER_SIZE bytes:
  *     0  magic "ZLDM"           4 bytes
  *     4  version                1 byte  (ZL_DEMO_VERSION)

@@ -9,7 +9,7 @@
 #include "zl_port.h"
 
 extern uint32_t zl_stack_top, zl_data_start, zl_data_end, zl_data_load, zl_bss_start,
-    zl_bss_end;
+    zl_bss_end, zl_ram_bss_start, zl_ram_bss_end;
 int main(int argc, char **argv);
 void initialise_monitor_handles(void);
 void __libc_init_array(void);
@@ -45,6 +45,8 @@ void zl_reset_handler(void)
     while (dst < &zl_data_end)
         *dst++ = *src++;
     for (dst = &zl_bss_start; dst < &zl_bss_end; dst++)
+        *dst = 0;
+    for (dst = &zl_ram_bss_start; dst < &zl_ram_bss_end; dst++)
         *dst = 0;
     initialise_monitor_handles();
     __libc_init_array();

@@ -12,7 +12,7 @@
 #include "zl_client_demo.h"
 #include "zl_crc32.h"
 
-/* The input is one flags byte, then a demo stream (docs/RECORD.md).
+/* The input is one flags byte, then a demo stream (docs/DEMOS.md).
  *   flags bit 0: the CRC of every fragment is made right first, so the
  *   fuzzer reaches the items and keyframes behind it. */
 #define FLAG_RESEAL 1u
