@@ -38,6 +38,7 @@
     X(soak)              \
     X(cheats)            \
     X(leave)             \
+    X(broadcast)         \
     X(session)           \
     X(admission)         \
     X(slip)              \
