@@ -75,22 +75,6 @@ static uint32_t count_present(const zl_snapshot_world *w, uint32_t tick)
     return n;
 }
 
-/* FNV-1a over a frame's entities: what a spectator draws. */
-static uint32_t frame_hash(const zl_snapshot_frame *f)
-{
-    uint32_t h = 2166136261u, e;
-    for (e = 0; e < ZL_MAX_ENTITIES; e++) {
-        const uint8_t *s = (const uint8_t *)zl_snapshot_frame_state(f, (uint16_t)e);
-        size_t i;
-        if (!s)
-            continue;
-        h = (h ^ e) * 16777619u;
-        for (i = 0; i < ZL_STATE_MAX; i++)
-            h = (h ^ s[i]) * 16777619u;
-    }
-    return h;
-}
-
 /* Plays fragments from index `from` on, starting at its keyframe (a
  * spectator who was watching reads the keyframes too: each is the frame
  * the deltas before it built): the hash of every frame from fragment
@@ -99,7 +83,7 @@ static uint32_t frame_hash(const zl_snapshot_frame *f)
 static int watch(int from, int same, uint32_t *hash, uint32_t *frames)
 {
     int i;
-    *hash = 2166136261u;
+    *hash = ZL_SCHEMA_HASH_INIT;
     *frames = 0;
     zl_snapshot_receiver_init(&rx);
     for (i = from; i < got_count; i++) {
@@ -120,7 +104,7 @@ static int watch(int from, int same, uint32_t *hash, uint32_t *frames)
                 (item.kind == ZL_DEMO_KEYFRAME) != (tick == got[i].first))
                 return -1;
             if (i >= same) {
-                *hash = (*hash ^ frame_hash(frame)) * 16777619u;
+                *hash = zl_snapshot_frame_hash(frame, &m.server.layout, *hash);
                 ++*frames;
             }
         }

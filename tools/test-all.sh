@@ -1,7 +1,8 @@
 #!/bin/sh
 # test-all.sh PORT... - runs `make test PORT=<p>` for each port, keeps each log
 # under build/<p>/test.log, then the install check (tools/check-install.sh:
-# zerolag as a project consumes it; log in build/install.log), then a short
+# zerolag as a project consumes it; log in build/install.log), the broadcast
+# row (tools/tv-test.sh; build/tv.log), then a short
 # fuzz smoke run (every libFuzzer harness for FUZZ_SMOKE_SECONDS, default 10;
 # log in build/fuzz/smoke.log), then prints one table and the overall total.
 # A run that fails to build or start counts as one failure; in the fuzz row
@@ -42,6 +43,8 @@ for port in "$@"; do
     row "$port" "build/$port/test.log" make --no-print-directory test PORT="$port"
 done
 row install build/install.log tools/check-install.sh
+# The broadcast: a live match through nginx to 100 spectators (POSIX host).
+row tv build/tv.log make --no-print-directory tv-test PORT=posix
 grep -h 'ZL_ERR_CONFIG' build/install.log # the capacity mismatch, caught at init
 echo "=== fuzz smoke"
 mkdir -p build/fuzz

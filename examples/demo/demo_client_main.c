@@ -7,6 +7,7 @@
 #include "demo_net.h"
 #include "demo_player.h"
 #include "demo_view.h"
+#include "demo_watch.h"
 
 #define NET_RECORD_US 100000u /* the launcher's timeline: 10 samples a second */
 #define DRAW_US 50000u        /* the terminal view: 20 frames a second */
@@ -190,6 +191,8 @@ int main(int argc, char **argv)
     if (rc != 0)
         return rc > 0 ? 0 : 2;
     text = opt.machine ? stderr : stdout;
+    if (opt.watch[0])
+        return demo_watch_run(&opt);
     if (!opt.bot && demo_view_open(&view) != 0) {
         fprintf(stderr, "zl_client: no terminal to play in; use --bot to let a bot play\n");
         return 2;

@@ -81,6 +81,26 @@ static const option options[] = {
      "plain to --address"},
     {"plain", L, KIND_FLAG, AT(plain), 0, 1,
      "no connect tokens: packets in clear (the default mints a token per bot)"},
+    {"broadcast", S | L, KIND_TEXT, AT(broadcast), 0, 0,
+     "folder to write the spectator stream to (fragments and index.txt, for any HTTP "
+     "server); empty: none"},
+    {"tv_delay", S | L, KIND_U32, AT(tv_delay_ms), 0, 60000,
+     "broadcast delay, ms: spectators see the match this late"},
+    {"tv_fragment", S | L, KIND_U32, AT(tv_fragment_ms), 100, 60000,
+     "broadcast fragment length, ms (a keyframe and the deltas after it)"},
+    {"watch", C, KIND_TEXT, AT(watch), 0, 0,
+     "follow a broadcast at this URL (the folder holding index.txt) as a spectator "
+     "instead of joining"},
+    {"headless", C, KIND_FLAG, AT(headless), 0, 1,
+     "with --watch: no view; print one line at the end (frames, delay kept, bytes/s, "
+     "view hash)"},
+    {"watchers", C, KIND_U32, AT(watchers), 1, 1000,
+     "with --watch --headless: spectators in this process, each with its own HTTP "
+     "connection, fragments and line"},
+    {"from", C, KIND_U32, AT(from), 0, 0xFFFFFFFFu,
+     "with --watch: the first fragment to play (4294967295: the newest published)"},
+    {"fragments", C, KIND_U32, AT(fragments), 0, 1000000,
+     "with --watch: fragments to play, 0: until the broadcast ends"},
     {"bin", L, KIND_TEXT, AT(bin), 0, 0, "folder holding zl_server and zl_client"},
     {"out", L, KIND_TEXT, AT(out), 0, 0, "folder for the logs and pictures"},
 };
@@ -103,9 +123,14 @@ static void set_defaults(demo_options *o, unsigned program)
     o->fps = 125;
     o->status_s = 5;
     o->bots = 8;
+    o->tv_delay_ms = 10000;
+    o->tv_fragment_ms = 3000;
+    o->from = DEMO_WATCH_NEWEST;
+    o->watchers = 1;
     strcpy(o->bin, DEMO_DIR);
     strcpy(o->out, DEMO_DIR);
     if (program == DEMO_FOR_LAUNCHER) {
+        strcpy(o->broadcast, DEMO_DIR "/broadcast");
         o->duration_s = 30;
         o->fakelag_ms = 100;
         o->fakejitter_ms = 20;

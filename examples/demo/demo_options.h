@@ -13,6 +13,7 @@
 #define DEMO_FOR_LAUNCHER 4u
 
 #define DEMO_TEXT_MAX 256
+#define DEMO_WATCH_NEWEST 0xFFFFFFFFu
 
 /* How often --fakeburst's bursts come (each way) and --fakespike's spikes. */
 #define DEMO_BURST_EVERY_MS 2000u
@@ -58,6 +59,19 @@ typedef struct demo_options {
                                            minted with, hex; empty: plain */
     char token[2 * ZL_TOKEN_WIRE_SIZE + 1]; /* client: its connect token, hex
                                                (zl_token); empty: plain */
+    char broadcast[DEMO_TEXT_MAX]; /* server, launcher: the folder the spectator
+                                      stream's fragments and index go to;
+                                      empty: no broadcast */
+    uint32_t tv_delay_ms, tv_fragment_ms; /* the broadcast's delay, fragments */
+    char watch[DEMO_TEXT_MAX]; /* client: a broadcast's URL to follow
+                                  instead of joining (empty: join) */
+    uint32_t headless;      /* client --watch: no view, a final line */
+    uint32_t watchers;      /* client --watch --headless: spectators this
+                               process runs, each on its own connection */
+    uint32_t from;          /* client --watch: the first fragment to play;
+                               DEMO_WATCH_NEWEST: the newest published */
+    uint32_t fragments;     /* client --watch: fragments to play, 0: until
+                               the broadcast ends (or --duration) */
     char bin[DEMO_TEXT_MAX]; /* launcher: where zl_server and zl_client are */
     char out[DEMO_TEXT_MAX]; /* launcher: where logs and pictures go */
 } demo_options;

@@ -10,3 +10,7 @@ PORT_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omi
 TEST_CFLAGS := $(PORT_SANITIZE)
 PORT_LIBS := -lm
 PORT_BENCH_SRC := ports/posix/zl_timer_posix.c
+# zl_client --watch fetches a broadcast with libcurl; the broadcast row
+# serves one with nginx.
+DEMO_WATCH_LIBS := -lcurl
+PORT_PACKAGES := curl-config:libcurl4-openssl-dev /usr/sbin/nginx:nginx-light
