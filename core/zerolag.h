@@ -43,6 +43,7 @@
 #include "zl_broadcast.h" /* the spectator stream: fragments for any HTTP server */
 #include "zl_server_blocks.h" /* blocks to and from clients: the join gamestate */
 #include "zl_client_blocks.h" /* blocks to and from the server */
+#include "zl_client_demo.h" /* client demos: record, play back (zl_demo.h: the format) */
 #include "zl_game.h"     /* the interface a game's rules implement */
 #include "zl_schema.h"   /* state layouts as field tables */
 #include "zl_platform.h" /* the HAL: send, receive, clock, random */

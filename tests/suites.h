@@ -44,6 +44,7 @@
     X(slip)              \
     X(crypto)            \
     X(demo)              \
+    X(record)            \
     X(hal)
 
 #endif

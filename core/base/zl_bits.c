@@ -350,3 +350,15 @@ uint32_t zl_bitreader_bits_left(const zl_bitreader *r)
 {
     return r->size_bits - r->bit_pos;
 }
+
+void zl_bitwriter_bits64(zl_bitwriter *w, uint64_t value)
+{
+    zl_bitwriter_bits(w, (uint32_t)value, 32);
+    zl_bitwriter_bits(w, (uint32_t)(value >> 32), 32);
+}
+
+uint64_t zl_bitreader_bits64(zl_bitreader *r)
+{
+    uint64_t low = zl_bitreader_bits(r, 32);
+    return low | (uint64_t)zl_bitreader_bits(r, 32) << 32;
+}

@@ -58,6 +58,8 @@ static inline unsigned zl_bits_required(uint32_t range)
 void zl_bitwriter_init(zl_bitwriter *w, void *buf, size_t cap_bytes);
 /* The low nbits (0..32) of value. Higher bits of value must be zero. */
 void zl_bitwriter_bits(zl_bitwriter *w, uint32_t value, unsigned nbits);
+/* All 64 bits of value, low half first. */
+void zl_bitwriter_bits64(zl_bitwriter *w, uint64_t value);
 /* One bit: 1 for any non-zero flag. */
 void zl_bitwriter_bool(zl_bitwriter *w, int flag);
 /* An integer known to lie in [min, max], in zl_bits_required(max - min) bits
@@ -100,6 +102,8 @@ void zl_bitwriter_copy_at(zl_bitwriter *w, const uint8_t *src, uint32_t first, u
 /* Reads the size_bytes bytes at buf, owned by the caller, kept unchanged
  * until reading is done. Any size works, not only multiples of 4. */
 void zl_bitreader_init(zl_bitreader *r, const void *buf, size_t size_bytes);
+/* 64 bits written by zl_bitwriter_bits64; 0 on error. */
+uint64_t zl_bitreader_bits64(zl_bitreader *r);
 /* zl_bitreader_bits for any case; call that one. */
 uint32_t zl_bitreader_bits_any(zl_bitreader *r, unsigned nbits);
 /* The next nbits (0..32) as an unsigned value; 0 on error. Inline where

@@ -6,6 +6,7 @@
 #include "zl_bytes.h"
 #include "zl_client_blocks.h"
 #include "zl_client.h"
+#include "zl_client_demo.h"
 
 /* The snapshot timeline: one sample per snapshot, holding only its tick.
  * It never teleports or misses a snapshot, so the pair it picks is the one
@@ -34,7 +35,7 @@ void zl_client_config_default(zl_client_config *c)
 
 /* Clears the match: everything the client drew, predicted and heard of
  * it. Every connect does, and a new match on the same connection. */
-static void start_match(zl_client *c)
+void zl_client_start_match_(zl_client *c)
 {
     int i;
     memset(&c->has_player, 0, sizeof *c - offsetof(zl_client, has_player));
@@ -56,7 +57,7 @@ static void start_session(zl_client *c, const zl_addr *peer, uint64_t nonce)
     out.send = c->hal.send;
     zl_conn_init(&c->conn, &out, peer, nonce);
     zl_reliable_init(&c->reliable);
-    start_match(c);
+    zl_client_start_match_(c);
 }
 
 int zl_client_init_(zl_client *c, const zl_client_config *config, const zl_game *game,
@@ -99,6 +100,7 @@ int zl_client_init_(zl_client *c, const zl_client_config *config, const zl_game 
         c->layout.entity_plan = &c->plan[1];
     }
     zl_interp_config_init(&c->timeline_config, &timeline_schema);
+    (void)zl_schema_plan_init(&c->cmd_plan, &zl_usercmd_schema);
     memset(&nowhere, 0, sizeof nowhere);
     start_session(c, &nowhere, nonce);
     return ZL_OK;
@@ -273,8 +275,8 @@ static void on_unlinked(zl_client *c, uint8_t type, const uint8_t *payload, size
 }
 
 /* Feeds a decoded frame to prediction and interpolation. */
-static void take_frame(zl_client *c, const zl_snapshot_frame *f, uint32_t executed,
-                       uint64_t now_us)
+void zl_client_take_frame_(zl_client *c, const zl_snapshot_frame *f, uint32_t executed,
+                           uint64_t now_us)
 {
     const void *own = zl_snapshot_frame_state(f, c->slot);
     uint64_t time_us = (uint64_t)f->tick * c->tick_us;
@@ -308,10 +310,12 @@ static void take_frame(zl_client *c, const zl_snapshot_frame *f, uint32_t execut
     }
 }
 
-static void on_snapshot(zl_client *c, const uint8_t *payload, size_t len, uint64_t now_us)
+void zl_client_on_snapshot_(zl_client *c, const uint8_t *payload, size_t len, uint64_t now_us)
 {
     const zl_snapshot_frame *f;
     uint32_t executed, tick;
+    if (c->recorder)
+        zl_client_record_(c, ZL_DEMO_SNAPSHOT, payload, (uint32_t)len, now_us);
     /* A snapshot of the match we left, overtaken by the notice of the new
      * one, is dropped before its events reach the queue. */
     if (c->match_tick && (zl_snapshot_message_tick(payload, len, &tick) != ZL_OK ||
@@ -326,7 +330,7 @@ static void on_snapshot(zl_client *c, const uint8_t *payload, size_t len, uint64
     }
     c->snapshots++;
     c->last_snapshot_bytes = (uint32_t)(len + ZL_PACKET_HEADER_SIZE);
-    take_frame(c, f, executed, now_us);
+    zl_client_take_frame_(c, f, executed, now_us);
 }
 
 /* The packets the server acknowledged tell which commands it received
@@ -373,7 +377,7 @@ static void on_control(zl_client *c, const uint8_t *payload, size_t len)
     c->match_id = m.match_id;
     c->match_tick = m.tick;
     c->match_notice = 1;
-    start_match(c);
+    zl_client_start_match_(c);
 }
 
 /* A datagram sealed for our connection. */
@@ -398,7 +402,7 @@ static void on_linked(zl_client *c, const zl_conn_datagram *d, size_t len, uint6
     if (type == ZL_MSG_BLOCK)
         zl_blocks_unwrap(&c->blocks, &type, &payload, &payload_len);
     if (type == ZL_MSG_SNAPSHOT) {
-        on_snapshot(c, payload, payload_len, now_us);
+        zl_client_on_snapshot_(c, payload, payload_len, now_us);
     } else if (type == ZL_MSG_RELIABLE) {
         zl_bitreader r;
         zl_bitreader_init(&r, payload, payload_len);
@@ -564,6 +568,8 @@ void zl_client_frame(zl_client *c, uint64_t now_us)
     uint64_t render_us;
     int e;
     ZL_ASSERT(c);
+    if (c->recorder)
+        zl_client_record_(c, ZL_DEMO_FRAME, NULL, 0, now_us);
     interp_settings(c, &is);
     render_us = zl_clock_render_time(&c->clock, now_us, zl_client_settings_interp_us(&c->settings));
     c->render_us = render_us;
@@ -588,19 +594,23 @@ void zl_client_frame(zl_client *c, uint64_t now_us)
         if (c->drawn[e] && pick.mode == ZL_PICK_EXTRAPOLATED)
             c->extrapolated++;
     }
+    if (c->recorder)
+        zl_client_record_drawn_(c);
 }
 
 int zl_client_command(zl_client *c, const zl_usercmd *cmd, zl_events *events)
 {
     zl_usercmd run;
     ZL_ASSERT(c && cmd);
-    if (!c->has_player || c->state != ZL_CLIENT_CONNECTED)
+    if (!c->has_player || (c->state != ZL_CLIENT_CONNECTED && c->state != ZL_CLIENT_PLAYING))
         return ZL_ERR_AGAIN;
     run = *cmd;
     run.sequence = zl_predict_newest(&c->predict) + 1u;
     zl_interp_pick_to_command(&c->pick, &run);
     if (zl_usercmd_validate(&run) != ZL_OK)
         return ZL_ERR_INVALID;
+    if (c->recorder)
+        zl_client_record_command_(c, &run);
     return zl_predict_command(&c->predict, &run, events);
 }
 

@@ -23,8 +23,12 @@ enum {
     ZL_CLIENT_CONNECTED,    /* has a slot */
     ZL_CLIENT_DENIED,       /* the server said no (zl_client.deny_reason) */
     ZL_CLIENT_TIMED_OUT,    /* the server fell silent */
-    ZL_CLIENT_DISCONNECTED  /* the server or we ended it */
+    ZL_CLIENT_DISCONNECTED, /* the server or we ended it */
+    ZL_CLIENT_PLAYING       /* playing a demo back (zl_client_demo.h):
+                               no connection, nothing sent */
 };
+
+struct zl_client_recorder;
 
 /* How a client runs. Fill with zl_client_config_default, then change. */
 typedef struct zl_client_config {
@@ -95,6 +99,8 @@ typedef struct zl_client {
     uint64_t nonce;              /* the last connection attempt's */
     uint32_t connects;           /* connection attempts started */
     zl_schema_plan plan[2];            /* players, entities: prepared once */
+    zl_schema_plan cmd_plan;           /* commands, for demo playback */
+    struct zl_client_recorder *recorder; /* recording a demo, or NULL */
     zl_interp_config interp_config[2]; /* players, entities */
     zl_interp_config timeline_config;
     zl_snapshot_layout layout;
@@ -124,6 +130,7 @@ typedef struct zl_client {
     uint32_t match_id;           /* the match the server plays (CONTROL) */
     uint32_t match_tick;         /* its first tick: older snapshots are the
                                     old match's (0: the connection's first) */
+    uint64_t play_origin_us;     /* PLAYING: our time at demo time 0 */
     /* ---- the match ---- */
     uint8_t has_player;          /* a first snapshot arrived */
     uint64_t newest_us;          /* server time of the newest snapshot */

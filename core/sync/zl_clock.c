@@ -211,3 +211,68 @@ void zl_clock_get_stats(const zl_clock *c, zl_clock_stats *out)
     out->stalls = c->stalls;
     out->delay_us = (uint32_t)c->delay_us;
 }
+
+void zl_clock_save(const zl_clock *c, zl_bitwriter *w)
+{
+    ZL_ASSERT(c && w);
+    zl_bitwriter_bits(w, c->started, 1);
+    zl_bitwriter_bits(w, c->far, 8);
+    zl_bitwriter_bits64(w, c->far_since_us);
+    zl_bitwriter_bits(w, c->since_stall, 8);
+    zl_bitwriter_bits(w, c->delay_started, 1);
+    zl_bitwriter_bits64(w, c->last_us);
+    zl_bitwriter_bits64(w, (uint64_t)c->shown_us);
+    zl_bitwriter_bits64(w, (uint64_t)c->estimate_q4);
+    zl_bitwriter_bits(w, c->jitter_q4, 32);
+    zl_bitwriter_bits64(w, c->newest_us);
+    zl_bitwriter_bits(w, c->need_us, 32);
+    zl_bitwriter_bits64(w, c->delay_last_us);
+    zl_bitwriter_bits64(w, (uint64_t)c->delay_us);
+    zl_bitwriter_bits(w, c->samples, 32);
+    zl_bitwriter_bits(w, c->snaps, 32);
+    zl_bitwriter_bits(w, c->stalls, 32);
+}
+
+/* What a running clock can hold: local and snapshot times below 2^56 us
+ * (2,280 years), offsets within +-2^57 (x 16 in the estimate), a delay
+ * within +-2^40. Beyond, its sums could overflow. */
+static int time_ok(uint64_t t)
+{
+    return (t >> 56) == 0;
+}
+
+static int within(int64_t v, unsigned bits)
+{
+    return v > -((int64_t)1 << bits) && v < ((int64_t)1 << bits);
+}
+
+int zl_clock_load(zl_clock *c, zl_bitreader *r)
+{
+    zl_clock k;
+    ZL_ASSERT(c && r);
+    k = *c;
+    k.started = (uint8_t)zl_bitreader_bits(r, 1);
+    k.far = (uint8_t)zl_bitreader_bits(r, 8);
+    k.far_since_us = zl_bitreader_bits64(r);
+    k.since_stall = (uint8_t)zl_bitreader_bits(r, 8);
+    k.delay_started = (uint8_t)zl_bitreader_bits(r, 1);
+    k.last_us = zl_bitreader_bits64(r);
+    k.shown_us = (int64_t)zl_bitreader_bits64(r);
+    k.estimate_q4 = (int64_t)zl_bitreader_bits64(r);
+    k.jitter_q4 = zl_bitreader_bits(r, 32);
+    k.newest_us = zl_bitreader_bits64(r);
+    k.need_us = zl_bitreader_bits(r, 32);
+    k.delay_last_us = zl_bitreader_bits64(r);
+    k.delay_us = (int64_t)zl_bitreader_bits64(r);
+    k.samples = zl_bitreader_bits(r, 32);
+    k.snaps = zl_bitreader_bits(r, 32);
+    k.stalls = zl_bitreader_bits(r, 32);
+    if (r->error != ZL_OK)
+        return r->error;
+    if (!time_ok(k.far_since_us) || !time_ok(k.last_us) || !time_ok(k.newest_us) ||
+        !time_ok(k.delay_last_us) || !within(k.shown_us, 57) || !within(k.estimate_q4, 61) ||
+        !within(k.delay_us, 40) || k.jitter_q4 > 0x7FFFFFFFu || k.need_us > 0x7FFFFFFFu)
+        return ZL_ERR_MALFORMED;
+    *c = k;
+    return ZL_OK;
+}

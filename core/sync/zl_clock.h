@@ -8,6 +8,7 @@
 #define ZL_CLOCK_H
 
 #include "zl_base.h"
+#include "zl_bits.h"
 
 ZL_BEGIN_DECLS
 
@@ -129,6 +130,16 @@ uint64_t zl_clock_render_time(zl_clock *c, uint64_t now_us, uint32_t floor_us);
 /* The delay in use at the last zl_clock_render_time, microseconds (0 before
  * the first). */
 uint32_t zl_clock_delay(const zl_clock *c);
+
+/* Writes the clock's whole state (not its settings) into w (626 bits), so
+ * that zl_clock_load makes a clock that runs on exactly as this one (a
+ * demo keyframe, zl_demo.h). */
+void zl_clock_save(const zl_clock *c, zl_bitwriter *w);
+
+/* Reads a state written by zl_clock_save from r (hostile bytes fine) into
+ * c, whose settings stay. ZL_OK, or the reader's error (ZL_ERR_OVERFLOW)
+ * or ZL_ERR_MALFORMED for values no clock holds (c then unchanged). */
+int zl_clock_load(zl_clock *c, zl_bitreader *r);
 
 /* Copies the counters and measurements into *out. */
 void zl_clock_get_stats(const zl_clock *c, zl_clock_stats *out);

@@ -19,7 +19,7 @@ void zl_demo_writer_init(zl_demo_writer *w, void *buf, uint32_t cap)
 int zl_demo_begin(zl_demo_writer *w, uint64_t start_us)
 {
     ZL_ASSERT(w);
-    if (w->open || start_us < w->last_us)
+    if (w->open || start_us < w->last_us || start_us >> 52)
         return ZL_ERR_INVALID;
     w->open = 1;
     w->start_us = start_us;
@@ -146,7 +146,7 @@ int zl_demo_fragment_open(const void *data, size_t len, zl_demo_fragment *out)
     out->sequence = zl_get_le32(h + 8);
     out->start_us = zl_get_le(h + 12, 8);
     out->body_len = zl_get_le32(h + 20);
-    if (out->body_len > ZL_DEMO_FRAGMENT_MAX || out->start_us >> 62)
+    if (out->body_len > ZL_DEMO_FRAGMENT_MAX || out->start_us >> 52)
         return ZL_ERR_MALFORMED;
     if (len - ZL_DEMO_HEADER_SIZE < out->body_len)
         return ZL_ERR_TRUNCATED;

@@ -16,7 +16,8 @@ ZL_BEGIN_DECLS
  *     5  reserved               3 bytes (zero)
  *     8  sequence               4 bytes (0, 1, 2 ... in the stream)
  *    12  start_us               8 bytes (the stream time it starts at,
- *                                       microseconds since the stream began)
+ *                                       microseconds since the stream began;
+ *                                       below 2^52, 142 years)
  *    20  body length            4 bytes
  *    24  CRC-32 of bytes 0..23 and the body
  *   body: items, each ZL_DEMO_ITEM_HEADER_SIZE bytes then its data:
@@ -62,8 +63,8 @@ typedef struct zl_demo_writer {
 void zl_demo_writer_init(zl_demo_writer *w, void *buf, uint32_t cap);
 
 /* Opens a fragment starting at stream time start_us (not before the last
- * fragment's items). ZL_OK, or ZL_ERR_INVALID when one is open or the time
- * goes back. The next item must be its KEYFRAME. */
+ * fragment's items, below 2^52). ZL_OK, or ZL_ERR_INVALID when one is
+ * open or the time goes back or is too late. The next item must be its KEYFRAME. */
 int zl_demo_begin(zl_demo_writer *w, uint64_t start_us);
 
 /* Starts an item of `kind` at stream time time_us (not before the last
@@ -110,8 +111,8 @@ typedef struct zl_demo_item_view {
  * fine, read only) and describes it in *out: the header, the CRC and
  * every item's bounds, kind and time. ZL_OK, or:
  *   ZL_ERR_TRUNCATED  the bytes end inside the header or the body;
- *   ZL_ERR_MALFORMED  not a fragment (magic, reserved bytes), or a body
- *                     beyond ZL_DEMO_FRAGMENT_MAX, or items that do not
+ *   ZL_ERR_MALFORMED  not a fragment (magic, reserved bytes), a start
+ *                     time from 2^52 on, a body beyond ZL_DEMO_FRAGMENT_MAX, or items that do not
  *                     fill the body exactly, a first item not a keyframe,
  *                     a second keyframe, an unknown kind, a time going back;
  *   ZL_ERR_UNSUPPORTED  another version of the format;

@@ -301,6 +301,21 @@ void zl_snapshot_receiver_init(zl_snapshot_receiver *rx);
 int zl_snapshot_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout, uint32_t tick,
                      uint16_t own_entity, zl_bitreader *r, const zl_snapshot_frame **out);
 
+/* The kept frames oldest first: the oldest with prev NULL, else the one
+ * after prev (a frame of rx); NULL after the newest. */
+const zl_snapshot_frame *zl_snapshot_receiver_next(const zl_snapshot_receiver *rx,
+                                                   const zl_snapshot_frame *prev);
+
+/* Keeps a frame made elsewhere (a demo keyframe's, zl_client_demo.h) as
+ * the newest: an empty frame of `tick` for the caller to fill through
+ * zl_snapshot_frame_put, or NULL (nothing changes) when tick is not newer
+ * than the newest kept. The oldest frame makes room. */
+zl_snapshot_frame *zl_snapshot_receiver_add(zl_snapshot_receiver *rx, uint32_t tick);
+
+/* Marks `entity` present in f and returns its state, zeroed, to fill
+ * (ZL_STATE_MAX bytes); NULL for entity >= ZL_MAX_ENTITIES. */
+void *zl_snapshot_frame_put(zl_snapshot_frame *f, uint16_t entity);
+
 /* The newest frame decoded, or NULL before the first. */
 const zl_snapshot_frame *zl_snapshot_receiver_newest(const zl_snapshot_receiver *rx);
 

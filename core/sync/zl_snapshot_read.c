@@ -184,3 +184,48 @@ int zl_snapshot_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout,
     *out = f;
     return ZL_OK;
 }
+
+zl_snapshot_frame *zl_snapshot_receiver_add(zl_snapshot_receiver *rx, uint32_t tick)
+{
+    int slot;
+    zl_snapshot_frame *f;
+    ZL_ASSERT(rx != NULL);
+    if (rx->have_newest && tick_diff(tick, rx->newest) <= 0)
+        return NULL;
+    slot = victim_frame(rx, -1);
+    f = &rx->frame[slot];
+    memset(f->present, 0, sizeof f->present);
+    f->count = 0;
+    f->tick = tick;
+    rx->valid[slot] = 1;
+    rx->newest = tick;
+    rx->have_newest = 1;
+    return f;
+}
+
+void *zl_snapshot_frame_put(zl_snapshot_frame *f, uint16_t entity)
+{
+    ZL_ASSERT(f != NULL);
+    if (entity >= ZL_MAX_ENTITIES)
+        return NULL;
+    if (!bit_get(f->present, entity)) {
+        bit_set(f->present, entity);
+        f->count++;
+    }
+    memset(f->states[entity], 0, ZL_STATE_MAX);
+    return f->states[entity];
+}
+
+const zl_snapshot_frame *zl_snapshot_receiver_next(const zl_snapshot_receiver *rx,
+                                                   const zl_snapshot_frame *prev)
+{
+    int i, best = -1;
+    ZL_ASSERT(rx != NULL);
+    for (i = 0; i < ZL_SNAPSHOT_FRAMES; i++) {
+        if (!rx->valid[i] || (prev && tick_diff(rx->frame[i].tick, prev->tick) <= 0))
+            continue;
+        if (best < 0 || tick_diff(rx->frame[i].tick, rx->frame[best].tick) < 0)
+            best = i;
+    }
+    return best < 0 ? NULL : &rx->frame[best];
+}

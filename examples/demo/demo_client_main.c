@@ -6,6 +6,7 @@
 #include "demo_host.h"
 #include "demo_net.h"
 #include "demo_player.h"
+#include "demo_replay.h"
 #include "demo_view.h"
 #include "demo_watch.h"
 
@@ -67,6 +68,8 @@ static int start(void)
         player.input = keyboard_input;
         player.input_ctx = &view;
     }
+    if (opt.record[0] && demo_replay_record_start(&player.client, opt.record) != 0)
+        return -1;
     if (opt.token[0]) {
         /* Read by the client until it is connected: kept in static storage. */
         static zl_connect_token token;
@@ -172,6 +175,7 @@ static void finish(void)
     demo_player_net(&player, now, &r);
     if (!opt.bot)
         demo_view_close(&view);
+    demo_replay_record_stop(&player.client, text);
     demo_player_leave(&player, now);
     /* The goodbye waits in the conditioner for the fake lag (and a spike). */
     demo_net_flush(&net, demo_net_hold_us(&opt));
@@ -193,6 +197,8 @@ int main(int argc, char **argv)
     text = opt.machine ? stderr : stdout;
     if (opt.watch[0])
         return demo_watch_run(&opt);
+    if (opt.play[0])
+        return demo_replay_play(&opt, text);
     if (!opt.bot && demo_view_open(&view) != 0) {
         fprintf(stderr, "zl_client: no terminal to play in; use --bot to let a bot play\n");
         return 2;

@@ -261,6 +261,10 @@ static int start_bot(int i)
     arg(&a, "%g", opt.fakeloss_ppm / 10000.0);
     arg_number(&a, "--fakeburst", opt.fakeburst);
     arg_number(&a, "--fakespike", opt.fakespike_ms);
+    if (i == 0 && opt.record[0]) {
+        arg(&a, "--record");
+        arg(&a, "%s", opt.record);
+    }
     arg(&a, "--machine");
     snprintf(log, sizeof log, "%s/bot-%d.log", opt.out, i + 1);
     if (spawn(&bot[i], &a, log) != 0)

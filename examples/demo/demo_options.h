@@ -72,6 +72,11 @@ typedef struct demo_options {
                                DEMO_WATCH_NEWEST: the newest published */
     uint32_t fragments;     /* client --watch: fragments to play, 0: until
                                the broadcast ends (or --duration) */
+    char record[DEMO_TEXT_MAX]; /* client: the demo file to record; launcher:
+                                  the first bot's; empty: none */
+    char play[DEMO_TEXT_MAX];   /* client: the demo file to play back */
+    uint32_t timedemo;          /* client: play it as fast as possible */
+    uint32_t seek_s;            /* client: start playback this far in */
     char bin[DEMO_TEXT_MAX]; /* launcher: where zl_server and zl_client are */
     char out[DEMO_TEXT_MAX]; /* launcher: where logs and pictures go */
 } demo_options;
