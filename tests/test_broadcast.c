@@ -32,6 +32,11 @@ static void test_index(void)
 
 /* ---- A live match watched ---- */
 
+/* A port whose memory the other suites fill leaves the live match out
+ * (ZL_TEST_NO_BROADCAST_LIVE in its port.mk): it needs a second snapshot
+ * receiver and the broadcast's buffers beside the match. */
+#ifndef ZL_TEST_NO_BROADCAST_LIVE
+
 #define WATCH_US 6000000u
 #define POOL_BYTES 131072u
 #define MAX_FRAGMENTS 64
@@ -177,8 +182,12 @@ static void test_broadcast_live(void)
                  (unsigned long)(bytes * 2u / (uint64_t)got_count));
 }
 
+#endif
+
 void zl_suite_broadcast(void)
 {
     ZL_RUN(test_index);
+#ifndef ZL_TEST_NO_BROADCAST_LIVE
     ZL_RUN(test_broadcast_live);
+#endif
 }
