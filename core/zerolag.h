@@ -40,6 +40,7 @@
 #include "zl_version.h"  /* version, configuration check (zl_config.h, zl_base.h: errors) */
 #include "zl_server.h"   /* the authoritative server */
 #include "zl_client.h"   /* the predicting, interpolating client */
+#include "zl_broadcast.h" /* the spectator stream: fragments for any HTTP server */
 #include "zl_server_blocks.h" /* blocks to and from clients: the join gamestate */
 #include "zl_client_blocks.h" /* blocks to and from the server */
 #include "zl_client_demo.h" /* client demos: record, play back (zl_demo.h: the format) */

@@ -20,10 +20,13 @@ DEMO_HOST_SRC := $(firstword $(wildcard examples/demo/demo_host_$(PORT).c) examp
 DEMO_MATCH_SRC := $(addprefix examples/demo/,demo_arena.c demo_bot.c demo_game.c demo_impact.c demo_match.c \
 	demo_pictures.c demo_player.c demo_record.c demo_referee.c demo_report.c demo_stopwatch.c \
 	demo_svg.c demo_welcome.c)
-DEMO_SRC := $(DEMO_MATCH_SRC) $(addprefix examples/demo/,demo_agones.c demo_http.c demo_join.c \
-	demo_metrics.c demo_net.c demo_options.c demo_replay.c demo_view.c) \
+DEMO_SRC := $(DEMO_MATCH_SRC) $(addprefix examples/demo/,demo_agones.c demo_broadcast.c demo_http.c \
+	demo_join.c demo_metrics.c demo_net.c demo_options.c demo_replay.c demo_view.c) \
 	$(DEMO_HOST_SRC) $(PORT_BENCH_SRC)
 DEMO_OBJ := $(DEMO_SRC:%.c=$(BUILD)/obj/%.o)
+# zl_client --watch fetches a broadcast over HTTP with libcurl where the port
+# links it (DEMO_WATCH_LIBS in its port.mk); elsewhere it says it cannot.
+DEMO_WATCH_OBJ := $(BUILD)/obj/examples/demo/$(if $(DEMO_WATCH_LIBS),demo_watch.o,demo_watch_none.o)
 DEMO_LIB_OBJ := $(LIB_OBJ) $(GAME_SRC:%.c=$(BUILD)/obj/%.o)
 DEMO_PROGRAMS := $(DEMO_DIR)/zl_server$(EXE) $(DEMO_DIR)/zl_client$(EXE) $(DEMO_DIR)/zl_token$(EXE) \
 	$(DEMO_DIR)/zl_replay$(EXE)
@@ -35,7 +38,7 @@ DEMO_IMAGE_OBJ := $(BUILD)/obj/examples/demo/demo_image_main.o \
 DEMO_CFLAGS := $(PORT_DEMO_CFLAGS)
 DEMO_ARGS ?=
 
-.PHONY: demo demo-programs demo-image
+.PHONY: demo demo-programs demo-image tv-test
 demo-programs: $(DEMO_PROGRAMS)
 
 $(BUILD)/obj/examples/demo/%.o: examples/demo/%.c $(PORT_MK)
@@ -45,7 +48,10 @@ $(BUILD)/obj/examples/demo/%.o: examples/demo/%.c $(PORT_MK)
 
 $(DEMO_DIR)/zl_%$(EXE): $(BUILD)/obj/examples/demo/demo_%_main.o $(DEMO_OBJ) $(DEMO_LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(PORT_LDFLAGS) $^ $(PORT_LIBS) -o $@
+	$(CC) $(CFLAGS_ALL) $(PORT_LDFLAGS) $^ $(PORT_LIBS) $(DEMO_LINK_LIBS) -o $@
+
+$(DEMO_DIR)/zl_client$(EXE): $(DEMO_WATCH_OBJ)
+$(DEMO_DIR)/zl_client$(EXE): DEMO_LINK_LIBS := $(DEMO_WATCH_LIBS)
 
 # The launcher forks the programs: POSIX only.
 $(DEMO_DIR)/zl_demo: $(BUILD)/obj/examples/demo/demo_launcher_main.o $(DEMO_OBJ) $(DEMO_LIB_OBJ)
@@ -66,6 +72,11 @@ demo:
 	@$(MAKE) --no-print-directory -j2 $(DEMO_PROGRAMS) $(DEMO_DIR)/zl_demo
 	$(DEMO_DIR)/zl_demo --bin $(DEMO_DIR) --out $(DEMO_DIR) $(DEMO_ARGS)
 
+# The broadcast row: a live match served by nginx to 100 spectators.
+tv-test:
+	@$(MAKE) --no-print-directory -j2 $(DEMO_PROGRAMS)
+	tools/tv-test.sh $(DEMO_DIR)
+
 # BENCH_RUN: on the Cortex-M3 it counts instructions (qemu -icount shift=0).
 demo-image:
 	@$(MAKE) --no-print-directory -j2 $(DEMO_IMAGE)
@@ -75,4 +86,4 @@ demo-image:
 DEMO_MAIN_OBJ := $(patsubst %,$(BUILD)/obj/examples/demo/demo_%_main.o,server client token launcher image)
 .SECONDARY: $(DEMO_MAIN_OBJ)
 
--include $(DEMO_OBJ:.o=.d) $(DEMO_MAIN_OBJ:.o=.d)
+-include $(DEMO_OBJ:.o=.d) $(DEMO_MAIN_OBJ:.o=.d) $(DEMO_WATCH_OBJ:.o=.d)

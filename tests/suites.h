@@ -39,6 +39,7 @@
     X(soak)              \
     X(cheats)            \
     X(leave)             \
+    X(broadcast)         \
     X(session)           \
     X(admission)         \
     X(slip)              \

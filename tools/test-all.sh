@@ -3,7 +3,7 @@
 # under build/<p>/test.log, then the install check (tools/check-install.sh:
 # zerolag as a project consumes it; log in build/install.log), then the
 # checks of the programs (each a script in tools/ with its log under build/:
-# the fleet's, the desktop window's), then a short fuzz smoke run (every
+# the broadcast's, the fleet's, the desktop window's), then a short fuzz smoke run (every
 # libFuzzer harness for FUZZ_SMOKE_SECONDS, default 10; log in
 # build/fuzz/smoke.log), then prints one table and the overall total.
 # A run that fails to build or start counts as one failure; in the fuzz row
@@ -44,6 +44,8 @@ for port in "$@"; do
     row "$port" "build/$port/test.log" make --no-print-directory test PORT="$port"
 done
 row install build/install.log tools/check-install.sh
+# The broadcast: a live match through nginx to 100 spectators (POSIX host).
+row tv build/tv.log make --no-print-directory tv-test PORT=posix
 grep -h 'ZL_ERR_CONFIG' build/install.log # the capacity mismatch, caught at init
 row fleet build/fleet.log tools/fleet-test.sh
 mkdir -p build/posix/window

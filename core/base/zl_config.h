@@ -196,6 +196,20 @@
 #define ZL_SNAPSHOT_CODE_BYTES 16384
 #endif
 
+/* ---- Broadcast to spectators (zl_broadcast.h) ---- */
+
+/* Bytes of one fragment of deltas (a fragment closes early when the next
+ * record might not fit), and fragments the server holds back for the
+ * broadcast delay: they must cover (delay - fragment - 1 s) / fragment + 1
+ * fragments, or zl_broadcast_init refuses the settings. Memory: this x
+ * (ZL_BROADCAST_BYTES + ZL_MAX_PACKET). */
+#ifndef ZL_BROADCAST_BYTES
+#define ZL_BROADCAST_BYTES 32768
+#endif
+#ifndef ZL_BROADCAST_HELD
+#define ZL_BROADCAST_HELD 4
+#endif
+
 /* ---- Events in snapshots, the client's side (zl_eventlog.h) ---- */
 
 /* Events a client holds until its render time reaches them (1..1024), about
@@ -400,6 +414,8 @@
     X(ZL_SNAPSHOT_SENT)             \
     X(ZL_SNAPSHOT_FRAMES)           \
     X(ZL_SNAPSHOT_CODES)            \
+    X(ZL_BROADCAST_BYTES)           \
+    X(ZL_BROADCAST_HELD)            \
     X(ZL_SNAPSHOT_CODE_BYTES)       \
     X(ZL_CMDSTREAM_MAX_PER_PACKET)  \
     X(ZL_CMDBUF_CAPACITY)           \

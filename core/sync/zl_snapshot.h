@@ -261,6 +261,13 @@ typedef struct zl_snapshot_frame {
  * it is absent (or entity >= ZL_MAX_ENTITIES). */
 const void *zl_snapshot_frame_state(const zl_snapshot_frame *f, uint16_t entity);
 
+/* FNV-1a over what f shows, chained from `hash` (ZL_SCHEMA_HASH_INIT to
+ * start): each entity present, in order, its number and its wire fields
+ * through the layout's schema. Equal frames hash equal on every host: a
+ * spectator's or a demo's view, compared. */
+uint32_t zl_snapshot_frame_hash(const zl_snapshot_frame *f, const zl_snapshot_layout *layout,
+                                uint32_t hash);
+
 /* The client's recent frames, the bases of the deltas to come (about
  * 513 KiB at the defaults: lower ZL_SNAPSHOT_FRAMES or ZL_MAX_ENTITIES on a
  * small target). Caller-owned; fields private except the flag and counters. */

@@ -12,6 +12,27 @@ const void *zl_snapshot_frame_state(const zl_snapshot_frame *f, uint16_t entity)
     return f->states[entity];
 }
 
+uint32_t zl_snapshot_frame_hash(const zl_snapshot_frame *f, const zl_snapshot_layout *layout,
+                                uint32_t hash)
+{
+    uint32_t e;
+    ZL_ASSERT(f != NULL && layout != NULL);
+    for (e = 0; e < ZL_MAX_ENTITIES; e++) {
+        const zl_schema *schema = e < layout->players ? layout->player_schema
+                                                      : layout->entity_schema;
+        uint8_t number[2];
+        if (!bit_get(f->present, e) || !schema)
+            continue;
+        /* The entity's number, then its state. */
+        number[0] = (uint8_t)e;
+        number[1] = (uint8_t)(e >> 8);
+        hash = (hash ^ number[0]) * 16777619u;
+        hash = (hash ^ number[1]) * 16777619u;
+        hash = zl_schema_hash(schema, f->states[e], ZL_SCHEMA_WIRE, hash);
+    }
+    return hash;
+}
+
 void zl_snapshot_receiver_init(zl_snapshot_receiver *rx)
 {
     ZL_ASSERT(rx != NULL);

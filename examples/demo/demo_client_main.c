@@ -7,6 +7,7 @@
 #include "demo_join.h"
 #include "demo_replay.h"
 #include "demo_view.h"
+#include "demo_watch.h"
 
 #define NET_RECORD_US 100000u /* the launcher's timeline: 10 samples a second */
 #define DRAW_US 50000u        /* the terminal view: 20 frames a second */
@@ -59,6 +60,8 @@ int main(int argc, char **argv)
     int rc = demo_options_load(&opt, DEMO_FOR_CLIENT, argc, argv);
     if (rc != 0)
         return rc > 0 ? 0 : 2;
+    if (opt.watch[0])
+        return demo_watch_run(&opt);
     if (opt.play[0])
         return demo_replay_play(&opt, opt.machine ? stderr : stdout);
     if (!opt.bot && demo_view_open(&view) != 0) {

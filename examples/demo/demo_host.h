@@ -9,6 +9,10 @@
 /* Sleeps about us microseconds (0 yields the processor). */
 void demo_host_sleep_us(uint32_t us);
 
+/* The wall clock: milliseconds since 1970 (UTC). The broadcast's index
+ * carries it, so spectators place the server's ticks on their own clock. */
+uint64_t demo_host_unix_ms(void);
+
 /* Makes Ctrl-C (and a polite kill) set a flag instead of ending the
  * program, so it can disconnect cleanly. Call once at start. */
 void demo_host_catch_interrupt(void);

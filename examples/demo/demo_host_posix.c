@@ -1,5 +1,5 @@
 /* demo_host_posix.c - the demo's operating-system needs on POSIX systems:
- * nanosleep, sigaction, a termios raw keyboard and non-blocking TCP. */
+ * nanosleep, the wall clock, sigaction, a termios raw keyboard and non-blocking TCP. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <arpa/inet.h>
@@ -18,6 +18,13 @@
 static volatile sig_atomic_t interrupted;
 static struct termios saved_tty;
 static int tty_raw;
+
+uint64_t demo_host_unix_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
 
 void demo_host_sleep_us(uint32_t us)
 {

@@ -1,5 +1,5 @@
 /* demo_host_windows.c - the demo's operating-system needs on Windows:
- * Sleep, the C signal for Ctrl-C, a conio keyboard and non-blocking TCP
+ * Sleep, the wall clock, the C signal for Ctrl-C, a conio keyboard and non-blocking TCP
  * (Winsock, started by the port's UDP socket). */
 #include <winsock2.h>
 #include <ws2tcpip.h>
@@ -16,6 +16,15 @@
 static volatile sig_atomic_t interrupted;
 static DWORD saved_out_mode;
 static int console_set;
+
+uint64_t demo_host_unix_ms(void)
+{
+    FILETIME ft;
+    uint64_t t;
+    GetSystemTimeAsFileTime(&ft); /* 100 ns units since 1601 */
+    t = (uint64_t)ft.dwHighDateTime << 32 | ft.dwLowDateTime;
+    return t / 10000u - 11644473600000ull;
+}
 
 void demo_host_sleep_us(uint32_t us)
 {

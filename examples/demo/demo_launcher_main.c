@@ -215,6 +215,12 @@ static int start_server(void)
     arg_number(&a, "--status", 5);
     if (opt.nolagcomp)
         arg(&a, "--nolagcomp");
+    if (opt.broadcast[0]) {
+        arg(&a, "--broadcast");
+        arg(&a, "%s", opt.broadcast);
+        arg_number(&a, "--tv_delay", opt.tv_delay_ms);
+        arg_number(&a, "--tv_fragment", opt.tv_fragment_ms);
+    }
     /* The server hears its clients through their conditioners: it needs
      * none of its own. */
     arg(&a, "--machine");
@@ -329,6 +335,16 @@ int main(int argc, char **argv)
     if (mkdir(opt.out, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "zl_demo: cannot create %s: %s\n", opt.out, strerror(errno));
         return 1;
+    }
+    if (opt.broadcast[0]) {
+        if (mkdir(opt.broadcast, 0755) != 0 && errno != EEXIST) {
+            fprintf(stderr, "zl_demo: cannot create %s: %s\n", opt.broadcast, strerror(errno));
+            return 1;
+        }
+        printf("zl_demo: broadcasting to %s/ with a %lu s delay; to watch, serve that folder "
+               "(e.g. python3 -m http.server -d %s 8080) and run zl_client --watch "
+               "http://127.0.0.1:8080 (docs/DEMO.md)\n",
+               opt.broadcast, (unsigned long)(opt.tv_delay_ms / 1000u), opt.broadcast);
     }
     memset(&setup, 0, sizeof setup);
     setup.bots = opt.bots;

@@ -92,6 +92,26 @@ static const option options[] = {
     {"drain-seconds", S, KIND_U32, AT(drain_s), 0, 3600,
      "on SIGTERM or Ctrl-C: no new players, and the match may run this long to end "
      "(it ends at once when no one plays)"},
+    {"broadcast", S | L, KIND_TEXT, AT(broadcast), 0, 0,
+     "folder to write the spectator stream to (fragments and index.txt, for any HTTP "
+     "server); empty: none"},
+    {"tv_delay", S | L, KIND_U32, AT(tv_delay_ms), 0, 60000,
+     "broadcast delay, ms: spectators see the match this late"},
+    {"tv_fragment", S | L, KIND_U32, AT(tv_fragment_ms), 100, 60000,
+     "broadcast fragment length, ms (a keyframe and the deltas after it)"},
+    {"watch", C, KIND_TEXT, AT(watch), 0, 0,
+     "follow a broadcast at this URL (the folder holding index.txt) as a spectator "
+     "instead of joining"},
+    {"headless", C, KIND_FLAG, AT(headless), 0, 1,
+     "with --watch: no view; print one line at the end (frames, delay kept, bytes/s, "
+     "view hash)"},
+    {"watchers", C, KIND_U32, AT(watchers), 1, 1000,
+     "with --watch --headless: spectators in this process, each with its own HTTP "
+     "connection, fragments and line"},
+    {"from", C, KIND_U32, AT(from), 0, 0xFFFFFFFFu,
+     "with --watch: the first fragment to play (4294967295: the newest published)"},
+    {"fragments", C, KIND_U32, AT(fragments), 0, 1000000,
+     "with --watch: fragments to play, 0: until the broadcast ends"},
     {"record", C, KIND_TEXT, AT(record), 0, 0,
      "record a demo of what the client receives, draws and does into this file"},
     {"record", L, KIND_TEXT, AT(record), 0, 0,
@@ -131,9 +151,14 @@ static void set_defaults(demo_options *o, unsigned program)
     o->drain_s = 10;
     strcpy(o->metrics_address, "127.0.0.1");
     o->bots = 8;
+    o->tv_delay_ms = 10000;
+    o->tv_fragment_ms = 3000;
+    o->from = DEMO_WATCH_NEWEST;
+    o->watchers = 1;
     strcpy(o->bin, DEMO_DIR);
     strcpy(o->out, DEMO_DIR);
     if (program == DEMO_FOR_LAUNCHER) {
+        strcpy(o->broadcast, DEMO_DIR "/broadcast");
         o->duration_s = 30;
         o->fakelag_ms = 100;
         o->fakejitter_ms = 20;

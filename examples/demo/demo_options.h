@@ -14,6 +14,7 @@
 #define DEMO_FOR_WINDOW 8u
 
 #define DEMO_TEXT_MAX 256
+#define DEMO_WATCH_NEWEST 0xFFFFFFFFu
 
 /* How often --fakeburst's bursts come (each way) and --fakespike's spikes. */
 #define DEMO_BURST_EVERY_MS 2000u
@@ -63,6 +64,19 @@ typedef struct demo_options {
     uint32_t metrics_port;  /* server: Prometheus /metrics on this TCP port, 0: off */
     char metrics_address[DEMO_TEXT_MAX]; /* server: where /metrics listens (IPv4) */
     uint32_t drain_s;       /* server: after SIGTERM, longest wait for the match to end */
+    char broadcast[DEMO_TEXT_MAX]; /* server, launcher: the folder the spectator
+                                      stream's fragments and index go to;
+                                      empty: no broadcast */
+    uint32_t tv_delay_ms, tv_fragment_ms; /* the broadcast's delay, fragments */
+    char watch[DEMO_TEXT_MAX]; /* client: a broadcast's URL to follow
+                                  instead of joining (empty: join) */
+    uint32_t headless;      /* client --watch: no view, a final line */
+    uint32_t watchers;      /* client --watch --headless: spectators this
+                               process runs, each on its own connection */
+    uint32_t from;          /* client --watch: the first fragment to play;
+                               DEMO_WATCH_NEWEST: the newest published */
+    uint32_t fragments;     /* client --watch: fragments to play, 0: until
+                               the broadcast ends (or --duration) */
     char record[DEMO_TEXT_MAX]; /* client: the demo file to record; launcher:
                                   the first bot's; empty: none */
     char play[DEMO_TEXT_MAX];   /* client: the demo file to play back */

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "demo_agones.h"
+#include "demo_broadcast.h"
 #include "demo_game.h"
 #include "demo_metrics.h"
 #include "demo_host.h"
@@ -28,6 +29,7 @@ static demo_net net;
 static demo_game game;
 static zl_server server;
 static demo_stopwatch cost;
+static demo_stopwatch recent; /* the ticks since the last status line */
 static FILE *text;   /* what people read: stdout, or stderr under --machine */
 static uint32_t timeouts;
 static demo_sink sink;   /* the launcher's records, or nowhere */
@@ -37,6 +39,7 @@ static demo_metrics metrics; /* --metrics */
 /* How long the Shutdown call may take at the end before the program exits
  * anyway (the fleet kills a server that outstays its grace period). */
 #define SHUTDOWN_WAIT_US 3000000u
+static demo_broadcast tv;    /* the spectator stream, with --broadcast */
 #define MOTD "zerolag demo: the reference FPS. Hitscan rifle and pistol, rockets; " \
              "lag compensation on. Have fun."
 
@@ -59,10 +62,12 @@ static void print_drops(void)
 static void print_status(uint64_t now_us)
 {
     int slot;
-    fprintf(text, "status: tick %lu, %d/%lu players, tick cost median %.1f us, max %.1f us; ",
+    fprintf(text, "status: tick %lu, %d/%lu players, tick cost median %.1f us (since the last "
+                  "status %.1f us), max %.1f us; ",
             (unsigned long)zl_server_tick(&server), zl_server_client_count(&server),
             (unsigned long)opt.maxclients, demo_stopwatch_quantile(&cost, 500) / 1000.0,
-            cost.max / 1000.0);
+            demo_stopwatch_quantile(&recent, 500) / 1000.0, cost.max / 1000.0);
+    demo_stopwatch_reset(&recent);
     print_drops();
     for (slot = 0; slot < (int)opt.maxclients; slot++) {
         zl_server_client_stats st;
@@ -198,6 +203,8 @@ static int start(void)
         return -1;
     }
     demo_game_watch(&game, &server);
+    if (opt.broadcast[0] && demo_broadcast_open(&tv, &opt, &server, text) != 0)
+        return -1;
     zl_addr_format(&local, addr, sizeof addr);
     fprintf(text, "zl_server: listening on %s, %lu ticks/s, %lu slots, lag compensation %s",
             addr, (unsigned long)opt.tickrate, (unsigned long)opt.maxclients,
@@ -316,12 +323,16 @@ static void run(void)
         }
         t0 = zl_port_timer_now();
         ticks = zl_server_update(&server, now);
+        /* The broadcast is part of the tick's cost: written once, whoever watches. */
+        if (ticks > 0 && opt.broadcast[0])
+            demo_broadcast_update(&tv, &server);
         if (ticks > 0) {
             uint32_t each = (uint32_t)((zl_port_timer_now() - t0) / (uint64_t)ticks);
             int i;
             for (i = 0; i < ticks; i++) {
                 demo_stopwatch_add(&cost, each);
                 demo_metrics_tick(&metrics, each);
+                demo_stopwatch_add(&recent, each);
             }
         }
         demo_game_impacts(&game, &server);
@@ -383,6 +394,8 @@ static void stop(void)
             (unsigned long)zl_server_tick(&server), demo_stopwatch_quantile(&cost, 500) / 1000.0,
             demo_stopwatch_quantile(&cost, 990) / 1000.0, cost.max / 1000.0);
     print_drops();
+    if (opt.broadcast[0])
+        demo_broadcast_close(&tv, &server);
     demo_referee_close(&server, &cost, opt.tickrate, 0, timeouts, &sink);
     demo_net_close(&net);
     fleet_stop();

@@ -216,25 +216,53 @@ static size_t emit_feed(const demo_player *p, size_t n)
     return n;
 }
 
+/* The arena's walls, nothing on them. */
+static void clear_screen(const demo_view *v)
+{
+    int r, col;
+    for (r = 0; r < DEMO_VIEW_ROWS; r++)
+        for (col = 0; col < DEMO_VIEW_COLS; col++) {
+            screen[r][col] = v->map[r][col];
+            ink[r][col] = v->map[r][col] == ' ' ? INK_PLAIN : INK_WALL;
+        }
+}
+
+/* Another player (NULL: absent), by its slot's letter; x when dead. */
+static void put_other(const fps_player *p, int slot)
+{
+    if (p)
+        put(&p->origin, (char)(p->flags & FPS_PF_DEAD ? 'x' : slot < 26 ? 'A' + slot : '?'),
+            (uint8_t)(p->flags & FPS_PF_DEAD ? INK_DEAD : INK_OTHER));
+}
+
+void demo_view_draw_frame(demo_view *v, const zl_snapshot_frame *f, const char *status)
+{
+    size_t n = 0;
+    int slot;
+    clear_screen(v);
+    for (slot = 0; f && slot < ZL_MAX_CLIENTS; slot++)
+        put_other((const fps_player *)zl_snapshot_frame_state(f, (uint16_t)slot), slot);
+    n += (size_t)sprintf(out + n, "\033[H");
+    n = emit_map(n);
+    n += (size_t)sprintf(out + n, "%s\033[K\r\n"
+                                  "spectating: A-Z the players, x the dead; q quits\033[K\r\n",
+                         status);
+    fwrite(out, 1, n, stdout);
+    fflush(stdout);
+}
+
 void demo_view_draw(demo_view *v, const demo_player *player, uint64_t now_us,
                     const demo_rec_net *net)
 {
     uint32_t drawn[ZL_STATE_MAX / 4];
     const zl_client *c = &player->client;
     const fps_player *me = NULL;
-    int self = zl_client_slot(c), slot, r, col;
+    int self = zl_client_slot(c), slot;
     size_t n = 0;
-    for (r = 0; r < DEMO_VIEW_ROWS; r++)
-        for (col = 0; col < DEMO_VIEW_COLS; col++) {
-            screen[r][col] = v->map[r][col];
-            ink[r][col] = v->map[r][col] == ' ' ? INK_PLAIN : INK_WALL;
-        }
-    for (slot = 0; slot < ZL_MAX_CLIENTS; slot++) {
-        const fps_player *p = (const fps_player *)zl_client_entity(c, slot);
-        if (p && slot != self)
-            put(&p->origin, (char)(p->flags & FPS_PF_DEAD ? 'x' : slot < 26 ? 'A' + slot : '?'),
-                (uint8_t)(p->flags & FPS_PF_DEAD ? INK_DEAD : INK_OTHER));
-    }
+    clear_screen(v);
+    for (slot = 0; slot < ZL_MAX_CLIENTS; slot++)
+        if (slot != self)
+            put_other((const fps_player *)zl_client_entity(c, slot), slot);
     put_seen_shots(player, (uint32_t)(now_us / 1000u));
     if (v->show_server && zl_client_state(c) == ZL_CLIENT_CONNECTED && zl_client_latest(c)) {
         const fps_player *s =

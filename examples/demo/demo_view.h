@@ -39,4 +39,8 @@ void demo_view_command(demo_view *v, const zl_client *c, int self, uint32_t now_
  * it played lately, its kill feed and the net graph in net. */
 void demo_view_draw(demo_view *v, const demo_player *p, uint64_t now_us, const demo_rec_net *net);
 
+/* Draws the arena as a spectator sees it: every player in f (NULL: none
+ * yet), then one line of status text (shorter than 200 characters). */
+void demo_view_draw_frame(demo_view *v, const zl_snapshot_frame *f, const char *status);
+
 #endif

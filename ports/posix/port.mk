@@ -10,5 +10,9 @@ PORT_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omi
 TEST_CFLAGS := $(PORT_SANITIZE)
 PORT_LIBS := -lm
 PORT_BENCH_SRC := ports/posix/zl_timer_posix.c
-# zl_window (mk/window.mk) and its test under a virtual X server.
-PORT_PACKAGES := sdl2-config:libsdl2-dev xvfb-run:xvfb xauth:xauth
+# zl_window (mk/window.mk) and its test under a virtual X server;
+# zl_client --watch fetches a broadcast with libcurl, and the tv row serves
+# one with nginx.
+DEMO_WATCH_LIBS := -lcurl
+PORT_PACKAGES := sdl2-config:libsdl2-dev xvfb-run:xvfb xauth:xauth \
+	curl-config:libcurl4-openssl-dev /usr/sbin/nginx:nginx-light
