@@ -13,8 +13,9 @@
 /* Acks arrive 6 ticks (~94 ms) after their snapshot. */
 #define RTT_TICKS 6
 /* Bytes per snapshot packet besides the entity section: UDP/IPv4 28,
- * zerolag's packet header, and about 8 for the snapshot's own header. */
-#define PACKET_OVERHEAD (28 + ZL_PACKET_HEADER_SIZE + 8)
+ * zerolag's packet header and tag (tokens, the default, seal every
+ * packet), and about 8 for the snapshot's own header. */
+#define PACKET_OVERHEAD (28 + ZL_PACKET_HEADER_SIZE + ZL_PACKET_TAG_SIZE + 8)
 /* Every run: a second to leave the full snapshot behind, then measured. */
 #define WARMUP_TICKS TICK_HZ
 #define RUN_TICKS (3 * TICK_HZ)

@@ -308,7 +308,9 @@ static void take_frame(zl_client *c, const zl_snapshot_frame *f, uint32_t execut
     }
 }
 
-static void on_snapshot(zl_client *c, const uint8_t *payload, size_t len, uint64_t now_us)
+/* len: the payload's bytes; datagram_len: the whole datagram's. */
+static void on_snapshot(zl_client *c, const uint8_t *payload, size_t len, size_t datagram_len,
+                        uint64_t now_us)
 {
     const zl_snapshot_frame *f;
     uint32_t executed, tick;
@@ -325,7 +327,7 @@ static void on_snapshot(zl_client *c, const uint8_t *payload, size_t len, uint64
         return;
     }
     c->snapshots++;
-    c->last_snapshot_bytes = (uint32_t)(len + ZL_PACKET_HEADER_SIZE);
+    c->last_snapshot_bytes = (uint32_t)datagram_len;
     take_frame(c, f, executed, now_us);
 }
 
@@ -398,7 +400,7 @@ static void on_linked(zl_client *c, const zl_conn_datagram *d, size_t len, uint6
     if (type == ZL_MSG_BLOCK)
         zl_blocks_unwrap(&c->blocks, &type, &payload, &payload_len);
     if (type == ZL_MSG_SNAPSHOT) {
-        on_snapshot(c, payload, payload_len, now_us);
+        on_snapshot(c, payload, payload_len, len, now_us);
     } else if (type == ZL_MSG_RELIABLE) {
         zl_bitreader r;
         zl_bitreader_init(&r, payload, payload_len);
