@@ -5,6 +5,7 @@
 
 #include "fps.h"
 #include "zl_bench.h"
+#include "zl_eventlog.h"
 #include "zl_packet.h"
 #include "zl_snapshot.h"
 
@@ -12,9 +13,10 @@
 #define PLAYERS_MAX 64
 /* Acks arrive 6 ticks (~94 ms) after their snapshot. */
 #define RTT_TICKS 6
-/* Bytes per snapshot packet besides the entity section: UDP/IPv4 28,
- * zerolag's packet header, and about 8 for the snapshot's own header. */
-#define PACKET_OVERHEAD (28 + ZL_PACKET_HEADER_SIZE + 8)
+/* Bytes per snapshot packet besides the snapshot message: UDP/IPv4 28,
+ * zerolag's packet header and tag (tokens, the default, seal every
+ * packet). */
+#define PACKET_OVERHEAD (28 + ZL_PACKET_HEADER_SIZE + ZL_PACKET_TAG_SIZE)
 /* Every run: a second to leave the full snapshot behind, then measured. */
 #define WARMUP_TICKS TICK_HZ
 #define RUN_TICKS (3 * TICK_HZ)
@@ -34,6 +36,11 @@ typedef struct bandwidth_bench {
     uint16_t ack_at[RTT_TICKS + 1];
     uint8_t buf[ZL_MAX_PACKET * 4];
     uint32_t rng;
+    /* The events the players' commands make (footsteps, jumps), sent to
+     * the client as the server sends them. */
+    zl_event_log log;
+    zl_schema_plan plan;
+    zl_event_sender sender;
 } bandwidth_bench;
 
 ZL_STATIC_ASSERT(sizeof(bandwidth_bench) <= ZL_BENCH_ARENA_BYTES, bandwidth_bench_fits_arena);
@@ -45,6 +52,9 @@ static const zl_snapshot_layout layout = {&fps_player_schema, &fps_entity_schema
 typedef struct figures {
     uint32_t snapshots, updated, update_bits, section_bits, full_bits;
     uint32_t own_bits, own_entries, skip_bits;
+    uint32_t message_bytes; /* whole snapshot messages: header, events, entities */
+    uint32_t events_sent, events_bits; /* measured snapshots' events and bits */
+    uint32_t events_logged; /* events for the client, the whole run */
 } figures;
 
 static uint32_t next_random(bandwidth_bench *b)
@@ -109,12 +119,36 @@ static uint32_t own_entry_bits(bandwidth_bench *b, uint32_t tick)
                                                 ZL_SCHEMA_WIRE);
 }
 
-/* `players` move by `pattern` for RUN_TICKS; one client receives `rate`
- * snapshots a second; the second after the first is measured. */
-static void run(bandwidth_bench *b, int pattern, uint32_t players, uint32_t rate, figures *m)
+/* Logs the events of player e's command (run_command's: its own client
+ * predicted them and is not sent them). */
+static void log_events(bandwidth_bench *b, uint32_t e, const zl_event *ev, uint32_t count,
+                       figures *m)
 {
+    uint32_t i;
+    for (i = 0; i < count; i++)
+        if (zl_event_log_append(&b->log, &b->plan, &ev[i], 1) == ZL_OK && e != OWN)
+            m->events_logged++;
+}
+
+/* `players` move by `pattern` for RUN_TICKS; one client receives `rate`
+ * snapshots a second; the second after the first is measured. With
+ * `events`, the snapshots carry the events the commands make. */
+static void run(bandwidth_bench *b, int pattern, uint32_t players, uint32_t rate, int events,
+                figures *m)
+{
+    zl_snapshot_events to_client;
+    zl_event_sender_stats sent;
     uint32_t tick, e;
     memset(m, 0, sizeof *m);
+    zl_event_log_init(&b->log);
+    (void)zl_schema_plan_init(&b->plan, &fps_event_schema);
+    zl_event_sender_reset(&b->sender, &b->log);
+    to_client.sender = &b->sender;
+    to_client.log = &b->log;
+    to_client.audience.client = OWN;
+    to_client.audience.relevant = NULL;
+    /* As the server's: the round trip and a command interval. */
+    to_client.resend_ticks = RTT_TICKS + 2u;
     zl_snapshot_world_init(&b->world);
     zl_snapshot_client_reset(&b->client);
     fps_game_init(&b->game);
@@ -130,24 +164,36 @@ static void run(bandwidth_bench *b, int pattern, uint32_t players, uint32_t rate
         zl_bitwriter w;
         zl_snapshot_world_begin(&b->world, tick);
         for (e = 0; e < players; e++) {
+            zl_event made[FPS_MAX_EVENTS_PER_COMMAND];
+            zl_events sink;
             zl_usercmd c;
+            zl_events_init(&sink, made, FPS_MAX_EVENTS_PER_COMMAND);
+            sink.source = (int32_t)e;
+            sink.tick = tick;
             command(b, pattern, tick, e, &c);
             if (!(pattern == IDLE_HALF && (e & 1u)))
-                fps_run_command(&b->players[e], &c, &b->players[e], 0, NULL);
+                fps_run_command(&b->players[e], &c, &b->players[e], events, events ? &sink : NULL);
             zl_snapshot_world_set(&b->world, &layout, (uint16_t)e, &b->players[e]);
+            log_events(b, e, made, sink.count, m);
         }
-        if (*due != 0xFFFFu)
+        if (*due != 0xFFFFu) {
             zl_snapshot_acked(&b->client, *due);
+            zl_event_sender_acked(&b->sender, *due);
+        }
         *due = 0xFFFFu;
         if ((tick * rate) / TICK_HZ == ((tick - 1u) * rate) / TICK_HZ)
             continue;
+        sent = b->sender.stats;
         zl_bitwriter_init(&w, b->buf, sizeof b->buf);
-        zl_snapshot_write(&b->client, &b->world, &layout, tick, NULL, 0, NULL, OWN,
-                          sizeof b->buf * 8u, (uint16_t)tick, &w);
+        zl_snapshot_message_write(&b->client, &b->world, &layout, tick, tick, NULL, 0, NULL, OWN,
+                                  &to_client, sizeof b->buf * 8u, (uint16_t)tick, &w);
         *due = (uint16_t)tick;
         if (tick <= WARMUP_TICKS)
             continue;
         m->snapshots++;
+        m->message_bytes += (uint32_t)zl_bitwriter_finish(&w);
+        m->events_sent += b->sender.stats.sent - sent.sent;
+        m->events_bits += b->sender.stats.bits - sent.bits;
         m->updated += b->client.last.updated;
         m->update_bits += b->client.last.update_bits;
         m->section_bits += b->client.last.bits;
@@ -176,6 +222,13 @@ static const char *verdict(int met)
     return met ? "met" : "NOT met";
 }
 
+/* Bytes a second per client: snapshot messages and packet overhead. */
+static uint32_t bytes_per_s(const figures *m, uint32_t rate)
+{
+    return (uint32_t)(((uint64_t)m->message_bytes + (uint64_t)m->snapshots * PACKET_OVERHEAD) *
+                      rate / m->snapshots);
+}
+
 /* Bits per updated player (another's entry: number, kind, state code, the
  * own one's taken out), in tenths. */
 static uint32_t other_bits_x10(const figures *m)
@@ -194,7 +247,7 @@ void zl_bench_bandwidth(void)
     zl_bench_note("bandwidth", "64 players, 64 snapshots/s, acks %u ticks late (94 ms):",
                   (unsigned)RTT_TICKS);
     for (i = STRAIGHT; i <= IDLE_HALF; i++) {
-        run(b, i, PLAYERS_MAX, TICK_HZ, &m);
+        run(b, i, PLAYERS_MAX, TICK_HZ, 0, &m);
         if (i == IDLE_HALF) {
             /* Half stand still between runners: no entry, only the longer
              * numbers of the runners around them. */
@@ -218,9 +271,8 @@ void zl_bench_bandwidth(void)
     for (k = 0; k < 2; k++) {
         for (i = 0; i < 2; i++) {
             uint32_t bytes;
-            run(b, MIXED, counts[k], rates[i], &m);
-            bytes = (m.section_bits / 8u + m.snapshots * PACKET_OVERHEAD) * rates[i] /
-                    m.snapshots;
+            run(b, MIXED, counts[k], rates[i], 0, &m);
+            bytes = bytes_per_s(&m, rates[i]);
             per = other_bits_x10(&m);
             zl_bench_note("bandwidth", "  %2u players, %2u/s: %6u bytes/s (%u.%u bits per moving "
                           "player)", (unsigned)counts[k], (unsigned)rates[i], (unsigned)bytes,
@@ -231,6 +283,30 @@ void zl_bench_bandwidth(void)
                 full_x10 = tenths(m.full_bits, m.snapshots * PLAYERS_MAX);
             }
         }
+    }
+    zl_bench_note("bandwidth", "the same stream with the events its commands make (footsteps, "
+                  "jumps; none to their own client), %u/s:", (unsigned)TICK_HZ);
+    for (k = 0; k < 2; k++) {
+        figures with;
+        uint32_t plain, bytes, x10;
+        run(b, MIXED, counts[k], TICK_HZ, 0, &m);
+        run(b, MIXED, counts[k], TICK_HZ, 1, &with);
+        if (with.events_logged == 0 || with.events_sent == 0)
+            continue; /* a game without events: nothing to report */
+        plain = bytes_per_s(&m, TICK_HZ);
+        bytes = bytes_per_s(&with, TICK_HZ);
+        x10 = tenths(with.events_bits - with.snapshots, with.events_sent);
+        /* Copies: every copy sent in the whole run, for every event logged
+         * (the last ones' second copies are not sent yet). */
+        zl_bench_note("bandwidth", "  %2u players: %u bytes a snapshot without events, %u with "
+                      "(%u bytes/s against %u, events %u%%); %u events, %u.%02u copies each, "
+                      "%u.%u bits a copy", (unsigned)counts[k],
+                      (unsigned)(plain / TICK_HZ), (unsigned)(bytes / TICK_HZ), (unsigned)bytes,
+                      (unsigned)plain, (unsigned)((bytes - plain) * 100u / bytes),
+                      (unsigned)with.events_logged,
+                      (unsigned)(b->sender.stats.sent / with.events_logged),
+                      (unsigned)(b->sender.stats.sent * 100u / with.events_logged % 100u),
+                      (unsigned)(x10 / 10u), (unsigned)(x10 % 10u));
     }
     zl_bench_note("bandwidth", "  full snapshot of 64 players: %u bytes, %u.%u bits per player",
                   (unsigned)(full_x10 * PLAYERS_MAX / 80u), (unsigned)(full_x10 / 10u),

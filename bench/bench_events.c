@@ -105,8 +105,8 @@ void zl_bench_events(void)
                       kinds[i].name, (unsigned)one_bits, (unsigned)run_bits,
                       (unsigned)(run_bits / 8u), (unsigned)(run_bits % 8u * 10u / 8u));
     }
-    zl_bench_note("events", "each new event rides in %u snapshots, then again only when no "
-                  "acknowledgement came within a round trip (ZL_EVENT_COPIES)",
+    zl_bench_note("events", "each new event rides in %u snapshots (ZL_EVENT_COPIES), then "
+                  "again only when each copy is known lost or overdue",
                   (unsigned)ZL_EVENT_COPIES);
     for (i = 0; i < 2; i++) {
         uint32_t bits = message_bits(b, lens[i]);

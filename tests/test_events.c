@@ -53,22 +53,29 @@ static uint32_t pair_heard(int i, uint32_t *echoed)
     return unpaired;
 }
 
+/* Starts a match of 4 bots duelling (strafe, jump, fire at each other's
+ * heads), lag compensated, on links of this round trip, jitter and loss. */
+static void duel(uint32_t rtt_us, uint32_t jitter_us, uint32_t loss_ppm)
+{
+    zl_match_setup s;
+    memset(&s, 0, sizeof s);
+    s.rtt_us = rtt_us;
+    s.jitter_us = jitter_us;
+    s.loss_ppm = loss_ppm;
+    s.lag_compensation = 1;
+    s.style = ZL_MATCH_DUEL;
+    s.firing = 1;
+    zl_match_start(&s);
+}
+
 /* 4 bots duel (strafe, jump, fire at each other's heads) for a minute at
  * 200 ms round trip with 10% loss each way: every logged event that
  * concerns a client reaches it exactly once, or is counted as aged out. */
 static void test_events_exactly_once(void)
 {
-    zl_match_setup s;
     uint32_t cutoff, total_missing = 0, total_expected = 0, total_heard = 0, total_aged = 0;
     int i;
-    memset(&s, 0, sizeof s);
-    s.rtt_us = 200000u;
-    s.jitter_us = 10000u;
-    s.loss_ppm = 100000u;
-    s.lag_compensation = 1;
-    s.style = ZL_MATCH_DUEL;
-    s.firing = 1;
-    zl_match_start(&s);
+    duel(200000u, 10000u, 100000u);
     zl_match_run(MATCH_US);
     ZL_CHECK_EQ(zl_match_connected(), BOTS);
     ZL_CHECK_EQ(m.events_unkept, 0);
@@ -114,6 +121,31 @@ static void test_events_exactly_once(void)
             (unsigned)m.heard_within_frame, (unsigned)m.heard_others);
 }
 
+/* 4 bots duel for 10 s at 100 ms round trip with 2 ms jitter and no loss:
+ * each event reaches a client in at most ZL_EVENT_COPIES copies. */
+static void test_match_copies_loss_free(void)
+{
+    uint32_t sent = 0, received = 0;
+    int i;
+    duel(100000u, 2000u, 0);
+    zl_match_run(10000000u);
+    ZL_CHECK_EQ(zl_match_connected(), BOTS);
+    for (i = 0; i < BOTS; i++) {
+        zl_server_client_stats ss;
+        zl_client_stats cs;
+        ZL_CHECK(zl_server_get_client_stats(&m.server, zl_client_slot(&m.client[i]),
+                                            zl_test_time_us, &ss) == ZL_OK);
+        zl_client_get_stats(&m.client[i], zl_test_time_us, &cs);
+        ZL_CHECK(cs.events.received > 100u);
+        ZL_CHECK(cs.events.duplicates <= cs.events.received * (ZL_EVENT_COPIES - 1u));
+        sent += ss.events.sent;
+        received += cs.events.received;
+    }
+    zl_test_note("%u events received, %u sent: %u.%02u copies each (ZL_EVENT_COPIES %u)",
+                 (unsigned)received, (unsigned)sent, (unsigned)(sent / received),
+                 (unsigned)(sent * 100u / received % 100u), (unsigned)ZL_EVENT_COPIES);
+}
+
 /* ---- The log, a sender and a queue over a simulated channel ---- */
 
 #define CLIENT 1
@@ -132,6 +164,7 @@ static zl_event_sender sender;
 static zl_event_queue queue;
 static flight channel[DELAY + 1][IN_FLIGHT];
 static uint32_t channel_count[DELAY + 1];
+static int loss_free; /* the channel loses, copies and reorders nothing */
 
 /* A random event of `source` at `tick`. */
 static zl_event random_event(zl_test_rng *rng, int32_t source, uint32_t tick)
@@ -158,7 +191,7 @@ static void deliver(zl_test_rng *rng, uint32_t tick)
         zl_bitreader r;
         zl_bitreader_init(&r, f->bytes, sizeof f->bytes);
         ZL_CHECK_EQ(zl_event_section_read(&queue, &fps_event_schema, f->tick, &r), ZL_OK);
-        if (zl_test_rng_range(rng, 0, 4) > 0)
+        if (loss_free || zl_test_rng_range(rng, 0, 4) > 0)
             zl_event_sender_acked(&sender, f->sequence);
     }
     channel_count[slot] = 0;
@@ -172,7 +205,7 @@ static void send(zl_test_rng *rng, uint32_t tick, uint16_t sequence)
     zl_event_section sec;
     zl_bitwriter w;
     flight f;
-    int copies = zl_test_rng_range(rng, 0, 9) == 0 ? 2 : 1;
+    int copies = !loss_free && zl_test_rng_range(rng, 0, 9) == 0 ? 2 : 1;
     memset(&f, 0, sizeof f);
     f.tick = tick;
     f.sequence = sequence;
@@ -181,8 +214,9 @@ static void send(zl_test_rng *rng, uint32_t tick, uint16_t sequence)
     ZL_CHECK(zl_bitwriter_finish(&w) > 0);
     zl_event_sender_sent(&sender, sequence, &sec);
     for (; copies > 0; copies--) {
-        uint32_t at = (tick + (uint32_t)zl_test_rng_range(rng, 1, DELAY)) % (DELAY + 1);
-        if (zl_test_rng_range(rng, 0, 4) > 0 && channel_count[at] < IN_FLIGHT)
+        uint32_t at = (tick + (loss_free ? DELAY : (uint32_t)zl_test_rng_range(rng, 1, DELAY))) %
+                      (DELAY + 1);
+        if ((loss_free || zl_test_rng_range(rng, 0, 4) > 0) && channel_count[at] < IN_FLIGHT)
             channel[at][channel_count[at]++] = f;
     }
 }
@@ -265,6 +299,68 @@ static void test_section_exactly_once(void)
                  "(%u copies each)",
                  (unsigned)n_expected, (unsigned)n_heard, (unsigned)backwards,
                  (unsigned)queue.stats.duplicates, (unsigned)sender.stats.sent,
+                 (unsigned)ZL_EVENT_COPIES);
+}
+
+/* On a channel that loses nothing (acknowledgements back DELAY ticks
+ * after their snapshot, before the resend timer of 6 ticks),
+ * each event goes out exactly ZL_EVENT_COPIES times: counted per event
+ * in the sections as they arrive, each read on its own. */
+static void test_copies_loss_free(void)
+{
+    enum { TICKS = 600 }; /* fewer events than the log holds */
+    static uint32_t expected[4096], copies[4096];
+    static uint8_t none[4096];
+    uint32_t tick, k, n_expected = 0, counted = 0, most = 0, total = 0;
+    zl_test_rng rng;
+    zl_test_rng_seed(&rng, 23);
+    zl_event_log_init(&log_);
+    zl_event_sender_reset(&sender, &log_);
+    memset(channel_count, 0, sizeof channel_count);
+    memset(copies, 0, sizeof copies);
+    loss_free = 1;
+    for (tick = 1; tick <= TICKS; tick++) {
+        uint32_t slot = tick % (DELAY + 1);
+        int i;
+        /* 0-3 events a tick, each of another source: each one unlike any other. */
+        for (i = zl_test_rng_range(&rng, 0, 3); i > 0; i--) {
+            zl_event ev = random_event(&rng, i - 1, tick);
+            ZL_CHECK_EQ(zl_event_log_append(&log_, &event_plan, &ev, 0), ZL_OK);
+            if (n_expected < ZL_COUNTOF(expected))
+                expected[n_expected++] = log_.next - 1u;
+        }
+        for (k = 0; k < channel_count[slot]; k++) {
+            zl_event out[ZL_EVENTS_PER_SNAPSHOT];
+            zl_bitreader r;
+            int n;
+            zl_event_queue_init(&queue);
+            zl_bitreader_init(&r, channel[slot][k].bytes, sizeof channel[slot][k].bytes);
+            ZL_CHECK_EQ(zl_event_section_read(&queue, &fps_event_schema, channel[slot][k].tick, &r),
+                        ZL_OK);
+            n = zl_event_queue_take(&queue, tick, -2, out, (int)ZL_COUNTOF(out));
+            for (i = 0; i < n; i++) {
+                int32_t e = find_expected(expected, none, n_expected, &out[i]);
+                ZL_CHECK(e >= 0);
+                if (e >= 0)
+                    copies[e]++;
+            }
+        }
+        deliver(&rng, tick);
+        send(&rng, tick, (uint16_t)tick);
+    }
+    loss_free = 0;
+    for (k = 0; k < n_expected; k++) {
+        if (log_.entry[expected[k] & (ZL_EVENT_LOG - 1u)].tick + 2u * DELAY > TICKS)
+            continue; /* still on its way */
+        counted++;
+        total += copies[k];
+        most = copies[k] > most ? copies[k] : most;
+        ZL_CHECK_EQ(copies[k], ZL_EVENT_COPIES);
+    }
+    ZL_CHECK(counted > TICKS);
+    zl_test_note("%u events, %u.%02u copies each on average, %u at most (ZL_EVENT_COPIES %u)",
+                 (unsigned)counted, (unsigned)(total / counted),
+                 (unsigned)(total * 100u / counted % 100u), (unsigned)most,
                  (unsigned)ZL_EVENT_COPIES);
 }
 
@@ -424,9 +520,11 @@ void zl_suite_events(void)
 {
     (void)zl_schema_plan_init(&event_plan, &fps_event_schema);
     ZL_RUN(test_section_exactly_once);
+    ZL_RUN(test_copies_loss_free);
     ZL_RUN(test_aged_and_full);
     ZL_RUN(test_audience);
     ZL_RUN(test_due_on_the_timeline);
     ZL_RUN(test_hostile_sections);
     ZL_RUN(test_events_exactly_once);
+    ZL_RUN(test_match_copies_loss_free);
 }

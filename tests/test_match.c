@@ -190,6 +190,64 @@ static void test_one_crc_per_datagram(void)
     ZL_CHECK(total_taken > 1000u);
 }
 
+/* The byte counts of the stats are the bytes handed to the network, the
+ * header and (sealed) the tag included: over 2 s of a duelling match,
+ * plain and sealed, each end's link counts what its HAL was handed, and
+ * a snapshot's size is the same at both ends. */
+/* Bot i's stats at both ends now. */
+static void bot_stats(int i, zl_server_client_stats *ss, zl_client_stats *cs)
+{
+    ZL_CHECK_EQ(zl_server_get_client_stats(&m.server, zl_client_slot(&m.client[i]),
+                                           zl_test_time_us, ss), ZL_OK);
+    zl_client_get_stats(&m.client[i], zl_test_time_us, cs);
+}
+
+static void check_bytes_counted(int plain)
+{
+    zl_match_setup setup;
+    uint32_t server_hal, client_hal[BOTS], server_link = 0, client_link[BOTS], sum = 0;
+    int i;
+    memset(&setup, 0, sizeof setup);
+    setup.lag_compensation = 1;
+    setup.style = ZL_MATCH_DUEL;
+    setup.firing = 1;
+    setup.plain = plain;
+    zl_match_start(&setup);
+    zl_match_run(2000000u);
+    ZL_CHECK_EQ(zl_match_connected(), BOTS);
+    server_hal = m.server_bytes;
+    for (i = 0; i < BOTS; i++) {
+        zl_server_client_stats ss;
+        zl_client_stats cs;
+        bot_stats(i, &ss, &cs);
+        server_link -= ss.link.bytes_sent;
+        client_link[i] = cs.link.bytes_sent;
+        client_hal[i] = m.client_bytes[i];
+    }
+    zl_match_run(2000000u);
+    for (i = 0; i < BOTS; i++) {
+        zl_server_client_stats ss;
+        zl_client_stats cs;
+        bot_stats(i, &ss, &cs);
+        server_link += ss.link.bytes_sent;
+        ZL_CHECK_EQ(cs.link.bytes_sent - client_link[i], m.client_bytes[i] - client_hal[i]);
+        ZL_CHECK(ss.events.sent > 0);
+        ZL_CHECK_EQ(ss.last_snapshot_bytes, m.snapshot_bytes[i]);
+        ZL_CHECK_EQ(cs.last_snapshot_bytes, ss.last_snapshot_bytes);
+        sum += m.client_bytes[i] - client_hal[i];
+    }
+    ZL_CHECK_EQ(server_link, m.server_bytes - server_hal);
+    ZL_CHECK(server_link > 0 && sum > 0);
+    zl_test_note("%s: 2 s, %u bytes from the server, %u from the clients, as the HAL counted",
+                 plain ? "plain" : "sealed", (unsigned)server_link, (unsigned)sum);
+}
+
+static void test_bytes_counted(void)
+{
+    check_bytes_counted(1);
+    check_bytes_counted(0);
+}
+
 void zl_suite_match(void)
 {
     ZL_RUN(test_everyone_connects);
@@ -197,4 +255,5 @@ void zl_suite_match(void)
     ZL_RUN(test_others_drawn);
     ZL_RUN(test_recorded_match_hash);
     ZL_RUN(test_one_crc_per_datagram);
+    ZL_RUN(test_bytes_counted);
 }

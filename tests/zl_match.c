@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "zl_match.h"
+#include "zl_packet.h"
+#include "zl_protocol.h"
 #include "zl_test.h"
 
 zl_match zl_match_world;
@@ -362,6 +364,33 @@ void zl_match_mint(int i, zl_connect_token *t)
                 ZL_OK);
 }
 
+/* The server's and the clients' sends, counting the bytes handed to the
+ * network below them. */
+static int server_send(void *ctx, const zl_addr *to, const void *data, size_t len)
+{
+    const uint8_t *bytes = (const uint8_t *)data;
+    int i;
+    m.server_bytes += (uint32_t)len;
+    for (i = 0; i < ZL_MATCH_BOTS; i++) {
+        zl_addr bot = zl_loopnet_address(&m.client_ep[i]);
+        if (len > ZL_PACKET_HEADER_SIZE &&
+            (bytes[4] & (ZL_PACKET_TYPE_COUNT - 1)) == ZL_MSG_SNAPSHOT &&
+            zl_addr_equal(to, &bot))
+            m.snapshot_bytes[i] = (uint32_t)len;
+    }
+    return m.server_net.send(ctx, to, data, len);
+}
+
+static int client_send(void *ctx, const zl_addr *to, const void *data, size_t len)
+{
+    int i;
+    for (i = 0; i < ZL_MATCH_BOTS && m.client_net[i].ctx != ctx; i++)
+        ;
+    ZL_ASSERT(i < ZL_MATCH_BOTS);
+    m.client_bytes[i] += (uint32_t)len;
+    return m.client_net[i].send(ctx, to, data, len);
+}
+
 void zl_match_start(const zl_match_setup *setup)
 {
     zl_server_config sc;
@@ -376,6 +405,8 @@ void zl_match_start(const zl_match_setup *setup)
     zl_loopnet_init(&m.net, &m.clock);
     zl_addr_parse(&m.server_addr, "10.0.0.1:27015");
     ZL_CHECK_EQ(zl_loopnet_open(&m.net, &m.server_ep, &m.server_addr, &m.server_hal), ZL_OK);
+    m.server_net = m.server_hal;
+    m.server_hal.send = server_send;
     m.bots = setup->game ? setup->game : &fps_bots;
     if (m.bots->rules) {
         m.client_rules = *m.bots->rules;
@@ -410,6 +441,8 @@ void zl_match_start(const zl_match_setup *setup)
         zl_conditioner_init(&m.cond[i], &m.client_raw[i], (uint64_t)i + 1u, &m.client_hal[i]);
         zl_conditioner_configure(&m.cond[i], ZL_CONDITIONER_SEND, &cs);
         zl_conditioner_configure(&m.cond[i], ZL_CONDITIONER_RECEIVE, &cs);
+        m.client_net[i] = m.client_hal[i];
+        m.client_hal[i].send = client_send;
         ZL_CHECK_EQ(zl_client_init(&m.client[i], &cc, &m.client_rules, &m.client_hal[i],
                                    (uint64_t)0x12345678u << 32 | (uint64_t)i),
                     ZL_OK);

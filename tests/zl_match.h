@@ -72,6 +72,11 @@ typedef struct zl_match {
     zl_platform clock;
     zl_loopnet_endpoint server_ep, client_ep[ZL_MATCH_BOTS];
     zl_platform server_hal, client_raw[ZL_MATCH_BOTS], client_hal[ZL_MATCH_BOTS];
+    /* The sends the HALs above wrap, and the bytes each was handed. */
+    zl_platform server_net, client_net[ZL_MATCH_BOTS];
+    uint32_t server_bytes, client_bytes[ZL_MATCH_BOTS];
+    uint32_t snapshot_bytes[ZL_MATCH_BOTS]; /* the last snapshot datagram
+                                               the server sent each bot */
     zl_conditioner cond[ZL_MATCH_BOTS];
     fps_game game;
     const zl_match_game *bots; /* what the bots play */

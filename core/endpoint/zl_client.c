@@ -310,7 +310,9 @@ void zl_client_take_frame_(zl_client *c, const zl_snapshot_frame *f, uint32_t ex
     }
 }
 
-void zl_client_on_snapshot_(zl_client *c, const uint8_t *payload, size_t len, uint64_t now_us)
+/* len: the payload's bytes; datagram_len: the whole datagram's. */
+void zl_client_on_snapshot_(zl_client *c, const uint8_t *payload, size_t len, size_t datagram_len,
+                            uint64_t now_us)
 {
     const zl_snapshot_frame *f;
     uint32_t executed, tick;
@@ -329,7 +331,7 @@ void zl_client_on_snapshot_(zl_client *c, const uint8_t *payload, size_t len, ui
         return;
     }
     c->snapshots++;
-    c->last_snapshot_bytes = (uint32_t)(len + ZL_PACKET_HEADER_SIZE);
+    c->last_snapshot_bytes = (uint32_t)datagram_len;
     zl_client_take_frame_(c, f, executed, now_us);
 }
 
@@ -402,7 +404,7 @@ static void on_linked(zl_client *c, const zl_conn_datagram *d, size_t len, uint6
     if (type == ZL_MSG_BLOCK)
         zl_blocks_unwrap(&c->blocks, &type, &payload, &payload_len);
     if (type == ZL_MSG_SNAPSHOT) {
-        zl_client_on_snapshot_(c, payload, payload_len, now_us);
+        zl_client_on_snapshot_(c, payload, payload_len, len, now_us);
     } else if (type == ZL_MSG_RELIABLE) {
         zl_bitreader r;
         zl_bitreader_init(&r, payload, payload_len);

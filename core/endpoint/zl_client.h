@@ -72,7 +72,9 @@ typedef struct zl_client_stats {
     uint32_t snapshots_undecodable; /* base frame missing, old or malformed */
     uint32_t snapshots_left;   /* of a match the client has left, overtaken
                                   by the notice of the new one: dropped */
-    uint32_t last_snapshot_bytes;
+    uint32_t last_snapshot_bytes; /* its datagram, as the network handed it:
+                                     header, payload (a block chunk it carried
+                                     included) and tag */
     uint32_t interp_us;        /* the lerp in use (the adaptive delay) */
     uint32_t interp_floor_us;  /* Source's max(cl_interp, ratio / updaterate) */
     uint32_t behind_us;        /* last frame: newest snapshot time minus the

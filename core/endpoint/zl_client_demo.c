@@ -382,7 +382,9 @@ int zl_client_play_item(zl_client *c, const zl_demo_item_view *item, zl_events *
         return ZL_ERR_INVALID;
     now_us = zl_client_play_time(c, item->time_us);
     if (item->kind == ZL_DEMO_SNAPSHOT) {
-        zl_client_on_snapshot_(c, item->data, item->len, now_us);
+        /* A demo keeps the payload, not the datagram: the net graph's size
+         * is the plain datagram's. */
+        zl_client_on_snapshot_(c, item->data, item->len, item->len + ZL_PACKET_HEADER_SIZE, now_us);
     } else if (item->kind == ZL_DEMO_FRAME) {
         zl_client_frame(c, now_us);
     } else if (item->kind == ZL_DEMO_COMMAND) {

@@ -992,7 +992,14 @@ static void send_snapshot(zl_server *s, int slot, const uint16_t *ids, int count
         c->choked++;
         return;
     }
-    budget = c->rate_credit < ZL_PACKET_MAX_PAYLOAD ? c->rate_credit : ZL_PACKET_MAX_PAYLOAD;
+    /* The credit pays for the whole datagram: header and tag included. */
+    budget = c->rate_credit - (int64_t)zl_conn_overhead(&c->conn);
+    if (budget <= 0) {
+        c->choked++;
+        return;
+    }
+    if (budget > ZL_PACKET_MAX_PAYLOAD)
+        budget = ZL_PACKET_MAX_PAYLOAD;
     if (c->full_requested) {
         zl_snapshot_client_reset(&c->snapshot);
         c->full_requested = 0;
@@ -1020,12 +1027,14 @@ static void send_snapshot(zl_server *s, int slot, const uint16_t *ids, int count
         return;
     }
     {
-        int bytes = zl_bitwriter_finish(&w), sent = bytes;
+        int sent = zl_bitwriter_finish(&w), len;
         uint8_t type = zl_server_blocks_attach(s, slot, packet + ZL_PACKET_HEADER_SIZE, &sent,
                                                now_us);
-        zl_conn_send(&c->conn, type, packet, sent, now_us);
-        c->rate_credit -= ZL_PACKET_HEADER_SIZE + sent;
-        c->last_snapshot_bytes = (uint32_t)(ZL_PACKET_HEADER_SIZE + bytes);
+        len = zl_conn_send(&c->conn, type, packet, sent, now_us);
+        if (len < 0)
+            return;
+        c->rate_credit -= len;
+        c->last_snapshot_bytes = (uint32_t)len;
         c->snapshots++;
     }
 }

@@ -159,7 +159,9 @@ typedef struct zl_server_client_stats {
     zl_client_settings settings; /* as clamped */
     uint32_t snapshots;        /* snapshots sent */
     uint32_t choked;           /* snapshots due but held back by the rate */
-    uint32_t last_snapshot_bytes;
+    uint32_t last_snapshot_bytes; /* its datagram, as handed to the HAL:
+                                     header, payload (a block chunk it carried
+                                     included) and tag */
     uint32_t executed;         /* newest command run */
     uint32_t hits;             /* shots of this client whose trace met a player */
     uint32_t bad_messages;     /* malformed payloads on the connection */

@@ -50,7 +50,7 @@ uint8_t zl_server_blocks_attach(zl_server *s, int slot, uint8_t *payload, int *b
     /* The next snapshot: send_snapshots moves the time on after this one. */
     due_us = c->next_snapshot_us + 1000000u / c->settings.updaterate;
     return zl_blocks_attach(&c->blocks, &c->conn.link, payload, bytes, ZL_MSG_SNAPSHOT,
-                            budget(s, c, c->rate_credit - ZL_PACKET_HEADER_SIZE - *bytes, due_us,
+                            budget(s, c, c->rate_credit - zl_conn_overhead(&c->conn) - *bytes, due_us,
                                    now_us),
                             now_us);
 }

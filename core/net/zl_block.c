@@ -394,7 +394,7 @@ uint8_t zl_blocks_attach(zl_blocks *b, const zl_link *l, uint8_t *payload, int *
 int zl_blocks_send_alone(zl_blocks *b, zl_conn *c, uint32_t budget, uint64_t now_us)
 {
     uint8_t packet[ZL_MAX_PACKET];
-    uint32_t cost = ZL_PACKET_HEADER_SIZE + (c->sealed ? ZL_PACKET_TAG_SIZE : 0u), size;
+    uint32_t cost = zl_conn_overhead(c), size;
     ZL_ASSERT(b && c);
     if (b->out.state != ZL_BLOCK_ACTIVE || budget <= cost)
         return 0;

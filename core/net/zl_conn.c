@@ -115,6 +115,12 @@ int zl_conn_send(zl_conn *c, uint8_t type, uint8_t *packet, int payload_bytes, u
     return zl_conn_send_to(c, &c->peer, type, packet, payload_bytes, now_us);
 }
 
+uint32_t zl_conn_overhead(const zl_conn *c)
+{
+    ZL_ASSERT(c);
+    return ZL_PACKET_HEADER_SIZE + (c->sealed ? ZL_PACKET_TAG_SIZE : 0u);
+}
+
 int zl_conn_send_to(zl_conn *c, const zl_addr *to, uint8_t type, uint8_t *packet,
                     int payload_bytes, uint64_t now_us)
 {

@@ -114,6 +114,10 @@ int zl_conn_open(zl_conn *c, int linked, uint8_t *packet, size_t len, zl_conn_da
  * nothing. Returns the datagram length or a negative ZL_ERR_*. */
 int zl_conn_send(zl_conn *c, uint8_t type, uint8_t *packet, int payload_bytes, uint64_t now_us);
 
+/* Bytes a datagram of this connection spends besides its payload: the
+ * header, and the tag when it is sealed. */
+uint32_t zl_conn_overhead(const zl_conn *c);
+
 /* zl_conn_send to another address than the peer's: a path challenge
  * (zl_server) goes to the address it tests. */
 int zl_conn_send_to(zl_conn *c, const zl_addr *to, uint8_t type, uint8_t *packet,

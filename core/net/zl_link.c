@@ -112,6 +112,7 @@ void zl_link_record_sent(zl_link *l, const zl_packet_header *h, size_t len, uint
     l->stats.packets_sent++;
     roll_rates(l, now_us);
     l->rate_out_now += (uint32_t)len;
+    l->stats.bytes_sent += (uint32_t)len;
 }
 
 int zl_link_send(zl_link *l, uint8_t type, void *packet, size_t payload_bytes,
@@ -320,6 +321,7 @@ int zl_link_accept(zl_link *l, const zl_packet_header *h, size_t len, uint64_t n
     l->stats.packets_received++;
     roll_rates(l, now_us);
     l->rate_in_now += (uint32_t)len;
+    l->stats.bytes_received += (uint32_t)len;
     take_acks(l, h, now_us, acks);
     return ZL_OK;
 }

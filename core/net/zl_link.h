@@ -54,6 +54,9 @@ typedef struct zl_link_stats {
                                  arrived, 65536 = all; smoothed per packet */
     uint32_t bytes_out_per_s; /* packet bytes (UDP payload) sent ... */
     uint32_t bytes_in_per_s;  /* ... and accepted, over the last second */
+    uint32_t bytes_sent;      /* packet bytes (UDP payload: header, payload
+                                 and tag) sent ... */
+    uint32_t bytes_received;  /* ... and accepted, since zl_link_init */
     uint32_t packets_sent;
     uint32_t packets_received; /* accepted; drops are counted apart */
     uint32_t packets_acked;    /* ours, each counted once */

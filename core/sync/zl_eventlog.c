@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "zl_ring.h"
+
 /* Bits of an event's id on the wire when it does not follow the previous one. */
 #define ID_BITS 16u
 
@@ -57,79 +59,83 @@ int zl_event_log_append(zl_event_log *log, const zl_schema_plan *plan, const zl_
 
 void zl_event_sender_reset(zl_event_sender *s, const zl_event_log *log)
 {
-    uint32_t i;
     ZL_ASSERT(s && log);
     memset(s, 0, sizeof(*s));
     s->acked = log->next;
-    s->sent_end = log->next;
-    for (i = 0; i < ZL_EVENT_COPIES; i++)
-        s->recent_end[i] = log->next;
+}
+
+/* A sent record's state and due tick, packed in its `due`. */
+#define DUE_BITS 14u
+#define DUE_MASK ((1u << DUE_BITS) - 1u)
+
+static uint32_t state_of(const zl_event_sent *r)
+{
+    return (uint32_t)r->due >> DUE_BITS;
+}
+
+static void set_state(zl_event_sent *r, uint32_t state)
+{
+    r->due = (uint16_t)(state << DUE_BITS | (r->due & DUE_MASK));
+}
+
+/* Whether tick has reached r's due tick (mod 2^14). */
+static int overdue(const zl_event_sent *r, uint32_t tick)
+{
+    return ((tick - r->due) & DUE_MASK) < (DUE_MASK + 1u) / 2u;
 }
 
 void zl_event_sender_sent(zl_event_sender *s, uint16_t sequence, const zl_event_section *sec)
 {
     zl_event_sent *r;
     ZL_ASSERT(s && sec);
-    r = &s->sent[sequence % ZL_SNAPSHOT_SENT];
-    if (r->used && r->acked)
-        s->waiting--; /* still waiting: forgotten, its events will go again */
-    r->sequence = sequence;
-    r->start = sec->start;
-    r->end = sec->end;
-    r->used = 1;
-    r->acked = 0;
-    /* The clock runs from the first sending of what is outstanding, and
-     * again from each resending. */
-    if (sec->resending || (s->acked == s->sent_end && sec->end != sec->start))
-        s->resend_tick = sec->resend_tick;
-    if (after(sec->end, s->sent_end))
-        s->sent_end = sec->end;
-    s->recent_end[s->copies++ % ZL_EVENT_COPIES] = s->sent_end;
     s->stats.sent += sec->count;
     s->stats.bits += sec->bits;
-}
-
-/* Whether record r, acknowledged, can move the first event not done. */
-static int applies(const zl_event_sender *s, const zl_event_sent *r)
-{
-    return r->used && r->acked && !after(r->start, s->acked);
-}
-
-/* Moves the first event not done to the end of r and forgets r. */
-static void apply(zl_event_sender *s, zl_event_sent *r)
-{
-    if (after(r->end, s->acked))
-        s->acked = r->end;
-    r->used = 0;
+    if (sec->carried == 0)
+        return;
+    /* The slot's snapshot of ZL_SNAPSHOT_SENT ago, if still unacknowledged,
+     * is forgotten: its events go again. */
+    r = &s->sent[sequence % ZL_SNAPSHOT_SENT];
+    r->sequence = sequence;
+    r->due = (uint16_t)((uint32_t)ZL_EVENT_SENT_FLIGHT << DUE_BITS | (sec->due_tick & DUE_MASK));
+    r->start = sec->start;
+    r->carried = sec->carried;
 }
 
 void zl_event_sender_acked(zl_event_sender *s, uint16_t sequence)
 {
-    zl_event_sent *r;
+    uint32_t i;
     ZL_ASSERT(s);
-    r = &s->sent[sequence % ZL_SNAPSHOT_SENT];
-    if (!r->used || r->sequence != sequence || r->acked)
-        return;
-    r->acked = 1;
-    if (!applies(s, r)) {
-        s->waiting++; /* it starts beyond: an earlier snapshot is not in yet */
-        return;
+    for (i = 0; i < ZL_SNAPSHOT_SENT; i++) {
+        zl_event_sent *r = &s->sent[i];
+        if (state_of(r) != ZL_EVENT_SENT_FLIGHT)
+            continue;
+        if (r->sequence == sequence)
+            set_state(r, ZL_EVENT_SENT_ACKED);
+        else if (zl_seq_diff(r->sequence, sequence) < 0)
+            set_state(r, ZL_EVENT_SENT_LOST); /* a later packet got there, it did not */
     }
-    apply(s, r);
-    /* Records that waited for this one, perhaps each for the one before. */
-    while (s->waiting) {
-        uint32_t i, applied = 0;
-        for (i = 0; i < ZL_SNAPSHOT_SENT; i++)
-            if (applies(s, &s->sent[i])) {
-                apply(s, &s->sent[i]);
-                applied++;
-            }
-        if (!applied)
-            break;
-        s->waiting -= applied;
+}
+
+/* What the sent snapshots say about event id at `tick`. */
+typedef struct fate {
+    uint8_t done;    /* an acknowledged snapshot carried it */
+    uint8_t coming;  /* a copy may still arrive: in flight, not overdue */
+    uint32_t copies; /* snapshots remembered that carried it */
+} fate;
+
+static void fate_of(const zl_event_sender *s, uint32_t id, uint32_t tick, fate *f)
+{
+    uint32_t i;
+    memset(f, 0, sizeof *f);
+    for (i = 0; i < ZL_SNAPSHOT_SENT; i++) {
+        const zl_event_sent *r = &s->sent[i];
+        uint32_t k = id - r->start;
+        if (state_of(r) == ZL_EVENT_SENT_FREE || k >= ZL_EVENT_SPAN || !((r->carried >> k) & 1u))
+            continue;
+        f->copies++;
+        f->done |= (uint8_t)(state_of(r) == ZL_EVENT_SENT_ACKED);
+        f->coming |= (uint8_t)(state_of(r) == ZL_EVENT_SENT_FLIGHT && !overdue(r, tick));
     }
-    if (after(s->acked, s->sent_end))
-        s->sent_end = s->acked;
 }
 
 static int concerns(const zl_event_entry *e, const zl_event_audience *a)
@@ -141,8 +147,9 @@ static int concerns(const zl_event_entry *e, const zl_event_audience *a)
     return (a->relevant[e->source >> 3] >> (e->source & 7)) & 1;
 }
 
-/* Moves the client's window past events the log no longer holds and
- * events too old to send at `tick`, counting them. */
+/* Moves the client's window past events the log no longer holds, events
+ * done or that do not concern it, and events too old to send at `tick`,
+ * counting the lost ones. */
 static void retire(zl_event_sender *s, const zl_event_log *log, const zl_event_audience *a,
                    uint32_t tick)
 {
@@ -150,16 +157,27 @@ static void retire(zl_event_sender *s, const zl_event_log *log, const zl_event_a
         s->stats.overrun += log->next - s->acked - ZL_EVENT_LOG;
         s->acked = log->next - ZL_EVENT_LOG;
     }
-    while (s->acked != log->next) {
+    for (; s->acked != log->next; s->acked++) {
         const zl_event_entry *e = entry_of(log, s->acked);
+        fate f;
+        if (!concerns(e, a))
+            continue;
+        fate_of(s, s->acked, tick, &f);
+        if (f.done)
+            continue;
         if (tick - e->tick <= ZL_EVENT_MAX_AGE)
             break;
-        if (concerns(e, a))
-            s->stats.aged++;
-        s->acked++;
+        s->stats.aged++;
     }
-    if (after(s->acked, s->sent_end))
-        s->sent_end = s->acked;
+}
+
+/* Whether event id (not done, concerning the client) goes in the
+ * snapshot of `tick`: in its first copies, or when none may still arrive. */
+static int needs_sending(const zl_event_sender *s, uint32_t id, uint32_t tick)
+{
+    fate f;
+    fate_of(s, id, tick, &f);
+    return !f.done && (f.copies < ZL_EVENT_COPIES || !f.coming);
 }
 
 /* An event in a section: its lead (lead_bits of it: the 1 bit, whether it
@@ -243,25 +261,36 @@ int zl_event_section_write(zl_event_sender *s, zl_event_log *log,
                            zl_event_section *out)
 {
     const zl_event_run *run = &log->run;
-    uint32_t id, start, used = 0, count = 0, prev = 0;
+    uint32_t id, k, start = log->next, used = 0, count = 0, prev = 0;
+    uint32_t want = 0, carried = 0;
     pending p = {0, 0};
-    int resend;
     ZL_ASSERT(s && log && audience && w && out && resend_ticks >= 1);
     if (budget_bits < 1)
         return ZL_ERR_OVERFLOW;
     retire(s, log, audience, tick);
-    resend = s->acked != s->sent_end && (int32_t)(tick - s->resend_tick) >= 0;
-    start = s->recent_end[s->copies % ZL_EVENT_COPIES];
-    if (resend || after(s->acked, start))
-        start = s->acked;
-    code_run(log, tick, start);
-    for (id = start; id != log->next && count < ZL_EVENTS_PER_SNAPSHOT; id++) {
+    /* The events that go: from the first that needs sending, within the span. */
+    for (id = s->acked; id != log->next && count < ZL_EVENTS_PER_SNAPSHOT; id++) {
         const zl_event_entry *e = entry_of(log, id);
-        uint32_t k = id - run->first;
-        int follows = count > 0 && id == prev + 1u;
-        uint32_t lead = 1u, lead_bits = 1u;
-        if (!concerns(e, audience))
+        if ((count > 0 && id - start >= ZL_EVENT_SPAN) || tick - e->tick > ZL_EVENT_MAX_AGE)
+            break;
+        if (!concerns(e, audience) || !needs_sending(s, id, tick))
             continue;
+        if (count++ == 0)
+            start = id;
+        want |= 1u << (id - start);
+    }
+    code_run(log, tick, start);
+    count = 0;
+    for (k = 0; k < ZL_EVENT_SPAN && (want >> k) != 0; k++) {
+        const zl_event_entry *e;
+        uint32_t r, lead = 1u, lead_bits = 1u;
+        int follows;
+        if (!((want >> k) & 1u))
+            continue;
+        id = start + k;
+        e = entry_of(log, id);
+        r = id - run->first;
+        follows = count > 0 && id == prev + 1u;
         if (count > 0) {
             lead |= (uint32_t)follows << 1;
             lead_bits = 2u;
@@ -272,13 +301,14 @@ int zl_event_section_write(zl_event_sender *s, zl_event_log *log,
         }
         if (used + lead_bits + ZL_EVENT_AGE_BITS + e->bits + 1u > budget_bits)
             break;
-        if (k < run->count) {
-            take_from_run(w, run, &p, k, k == 0 ? count == 0 : follows, lead, lead_bits);
+        if (r < run->count) {
+            take_from_run(w, run, &p, r, r == 0 ? count == 0 : follows, lead, lead_bits);
         } else {
             flush(w, run, &p);
             write_event(w, lead, lead_bits, tick - e->tick, e);
         }
         used += lead_bits + ZL_EVENT_AGE_BITS + e->bits;
+        carried |= 1u << k;
         prev = id;
         count++;
     }
@@ -287,12 +317,11 @@ int zl_event_section_write(zl_event_sender *s, zl_event_log *log,
     used++;
     if (w->error != ZL_OK)
         return w->error;
-    out->resending = (uint8_t)resend;
-    out->resend_tick = tick + resend_ticks;
     out->start = start;
-    out->end = id;
+    out->carried = carried;
     out->count = count;
     out->bits = used;
+    out->due_tick = tick + resend_ticks;
     return (int)used;
 }
 

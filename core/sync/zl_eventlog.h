@@ -29,14 +29,16 @@ ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_CLIENT_EVENT_WINDOW) && ZL_CLIENT_EVENT_WINDOW >=
  * reliable). Every event the game shares is appended to the server's log
  * with an id (consecutive, 32 bits) and its tick, and its body is coded
  * once through the game's event schema. Each snapshot to a client carries,
- * oldest first, the log's events that concern it and that it has not been
- * sent in ZL_EVENT_COPIES snapshots yet; when a round trip and a bit has
- * passed without an acknowledgement, the next snapshot carries again every
- * event from the first one the client has not acknowledged. The link
- * reports snapshots acknowledged; the events they covered are done. So a
- * lost snapshot loses nothing, an event is on time unless ZL_EVENT_COPIES
- * snapshots in a row are lost, and it costs that many sendings, not one
- * per snapshot until the acknowledgement is back. An event
+ * oldest first, the log's events that concern it and need sending, all
+ * within ZL_EVENT_SPAN ids of the first: a new event in its first
+ * ZL_EVENT_COPIES snapshots, and afterwards an event only on evidence that
+ * no copy of it will arrive: every snapshot that carried it is known lost
+ * (the link acknowledged a later packet and not it) or overdue (a round
+ * trip and a bit has passed without an acknowledgement), each event by
+ * its own copies. The link reports snapshots acknowledged; the events each
+ * carried are done. So a lost snapshot loses nothing, an event is on time
+ * unless ZL_EVENT_COPIES snapshots in a row are lost, and on a link that
+ * loses nothing it costs exactly ZL_EVENT_COPIES sendings. An event
  * older than ZL_EVENT_MAX_AGE ticks is not sent again (counted as aged
  * out). The client hands each event over once (a window of the last
  * ZL_CLIENT_EVENT_WINDOW ids says which it has) and only when its render
@@ -59,6 +61,9 @@ ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_CLIENT_EVENT_WINDOW) && ZL_CLIENT_EVENT_WINDOW >=
  * ZL_SCHEMA_WIRE); a 0 bit ends the section. Without events it costs 1 bit.
  * The schema describes zl_event; leave `source` and `tick` out of it. */
 #define ZL_EVENT_AGE_BITS 8
+/* Ids one snapshot's events span at most: a sent snapshot remembers which
+ * it carried in as many bits. */
+#define ZL_EVENT_SPAN 32u
 #define ZL_EVENT_MAX_AGE ((1u << ZL_EVENT_AGE_BITS) - 1u)
 
 /* ---- Server ---- */
@@ -114,34 +119,31 @@ typedef struct zl_event_sender_stats {
                          them (whether they concerned it or not) */
 } zl_event_sender_stats;
 
-/* Private: the events one sent snapshot covered. */
+/* Private: the events one sent snapshot carried, and what became of it. */
+enum { ZL_EVENT_SENT_FREE = 0, ZL_EVENT_SENT_FLIGHT, ZL_EVENT_SENT_ACKED, ZL_EVENT_SENT_LOST };
 typedef struct zl_event_sent {
     uint16_t sequence;
-    uint8_t used;
-    uint8_t acked;  /* acknowledged, waiting for the ids before start */
-    uint32_t start; /* every concerning event in [start, end) was in it */
-    uint32_t end;
+    /* ZL_EVENT_SENT_* << 14 | the low 14 bits of the tick from which,
+     * unacknowledged, it counts as lost. A record matters only while its
+     * events can still be sent (ZL_EVENT_MAX_AGE ticks), far within 2^13. */
+    uint16_t due;
+    uint32_t start;   /* id of bit 0 of carried */
+    uint32_t carried; /* bit i: event start + i went in it */
 } zl_event_sent;
-
 /* One client's place in the log. Caller-owned; private but `stats`. */
 typedef struct zl_event_sender {
-    uint32_t acked;       /* every concerning event below this id is done */
-    uint32_t sent_end;    /* every one below this id was sent at least once */
-    uint32_t resend_tick; /* from this tick on, [acked, sent_end) goes again */
-    /* sent_end after each of the last ZL_EVENT_COPIES snapshots (oldest at
-     * copies % ZL_EVENT_COPIES): the next one sends again from the oldest. */
-    uint32_t recent_end[ZL_EVENT_COPIES];
-    uint32_t copies;
-    uint32_t waiting; /* acknowledged records waiting for the ids before theirs */
+    uint32_t acked; /* every event below this id is done */
     zl_event_sent sent[ZL_SNAPSHOT_SENT];
     zl_event_sender_stats stats;
 } zl_event_sender;
-
 /* A client that joins now: it is sent the events logged from now on. */
 void zl_event_sender_reset(zl_event_sender *s, const zl_event_log *log);
 
 /* The link reports packet `sequence` acknowledged: the events the snapshot
- * it carried covered are done. Unknown sequences are ignored. */
+ * carried are done, and every snapshot sent before it and not
+ * acknowledged yet is known lost. The link reports the acknowledgements of
+ * one header oldest first. Sequences that carried no events count as
+ * evidence all the same. */
 void zl_event_sender_acked(zl_event_sender *s, uint16_t sequence);
 
 /* Who reads the snapshot being written: its entity number (player slot)
@@ -154,14 +156,12 @@ typedef struct zl_event_audience {
 
 /* What one events section carried. */
 typedef struct zl_event_section {
-    uint32_t start; /* every concerning event in [start, end) is in it */
-    uint32_t end;
-    uint32_t count; /* events */
-    uint32_t bits;  /* the section, end bit included */
-    uint8_t resending;    /* it starts at the first event not acknowledged */
-    uint32_t resend_tick; /* when its events go again unless acknowledged */
+    uint32_t start;    /* id of bit 0 of carried */
+    uint32_t carried;  /* bit i: event start + i is in it */
+    uint32_t count;    /* events */
+    uint32_t bits;     /* the section, end bit included */
+    uint32_t due_tick; /* when its events go again unless acknowledged */
 } zl_event_section;
-
 /* Writes the events section of the snapshot of `tick` for a client: at
  * most ZL_EVENTS_PER_SNAPSHOT events and budget_bits (the end bit
  * included), described in *out. resend_ticks: how long an event waits for

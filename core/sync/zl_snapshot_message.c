@@ -10,7 +10,7 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
                               const zl_snapshot_events *events, uint32_t budget_bits,
                               uint16_t packet_sequence, zl_bitwriter *bw)
 {
-    zl_event_section section = {0, 0, 0, 1, 0, 0};
+    zl_event_section section = {0, 0, 0, 1, 0};
     int bits;
     ZL_ASSERT(bw != NULL);
     if (budget_bits <= ZL_SNAPSHOT_HEADER_BITS + 1u)
