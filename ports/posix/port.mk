@@ -10,3 +10,9 @@ PORT_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omi
 TEST_CFLAGS := $(PORT_SANITIZE)
 PORT_LIBS := -lm
 PORT_BENCH_SRC := ports/posix/zl_timer_posix.c
+# Where libsodium is installed, the crypto benchmark seals with it beside
+# core (the benchmark program only: the library never links it).
+ifeq ($(shell pkg-config --exists libsodium 2>/dev/null && echo yes),yes)
+PORT_BENCH_CFLAGS := -DZL_BENCH_SODIUM $(shell pkg-config --cflags libsodium)
+PORT_BENCH_LIBS := $(shell pkg-config --libs libsodium)
+endif
