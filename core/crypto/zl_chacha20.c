@@ -65,31 +65,37 @@ static void rounds(uint32_t x[16], const uint32_t s[16])
     DOUBLE_ROUNDS(x);
 }
 
-/* XORs n bytes (at most a block) at in with the keystream block k: whole
- * words first, then the odd bytes of a last partial word one by one. Each
- * input word is read before its output word is written, so out == in
- * works. */
-static void xor_keystream(uint8_t *out, const uint8_t *in, const uint32_t k[16], size_t n)
+/* XORs n bytes (at most a block) at in with a keystream block: the rounds'
+ * output x plus the state they started from, which is what makes the block
+ * function impossible to run backwards. Whole words first, then the odd
+ * bytes of a last partial word one by one. Each input word is read before
+ * its output word is written, so out == in works. */
+static void xor_keystream(uint8_t *out, const uint8_t *in, const uint32_t x[16],
+                          const uint32_t state[16], size_t n)
 {
     size_t i, words = n / 4;
-    uint32_t last;
+    uint32_t k;
     for (i = 0; i < words; i++) {
+        k = x[i] + state[i];
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        /* The word's bytes are in wire order already: one load and one
-         * store rather than four of each, which compilers do not merge. */
-        uint32_t w;
-        memcpy(&w, in + 4 * i, 4);
-        w ^= k[i];
-        memcpy(out + 4 * i, &w, 4);
+        {
+            /* The word's bytes are in wire order already: one load and
+             * one store rather than four of each, which compilers do not
+             * merge. */
+            uint32_t w;
+            memcpy(&w, in + 4 * i, 4);
+            w ^= k;
+            memcpy(out + 4 * i, &w, 4);
+        }
 #else
-        zl_put_le32(out + 4 * i, zl_get_le32(in + 4 * i) ^ k[i]);
+        zl_put_le32(out + 4 * i, zl_get_le32(in + 4 * i) ^ k);
 #endif
     }
     if (4 * words == n)
         return;
-    last = k[words];
-    for (i = 4 * words; i < n; i++, last >>= 8)
-        out[i] = (uint8_t)(in[i] ^ (uint8_t)last);
+    k = x[words] + state[words];
+    for (i = 4 * words; i < n; i++, k >>= 8)
+        out[i] = (uint8_t)(in[i] ^ (uint8_t)k);
 }
 
 /* Several blocks at once where the compiler offers 128-bit integer vectors
@@ -98,7 +104,9 @@ static void xor_keystream(uint8_t *out, const uint8_t *in, const uint32_t k[16],
  * float instruction can come of it). x86-64 always has SSE2; the host's
  * core is built with -mgeneral-regs-only (the no-float proof), so the one
  * function that needs the vector registers asks for them by attribute. */
-#if defined(__GNUC__) && defined(__x86_64__)
+#if defined(ZL_CRYPTO_PORTABLE)
+/* One block at a time (zl_crypto.h). */
+#elif defined(__GNUC__) && defined(__x86_64__)
 #define LANES 4
 #define VECTOR_FN __attribute__((target("sse2")))
 #elif defined(__GNUC__) && defined(__ARM_NEON)
@@ -115,40 +123,42 @@ typedef uint16_t halves __attribute__((vector_size(16)));
 #undef ROT16
 #define ROT16(x) ((lanes)__builtin_shufflevector((halves)(x), (halves)(x), 1, 0, 3, 2, 5, 4, 7, 6))
 
-/* Four keystream blocks for state (block counter state[12] to
+/* The rounds of four blocks of state (block counter state[12] to
  * state[12] + 3, wrapping past 2^32 only in lanes the caller then does
- * not use) into ks, block by block as the scalar x plus state would be. */
-VECTOR_FN static void four_blocks(uint32_t ks[LANES][16], const uint32_t state[16])
+ * not use) into x, block by block as rounds() would leave them. */
+VECTOR_FN static void four_blocks(uint32_t x[LANES][16], const uint32_t state[16])
 {
     const lanes step = {0, 1, 2, 3};
-    lanes x[16], s[16];
+    lanes v[16];
     uint32_t w[LANES] __attribute__((aligned(16)));
     int i, j;
     for (i = 0; i < 16; i++)
-        s[i] = (lanes){state[i], state[i], state[i], state[i]};
-    s[12] += step;
-    for (i = 0; i < 16; i++)
-        x[i] = s[i];
-    DOUBLE_ROUNDS(x);
+        v[i] = (lanes){state[i], state[i], state[i], state[i]};
+    v[12] += step;
+    DOUBLE_ROUNDS(v);
     for (i = 0; i < 16; i++) {
-        s[i] += x[i];
-        __builtin_memcpy(w, &s[i], sizeof w);
+        __builtin_memcpy(w, &v[i], sizeof w);
         for (j = 0; j < LANES; j++)
-            ks[j][i] = w[j];
+            x[j][i] = w[j];
     }
 }
 
 /* n bytes (at most LANES blocks) at in XORed with four blocks' keystream. */
 static void xor_four(uint8_t *out, const uint8_t *in, const uint32_t state[16], size_t n)
 {
-    uint32_t ks[LANES][16];
+    uint32_t x[LANES][16], s[16];
     size_t j, m;
-    four_blocks(ks, state);
-    for (j = 0; n > 0; j++, n -= m) {
+    four_blocks(x, state);
+    for (j = 0; j < 16; j++)
+        s[j] = state[j];
+    /* Block j's state is state with the counter j further on. */
+    for (j = 0; n > 0; j++, n -= m, s[12]++) {
         m = n < ZL_CHACHA20_BLOCK_SIZE ? n : ZL_CHACHA20_BLOCK_SIZE;
-        xor_keystream(out + ZL_CHACHA20_BLOCK_SIZE * j, in + ZL_CHACHA20_BLOCK_SIZE * j, ks[j], m);
+        xor_keystream(out + ZL_CHACHA20_BLOCK_SIZE * j, in + ZL_CHACHA20_BLOCK_SIZE * j, x[j], s,
+                      m);
     }
-    zl_crypto_wipe(ks, sizeof ks);
+    zl_crypto_wipe(x, sizeof x);
+    zl_crypto_wipe(s, sizeof s);
 }
 #endif
 
@@ -158,7 +168,7 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
 {
     uint32_t state[16], x[16];
     uint64_t blocks_left = ((uint64_t)1 << 32) - counter;
-    size_t i, n;
+    size_t n;
     ZL_ASSERT(key != NULL && nonce != NULL && ((out != NULL && in != NULL) || len == 0));
     if ((uint64_t)len / ZL_CHACHA20_BLOCK_SIZE + (len % ZL_CHACHA20_BLOCK_SIZE != 0) > blocks_left)
         return ZL_ERR_INVALID;
@@ -181,12 +191,8 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
     /* One keystream block at a time. */
     while (len > 0) {
         n = len < ZL_CHACHA20_BLOCK_SIZE ? len : ZL_CHACHA20_BLOCK_SIZE;
-        /* The rounds' output plus the state they started from, which is
-         * what makes the block function impossible to run backwards. */
         rounds(x, state);
-        for (i = 0; i < 16; i++)
-            x[i] += state[i];
-        xor_keystream(out, in, x, n);
+        xor_keystream(out, in, x, state, n);
         state[12]++;
         in += n;
         out += n;

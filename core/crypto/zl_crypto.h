@@ -69,8 +69,10 @@ void zl_hchacha20_derive(uint8_t out[ZL_CHACHA20_KEY_SIZE], const uint8_t key[ZL
  * private (and secret: zl_poly1305_final wipes them). */
 /* With a 128-bit product (ZL_POLY1305_WIDE: the compiler has unsigned
  * __int128, as 64-bit hosts do) the numbers are three 44-bit limbs, else
- * five 26-bit limbs with 32x32->64 products. */
-#ifdef __SIZEOF_INT128__
+ * five 26-bit limbs with 32x32->64 products. Defining ZL_CRYPTO_PORTABLE
+ * (for the whole build) takes the 32-bit code here and one ChaCha20 block
+ * at a time everywhere, so a host can test what small targets run. */
+#if defined(__SIZEOF_INT128__) && !defined(ZL_CRYPTO_PORTABLE)
 #define ZL_POLY1305_WIDE 1
 typedef uint64_t zl_poly1305_limb;
 #define ZL_POLY1305_LIMBS 3
