@@ -34,6 +34,10 @@ PORT_SRC :=
 # Conformance-suite glue; a port with other loopback addresses supplies its own.
 PORT_TEST_SRC := tests/port/zl_test_port_loopback.c
 PORT_BENCH_SRC :=
+# Flags and libraries of the benchmark program's own files (not core's):
+# e.g. a reference library the crypto group measures core beside.
+PORT_BENCH_CFLAGS :=
+PORT_BENCH_LIBS :=
 PORT_IMAGE_SRC :=
 BENCH_RUN = $(RUN)
 CORE_ONLY_CFLAGS :=
@@ -181,7 +185,7 @@ check:
 	@$(MAKE) --no-print-directory test PORT=posix SANITIZE=1
 
 # core/ and the FPS rules keep their core-only flags; the rest sees tests/ and fps.h.
-BENCH_SIDE_CFLAGS = $(if $(filter core/% examples/%,$<),$(CORE_ONLY_CFLAGS),-Itests -Iexamples/fps)
+BENCH_SIDE_CFLAGS = $(if $(filter core/% examples/%,$<),$(CORE_ONLY_CFLAGS),-Itests -Iexamples/fps $(PORT_BENCH_CFLAGS))
 $(BUILD)/bench-obj/%.o: %.c $(PORT_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(BENCH_CFLAGS) $(BENCH_SIDE_CFLAGS) -c $< -o $@
@@ -191,7 +195,7 @@ $(BUILD)/bench-matches-obj/%.o: %.c $(PORT_MK)
 	$(CC) $(CFLAGS_ALL) $(MATCHES_CFLAGS) $(BENCH_SIDE_CFLAGS) -c $< -o $@
 
 $(BENCH_BIN): $(BENCH_OBJ)
-	$(CC) $(CFLAGS_ALL) $(PORT_LDFLAGS) $^ $(PORT_LIBS) -o $@
+	$(CC) $(CFLAGS_ALL) $(PORT_LDFLAGS) $^ $(PORT_LIBS) $(PORT_BENCH_LIBS) -o $@
 
 $(MATCHES_BIN): $(MATCHES_OBJ)
 	$(CC) $(CFLAGS_ALL) $(PORT_LDFLAGS) $^ $(PORT_LIBS) -o $@

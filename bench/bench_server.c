@@ -122,9 +122,10 @@ void zl_bench_server(void)
     uint64_t mean[SIZES], snap[SIZES], plain[SIZES];
     uint64_t rel_mean[3], rel_snap[3], rel_plain[3], anchor_snap, anchor_plain, anchor_mean;
     uint64_t sealed_snap, sealed_plain, sealed_mean, quiet_snap, quiet_plain, quiet_mean;
-    /* ZL_BENCH_PLAYERS=64 runs that size alone: a profiler (callgrind)
-     * then sees one size's ticks without the others'. */
-    const char *only = getenv("ZL_BENCH_PLAYERS");
+    /* ZL_BENCH_PLAYERS=64 runs that size alone (sealed with
+     * ZL_BENCH_SEALED=1): a profiler (callgrind) then sees one size's
+     * ticks without the others'. */
+    const char *only = getenv("ZL_BENCH_PLAYERS"), *seal_only = getenv("ZL_BENCH_SEALED");
     uint32_t want = only ? (uint32_t)strtoul(only, NULL, 10) : 0u;
     int exact = zl_port_timer_exact();
     int i, n = 0, r = 0;
@@ -138,7 +139,7 @@ void zl_bench_server(void)
                   "degrees up, never point blank: 2 to 4%% shoot per tick (counted below)");
     if (want) {
         if (want <= ZL_MAX_CLIENTS)
-            run_size(b, want, 0, 0, &snap[0], &plain[0], &mean[0]);
+            run_size(b, want, 0, seal_only && *seal_only == '1', &snap[0], &plain[0], &mean[0]);
         return; /* one size: no series to grow or score */
     }
     for (i = 0; i < SIZES && sizes[i] <= ZL_MAX_CLIENTS; i++) {

@@ -14,6 +14,11 @@ nm_tool=$1
 shift
 forbidden='^_?(malloc|calloc|realloc|free|aligned_alloc|posix_memalign|_sbrk|sbrk|printf|fprintf|vprintf|vfprintf|sprintf|snprintf|vsnprintf|puts|fputs|putchar|fputc|fwrite|fread|fopen|fclose|fflush|perror|socket|bind|connect|send|sendto|recv|recvfrom|select|poll|close|read|write|clock_gettime|gettimeofday|time|clock|QueryPerformanceCounter|GetTickCount|WSAStartup|__aeabi_f.*|__aeabi_d.*|__aeabi_[ui]2[fd]|__aeabi_l2[fd]|__aeabi_ul2[fd]|__.*[sdt]f[23]|__.*[sdt]f[sd]i|__float.*|__fix.*|sin|cos|sqrt|sinf|cosf|sqrtf|atan2|atan2f|floor|floorf)$'
 server_side='^_?(zl_server_.*|zl_lagcomp_.*|zl_snapshot_world_.*|zl_snapshot_write|zl_snapshot_message_write|zl_snapshot_client_.*|zl_snapshot_acked|zl_cookie_.*|zl_ratelimit_.*|zl_cmdbuf_.*)$'
+# x86 floating-point arithmetic, comparisons and conversions (moves are
+# not among them: integer vectors are copied with movaps too).
+float_ops='^(v?(add|sub|mul|div|sqrt|min|max|rcp|rsqrt|hadd|hsub|addsub|dp|round)(ss|sd|ps|pd)|v?u?comis[sd]|v?cvt[a-z0-9]*|f[a-z0-9]*)$'
+objdump_tool="${nm_tool%nm}objdump"
+command -v "$objdump_tool" > /dev/null 2>&1 || objdump_tool=
 status=0
 
 # "rank layer path" for every file of core/ and platform/.
@@ -65,7 +70,18 @@ for obj in "$@"; do
         fi
         ;;
     esac
+    # Code built for x86-64 may ask for the vector registers by attribute
+    # (ChaCha20's integer lanes), which -mgeneral-regs-only cannot then
+    # police: no floating-point arithmetic or conversion may appear in it.
+    if [ -n "$objdump_tool" ] && "$objdump_tool" -f "$obj" 2>/dev/null | grep -q 'x86-64'; then
+        bad=$("$objdump_tool" -d --no-show-raw-insn "$obj" | awk '/^ *[0-9a-f]+:/ {print $2}' |
+            grep -E "$float_ops" | sort -u)
+        if [ -n "$bad" ]; then
+            echo "check-core: $obj has floating-point instructions:" $bad
+            status=1
+        fi
+    fi
 done
 [ $status -eq 0 ] && echo "check-core: $checked files of core/ ($(echo $layers | tr ' ' '<')) and platform/, includes only down a layer, no include loop"
-[ $status -eq 0 ] && echo "check-core: $# core objects, no allocator, stdio, socket, clock or float symbols; the client none of the server's"
+[ $status -eq 0 ] && echo "check-core: $# core objects, no allocator, stdio, socket, clock or float symbols, no x86 float instructions; the client none of the server's"
 exit $status

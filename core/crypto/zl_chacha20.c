@@ -1,22 +1,47 @@
 /* zl_chacha20.c - the ChaCha20 stream cipher (RFC 8439) and HChaCha20, its
  * key derivation for 24-byte nonces: additions, XORs and fixed rotations on
  * 32-bit words, so the time never depends on the key. */
+#include <string.h>
+
 #include "zl_crypto.h"
 
 #include "zl_bytes.h"
 
-#define ROTL(x, n) ((uint32_t)((x) << (n)) | ((x) >> (32 - (n))))
+/* No cast: the same text rotates a uint32_t and a vector of them. */
+#define ROTL(x, n) ((x) << (n) | (x) >> (32 - (n)))
 
+/* Rotation by 16 alone may be a swap of halves (below, in vectors). */
+#define ROT16(x) ROTL(x, 16)
+
+/* One quarter round on words a, b, c, d of x: an array of uint32_t, or
+ * of vectors of them (below): the same text works on both. */
 #define QUARTER(x, a, b, c, d)        \
     do {                              \
         x[a] += x[b];                 \
-        x[d] = ROTL(x[d] ^ x[a], 16); \
+        x[d] = ROT16(x[d] ^ x[a]);    \
         x[c] += x[d];                 \
         x[b] = ROTL(x[b] ^ x[c], 12); \
         x[a] += x[b];                 \
         x[d] = ROTL(x[d] ^ x[a], 8);  \
         x[c] += x[d];                 \
         x[b] = ROTL(x[b] ^ x[c], 7);  \
+    } while (0)
+
+/* The 20 rounds on x[0..15] in place: ten column rounds, each followed by
+ * a diagonal round. */
+#define DOUBLE_ROUNDS(x)                          \
+    do {                                          \
+        int round_;                               \
+        for (round_ = 0; round_ < 10; round_++) { \
+            QUARTER(x, 0, 4, 8, 12);              \
+            QUARTER(x, 1, 5, 9, 13);              \
+            QUARTER(x, 2, 6, 10, 14);             \
+            QUARTER(x, 3, 7, 11, 15);             \
+            QUARTER(x, 0, 5, 10, 15);             \
+            QUARTER(x, 1, 6, 11, 12);             \
+            QUARTER(x, 2, 7, 8, 13);              \
+            QUARTER(x, 3, 4, 9, 14);              \
+        }                                         \
     } while (0)
 
 /* Words 0..11 of the state: "expand 32-byte k" and the key. */
@@ -31,20 +56,13 @@ static void set_key(uint32_t s[16], const uint8_t key[ZL_CHACHA20_KEY_SIZE])
         s[4 + i] = zl_get_le32(key + 4 * i);
 }
 
-/* The 20 rounds: ten column rounds, each followed by a diagonal round. */
-static void rounds(uint32_t x[16])
+/* The 20 rounds of the state s into x, without the final addition. */
+static void rounds(uint32_t x[16], const uint32_t s[16])
 {
-    int i;
-    for (i = 0; i < 10; i++) {
-        QUARTER(x, 0, 4, 8, 12);
-        QUARTER(x, 1, 5, 9, 13);
-        QUARTER(x, 2, 6, 10, 14);
-        QUARTER(x, 3, 7, 11, 15);
-        QUARTER(x, 0, 5, 10, 15);
-        QUARTER(x, 1, 6, 11, 12);
-        QUARTER(x, 2, 7, 8, 13);
-        QUARTER(x, 3, 4, 9, 14);
-    }
+    /* memcpy: a block copy (LDM/STM on ARM), where a loop of words costs
+     * the Cortex-M3 four instructions a word. */
+    memcpy(x, s, 16 * sizeof x[0]);
+    DOUBLE_ROUNDS(x);
 }
 
 /* XORs n bytes (at most a block) at in with a keystream block: the rounds'
@@ -57,8 +75,22 @@ static void xor_keystream(uint8_t *out, const uint8_t *in, const uint32_t x[16],
 {
     size_t i, words = n / 4;
     uint32_t k;
-    for (i = 0; i < words; i++)
-        zl_put_le32(out + 4 * i, zl_get_le32(in + 4 * i) ^ (x[i] + state[i]));
+    for (i = 0; i < words; i++) {
+        k = x[i] + state[i];
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        {
+            /* The word's bytes are in wire order already: one load and
+             * one store rather than four of each, which compilers do not
+             * merge. */
+            uint32_t w;
+            memcpy(&w, in + 4 * i, 4);
+            w ^= k;
+            memcpy(out + 4 * i, &w, 4);
+        }
+#else
+        zl_put_le32(out + 4 * i, zl_get_le32(in + 4 * i) ^ k);
+#endif
+    }
     if (4 * words == n)
         return;
     k = x[words] + state[words];
@@ -66,13 +98,77 @@ static void xor_keystream(uint8_t *out, const uint8_t *in, const uint32_t x[16],
         out[i] = (uint8_t)(in[i] ^ (uint8_t)k);
 }
 
+/* Several blocks at once where the compiler offers 128-bit integer vectors
+ * in hardware: lane j of vector xi is word i of block counter + j, so the
+ * rounds run on four blocks with the scalar text. Integer lanes only (no
+ * float instruction can come of it). x86-64 always has SSE2; the host's
+ * core is built with -mgeneral-regs-only (the no-float proof), so the one
+ * function that needs the vector registers asks for them by attribute. */
+#if defined(ZL_CRYPTO_PORTABLE)
+/* One block at a time (zl_crypto.h). */
+#elif defined(__GNUC__) && defined(__x86_64__)
+#define LANES 4
+#define VECTOR_FN __attribute__((target("sse2")))
+#elif defined(__GNUC__) && defined(__ARM_NEON)
+#define LANES 4
+#define VECTOR_FN
+#endif
+
+#ifdef LANES
+typedef uint32_t lanes __attribute__((vector_size(16)));
+typedef uint16_t halves __attribute__((vector_size(16)));
+
+/* Swapping the 16-bit halves of each lane is one shuffle of 16-bit lanes
+ * (two instructions on SSE2) where shifts and an OR take four. */
+#undef ROT16
+#define ROT16(x) ((lanes)__builtin_shufflevector((halves)(x), (halves)(x), 1, 0, 3, 2, 5, 4, 7, 6))
+
+/* The rounds of four blocks of state (block counter state[12] to
+ * state[12] + 3, wrapping past 2^32 only in lanes the caller then does
+ * not use) into x, block by block as rounds() would leave them. */
+VECTOR_FN static void four_blocks(uint32_t x[LANES][16], const uint32_t state[16])
+{
+    const lanes step = {0, 1, 2, 3};
+    lanes v[16];
+    uint32_t w[LANES] __attribute__((aligned(16)));
+    int i, j;
+    for (i = 0; i < 16; i++)
+        v[i] = (lanes){state[i], state[i], state[i], state[i]};
+    v[12] += step;
+    DOUBLE_ROUNDS(v);
+    for (i = 0; i < 16; i++) {
+        __builtin_memcpy(w, &v[i], sizeof w);
+        for (j = 0; j < LANES; j++)
+            x[j][i] = w[j];
+    }
+}
+
+/* n bytes (at most LANES blocks) at in XORed with four blocks' keystream. */
+static void xor_four(uint8_t *out, const uint8_t *in, const uint32_t state[16], size_t n)
+{
+    uint32_t x[LANES][16], s[16];
+    size_t j, m;
+    four_blocks(x, state);
+    for (j = 0; j < 16; j++)
+        s[j] = state[j];
+    /* Block j's state is state with the counter j further on. */
+    for (j = 0; n > 0; j++, n -= m, s[12]++) {
+        m = n < ZL_CHACHA20_BLOCK_SIZE ? n : ZL_CHACHA20_BLOCK_SIZE;
+        xor_keystream(out + ZL_CHACHA20_BLOCK_SIZE * j, in + ZL_CHACHA20_BLOCK_SIZE * j, x[j], s,
+                      m);
+    }
+    zl_crypto_wipe(x, sizeof x);
+    zl_crypto_wipe(s, sizeof s);
+}
+#endif
+
 int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
                     const uint8_t key[ZL_CHACHA20_KEY_SIZE],
                     const uint8_t nonce[ZL_CHACHA20_NONCE_SIZE], uint32_t counter)
 {
     uint32_t state[16], x[16];
     uint64_t blocks_left = ((uint64_t)1 << 32) - counter;
-    size_t i, n;
+    size_t n;
     ZL_ASSERT(key != NULL && nonce != NULL && ((out != NULL && in != NULL) || len == 0));
     if ((uint64_t)len / ZL_CHACHA20_BLOCK_SIZE + (len % ZL_CHACHA20_BLOCK_SIZE != 0) > blocks_left)
         return ZL_ERR_INVALID;
@@ -81,12 +177,21 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
     state[13] = zl_get_le32(nonce);
     state[14] = zl_get_le32(nonce + 4);
     state[15] = zl_get_le32(nonce + 8);
+#ifdef LANES
+    /* Four blocks a pass while more than one is left. */
+    while (len > ZL_CHACHA20_BLOCK_SIZE) {
+        n = len < LANES * ZL_CHACHA20_BLOCK_SIZE ? len : LANES * ZL_CHACHA20_BLOCK_SIZE;
+        xor_four(out, in, state, n);
+        state[12] += LANES;
+        in += n;
+        out += n;
+        len -= n;
+    }
+#endif
     /* One keystream block at a time. */
     while (len > 0) {
         n = len < ZL_CHACHA20_BLOCK_SIZE ? len : ZL_CHACHA20_BLOCK_SIZE;
-        for (i = 0; i < 16; i++)
-            x[i] = state[i];
-        rounds(x);
+        rounds(x, state);
         xor_keystream(out, in, x, state, n);
         state[12]++;
         in += n;
@@ -101,19 +206,20 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
 void zl_hchacha20_derive(uint8_t out[ZL_CHACHA20_KEY_SIZE], const uint8_t key[ZL_CHACHA20_KEY_SIZE],
                          const uint8_t input[ZL_HCHACHA20_INPUT_SIZE])
 {
-    uint32_t x[16];
+    uint32_t s[16], x[16];
     int i;
     ZL_ASSERT(out != NULL && key != NULL && input != NULL);
-    set_key(x, key);
+    set_key(s, key);
     for (i = 0; i < 4; i++)
-        x[12 + i] = zl_get_le32(input + 4 * i);
+        s[12 + i] = zl_get_le32(input + 4 * i);
     /* No final addition: the output is the two rows that held only public
      * words (constants and input), never the key's rows, so adding the
      * input back would hide nothing. */
-    rounds(x);
+    rounds(x, s);
     for (i = 0; i < 4; i++) {
         zl_put_le32(out + 4 * i, x[i]);
         zl_put_le32(out + 16 + 4 * i, x[12 + i]);
     }
+    zl_crypto_wipe(s, sizeof s);
     zl_crypto_wipe(x, sizeof x);
 }

@@ -67,9 +67,22 @@ void zl_hchacha20_derive(uint8_t out[ZL_CHACHA20_KEY_SIZE], const uint8_t key[ZL
 
 /* A Poly1305 computation in progress. Caller-owned; its fields are
  * private (and secret: zl_poly1305_final wipes them). */
+/* With a 128-bit product (ZL_POLY1305_WIDE: the compiler has unsigned
+ * __int128, as 64-bit hosts do) the numbers are three 44-bit limbs, else
+ * five 26-bit limbs with 32x32->64 products. Defining ZL_CRYPTO_PORTABLE
+ * (for the whole build) takes the 32-bit code here and one ChaCha20 block
+ * at a time everywhere, so a host can test what small targets run. */
+#if defined(__SIZEOF_INT128__) && !defined(ZL_CRYPTO_PORTABLE)
+#define ZL_POLY1305_WIDE 1
+typedef uint64_t zl_poly1305_limb;
+#define ZL_POLY1305_LIMBS 3
+#else
+typedef uint32_t zl_poly1305_limb;
+#define ZL_POLY1305_LIMBS 5
+#endif
 typedef struct zl_poly1305 {
-    uint32_t r[5];   /* the clamped half r of the key, in 26-bit limbs */
-    uint32_t h[5];   /* accumulator in 26-bit limbs, partly reduced */
+    zl_poly1305_limb r[ZL_POLY1305_LIMBS]; /* the clamped half r of the key */
+    zl_poly1305_limb h[ZL_POLY1305_LIMBS]; /* accumulator, partly reduced */
     uint32_t s[4];   /* the half s of the key, added at the end */
     uint8_t buf[16]; /* a partial block waiting for more bytes */
     size_t used;     /* bytes in buf, 0..15 */

@@ -16,3 +16,9 @@ PORT_BENCH_SRC := ports/posix/zl_timer_posix.c
 DEMO_WATCH_LIBS := -lcurl
 PORT_PACKAGES := sdl2-config:libsdl2-dev xvfb-run:xvfb xauth:xauth \
 	curl-config:libcurl4-openssl-dev /usr/sbin/nginx:nginx-light
+# Where libsodium is installed, the crypto benchmark seals with it beside
+# core (the benchmark program only: the library never links it).
+ifeq ($(shell pkg-config --exists libsodium 2>/dev/null && echo yes),yes)
+PORT_BENCH_CFLAGS := -DZL_BENCH_SODIUM $(shell pkg-config --cflags libsodium)
+PORT_BENCH_LIBS := $(shell pkg-config --libs libsodium)
+endif

@@ -53,6 +53,11 @@ PORT_IMAGE_SRC :=
 # needed only for `make bench` and the demo [empty].
 PORT_BENCH_SRC :=
 
+# Flags for the benchmark program's own files (never core's) and libraries
+# it links, e.g. a reference library to measure against [empty].
+PORT_BENCH_CFLAGS :=
+PORT_BENCH_LIBS :=
+
 # Command that runs the benchmark program [$(RUN)].
 # BENCH_RUN := $(RUN)
 
