@@ -61,9 +61,27 @@ check() {
     [ -z "$missing" ]
 }
 
+# The npm packages of each tools/ folder with a lock file (tools/web-test:
+# playwright-core, which drives chromium for the page's test) when the
+# wasm32 port is asked for: npm ci, skipped while node_modules is newer
+# than the lock.
+npm_packages() {
+    case " $* " in *" wasm32 "*) ;; *) return 0 ;; esac
+    for lock in "$root"/tools/*/package-lock.json; do
+        dir=$(dirname "$lock")
+        [ "$dir/node_modules/.package-lock.json" -nt "$lock" ] && continue
+        if ! (cd "$dir" && npm ci --no-audit --no-fund >/dev/null); then
+            echo "install-deps: npm ci failed in $dir"
+            return 1
+        fi
+        echo "install-deps: npm ci in $dir"
+    done
+}
+
 if check; then
     echo "install-deps: all $checked checks passed (base tools, fuzzer runtime, ports: $*)"
-    exit 0
+    npm_packages "$@"
+    exit
 fi
 echo "install-deps: missing packages: $missing"
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
@@ -83,3 +101,4 @@ if ! check; then
     exit 1
 fi
 echo "install-deps: installed; all $checked checks pass (ports: $*)"
+npm_packages "$@"

@@ -1,9 +1,10 @@
 #!/bin/sh
 # test-all.sh PORT... - runs `make test PORT=<p>` for each port, keeps each log
 # under build/<p>/test.log, then the install check (tools/check-install.sh:
-# zerolag as a project consumes it; log in build/install.log), then a short
-# fuzz smoke run (every libFuzzer harness for FUZZ_SMOKE_SECONDS, default 10;
-# log in build/fuzz/smoke.log), then prints one table and the overall total.
+# zerolag as a project consumes it; log in build/install.log), the page in a
+# browser (tools/web-test.sh; log in build/web/test.log), then a short fuzz
+# smoke run (every libFuzzer harness for FUZZ_SMOKE_SECONDS, default 10; log
+# in build/fuzz/smoke.log), then prints one table and the overall total.
 # A run that fails to build or start counts as one failure; in the fuzz row
 # each harness that ran clean counts as passed.
 total_pass=0
@@ -42,6 +43,9 @@ for port in "$@"; do
     row "$port" "build/$port/test.log" make --no-print-directory test PORT="$port"
 done
 row install build/install.log tools/check-install.sh
+# The page in headless chromium (make web; tools/web-test.sh).
+mkdir -p build/web
+row web build/web/test.log tools/web-test.sh
 grep -h 'ZL_ERR_CONFIG' build/install.log # the capacity mismatch, caught at init
 echo "=== fuzz smoke"
 mkdir -p build/fuzz
