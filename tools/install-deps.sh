@@ -74,7 +74,7 @@ npm_packages() {
             echo "install-deps: npm ci failed in $dir"
             return 1
         fi
-        echo "install-deps: npm ci in $dir"
+        echo "install-deps: npm ci in ${dir#"$root"/}"
     done
 }
 
