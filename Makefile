@@ -54,15 +54,20 @@ BENCH_MATCHES_MAX := 8
 PORT_SANITIZE :=
 # command:package pairs tools/install-deps.sh checks and installs.
 PORT_PACKAGES :=
+# Tools whose names are not $(CROSS)gcc, $(CROSS)ar ... (emscripten's emcc).
+PORT_CC :=
+PORT_AR :=
+PORT_NM :=
+PORT_SIZE :=
 include ports/$(PORT)/port.mk
 # The port's make files (port.mk and what it includes): every object depends
 # on them, so editing a port's flags rebuilds that port.
 PORT_MK := $(filter ports/%,$(MAKEFILE_LIST))
 
-CC := $(CROSS)gcc
-AR := $(CROSS)ar
-NM := $(CROSS)nm
-SIZE := $(CROSS)size
+CC := $(or $(PORT_CC),$(CROSS)gcc)
+AR := $(or $(PORT_AR),$(CROSS)ar)
+NM := $(or $(PORT_NM),$(CROSS)nm)
+SIZE := $(or $(PORT_SIZE),$(CROSS)size)
 
 # A user configuration (core/base/zl_config.h): a folder holding zl_user_config.h.
 # The library and what is built with it use it, in a build folder of their

@@ -311,6 +311,7 @@ static int connect_bot(bench_match *b, uint32_t k)
     memset(t, 0, sizeof *t);
     t->addr = zl_addr_ipv4(10, 1, (uint8_t)(k >> 8), (uint8_t)k, (uint16_t)(BASE_PORT + k));
     t->nonce = 0x9E3779B97F4A7C15u * (k + 1u);
+    memset(&token, 0, sizeof token); /* a plain request carries no token */
     if (b->sealed)
         mint(t, k, &token);
     rq.token.protocol_id = ZL_PROTOCOL_ID;

@@ -17,7 +17,8 @@ DEMO_DIR := $(BUILD)/demo
 # own (the qemu-user ports) are POSIX.
 DEMO_HOST_SRC := $(firstword $(wildcard examples/demo/demo_host_$(PORT).c) examples/demo/demo_host_posix.c)
 # What the single image needs: no sockets, no terminal, no options.
-DEMO_MATCH_SRC := $(addprefix examples/demo/,demo_arena.c demo_bot.c demo_game.c demo_impact.c demo_match.c \
+DEMO_MATCH_SRC := $(addprefix examples/demo/,demo_arena.c demo_bot.c demo_game.c demo_impact.c \
+	demo_local.c demo_match.c \
 	demo_pictures.c demo_player.c demo_record.c demo_referee.c demo_report.c demo_stopwatch.c \
 	demo_svg.c demo_welcome.c)
 DEMO_SRC := $(DEMO_MATCH_SRC) $(addprefix examples/demo/,demo_agones.c demo_broadcast.c demo_http.c \

@@ -65,20 +65,27 @@ check() {
     [ -z "$missing" ]
 }
 
-# The Node backend's packages, exactly as its lock file names them.
-npm_deps() {
-    [ -d "$root/examples/backend/node_modules/libsodium-wrappers" ] && return 0
-    if ! (cd "$root/examples/backend" && npm ci --no-audit --no-fund >/dev/null); then
-        echo "install-deps: npm ci failed in examples/backend"
-        exit 1
-    fi
-    echo "install-deps: npm packages of examples/backend installed"
+# The npm packages of every folder with a lock file (examples/backend:
+# libsodium-wrappers for the fleet check's tokens; tools/web-test:
+# playwright-core, which drives chromium for the page's test): npm ci,
+# skipped while node_modules is newer than the lock.
+npm_packages() {
+    for lock in "$root"/examples/*/package-lock.json "$root"/tools/*/package-lock.json; do
+        [ -f "$lock" ] || continue
+        dir=$(dirname "$lock")
+        [ "$dir/node_modules/.package-lock.json" -nt "$lock" ] && continue
+        if ! (cd "$dir" && npm ci --no-audit --no-fund >/dev/null); then
+            echo "install-deps: npm ci failed in $dir"
+            return 1
+        fi
+        echo "install-deps: npm ci in ${dir#"$root"/}"
+    done
 }
 
 if check; then
     echo "install-deps: all $checked checks passed (base tools, fuzzer runtime, ports: $*)"
-    npm_deps
-    exit 0
+    npm_packages
+    exit
 fi
 echo "install-deps: missing packages: $missing"
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
@@ -98,4 +105,4 @@ if ! check; then
     exit 1
 fi
 echo "install-deps: installed; all $checked checks pass (ports: $*)"
-npm_deps
+npm_packages

@@ -3,7 +3,8 @@
 # under build/<p>/test.log, then the install check (tools/check-install.sh:
 # zerolag as a project consumes it; log in build/install.log), then the
 # checks of the programs (each a script in tools/ with its log under build/:
-# the broadcast's, the fleet's, the desktop window's), then a short fuzz smoke run (every
+# the broadcast's, the page's in a browser, the fleet's, the desktop
+# window's), then a short fuzz smoke run (every
 # libFuzzer harness for FUZZ_SMOKE_SECONDS, default 10; log in
 # build/fuzz/smoke.log), then prints one table and the overall total.
 # A run that fails to build or start counts as one failure; in the fuzz row
@@ -44,9 +45,12 @@ for port in "$@"; do
     row "$port" "build/$port/test.log" make --no-print-directory test PORT="$port"
 done
 row install build/install.log tools/check-install.sh
+grep -h 'ZL_ERR_CONFIG' build/install.log # the capacity mismatch, caught at init
 # The broadcast: a live match through nginx to 100 spectators (POSIX host).
 row tv build/tv.log make --no-print-directory tv-test PORT=posix
-grep -h 'ZL_ERR_CONFIG' build/install.log # the capacity mismatch, caught at init
+# The page in headless chromium (make web; tools/web-test.sh).
+mkdir -p build/web
+row web build/web/test.log tools/web-test.sh
 row fleet build/fleet.log tools/fleet-test.sh
 mkdir -p build/posix/window
 row window build/posix/window/test.log tools/window-test.sh

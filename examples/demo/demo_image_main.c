@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "demo_local.h"
 #include "demo_options.h"
 #include "demo_pictures.h"
 #include "demo_player.h"
@@ -74,22 +75,15 @@ static int start(void)
     zl_client_config cc;
     zl_conditioner_settings cs;
     demo_setup setup;
-    uint8_t secret[2 * ZL_SIPHASH_KEY_SIZE];
     zl_addr server_addr, any;
     int i, rc;
     zl_platform_clock_only(&sim_clock, NULL, sim_now, sim_random);
     zl_loopnet_init(&net, &sim_clock);
-    zl_addr_parse(&server_addr, "10.0.0.1:27015");
-    zl_loopnet_open(&net, &server_ep, &server_addr, &server_hal);
-    demo_game_init(&server_game);
-    zl_server_config_default(&sc);
-    sc.security = ZL_SECURITY_PLAIN; /* one process: nobody on the path */
-    sc.max_clients = BOTS;
-    sim_random(NULL, secret, sizeof secret);
-    rc = zl_server_init(&server, &sc, &server_game.rules, &server_hal, secret, now_us);
+    rc = demo_local_server_start(&server, &server_game, &net, &server_ep, &server_hal, BOTS, now_us,
+                                 &sc);
     if (rc != ZL_OK)
         return rc;
-    demo_game_watch(&server_game, &server);
+    zl_addr_parse(&server_addr, DEMO_LOCAL_SERVER);
     memset(&cs, 0, sizeof cs);
     cs.enabled = 1;
     cs.latency_us = RTT_US / 2u;
@@ -126,40 +120,9 @@ static int start(void)
     return ZL_OK;
 }
 
-static void step_server(const demo_sink *sink)
-{
-    uint8_t buf[ZL_MAX_PACKET];
-    zl_server_notice notice;
-    zl_addr from;
-    uint64_t t0;
-    int n, ticks;
-    while ((n = server_hal.receive(server_hal.ctx, &from, buf, sizeof buf)) >= 0)
-        zl_server_receive(&server, &from, buf, (size_t)n, now_us);
-    t0 = zl_port_timer_now();
-    ticks = zl_server_update(&server, now_us);
-    if (ticks > 0) {
-        uint32_t each = (uint32_t)((zl_port_timer_now() - t0) / (uint64_t)ticks);
-        for (n = 0; n < ticks; n++)
-            demo_stopwatch_add(&cost, each);
-    }
-    demo_game_flush(&server_game, (uint32_t)(now_us / 1000u), sink);
-    demo_game_kill_feed(&server_game, &server);
-    while (zl_server_next_notice(&server, &notice)) {
-        match.joins += notice.kind == ZL_NOTICE_JOIN;
-        if (notice.kind == ZL_NOTICE_JOIN)
-            (void)demo_welcome_send(&welcome, &server, notice.slot, "zerolag demo image");
-    }
-}
-
 static void step_client(int i, int frame, int may_fire)
 {
-    uint8_t buf[ZL_MAX_PACKET];
-    zl_addr from;
-    int n;
-    zl_conditioner_pump(&cond[i]);
-    while ((n = client_hal[i].receive(client_hal[i].ctx, &from, buf, sizeof buf)) >= 0)
-        demo_player_receive(&player[i], &from, buf, (size_t)n, now_us);
-    demo_player_update(&player[i], now_us);
+    demo_local_player_step(&player[i], &cond[i], &client_hal[i], now_us);
     if (frame)
         demo_player_frame(&player[i], now_us, FRAME_MS, may_fire);
 }
@@ -174,7 +137,9 @@ static void run(uint64_t us, int playing)
         int frame;
         now_us += 1000u;
         frame = playing && now_us % (FRAME_MS * 1000u) == 0;
-        step_server(&server_sink);
+        match.joins += (uint32_t)demo_local_server_step(&server, &server_game, &server_hal, &welcome,
+                                                        "zerolag demo image", &cost, now_us,
+                                                        &server_sink);
         for (i = 0; i < BOTS; i++)
             step_client(i, frame, now_us + 1000000u < match_end);
         if (playing && now_us % 100000u == 0)

@@ -1,29 +1,12 @@
 /* zl_port.h - the Cortex-M3 (QEMU mps2-an385) port: SysTick clock,
- * semihosting output, and datagrams over the in-image loopback network. */
+ * semihosting output, and datagrams over the in-image loopback network
+ * (ports/common/zl_port_loopnet.h). */
 #ifndef ZL_PORT_H
 #define ZL_PORT_H
 
-#include "zl_loopnet.h"
+#include "zl_port_loopnet.h"
 
 ZL_BEGIN_DECLS
-
-/* An endpoint on the image's loopback network (every zl_port of the image
- * shares one network, so a server and its clients can run in one image). */
-typedef struct zl_port {
-    zl_loopnet_endpoint endpoint;
-} zl_port;
-
-/* Binds an endpoint of the in-image network to bind_addr (port 0 picks an
- * ephemeral port) and fills *hal. Returns the codes of zl_loopnet_open. */
-int zl_port_open(zl_port *port, const zl_addr *bind_addr, zl_platform *hal);
-int zl_port_local_addr(const zl_port *port, zl_addr *out);
-void zl_port_close(zl_port *port);
-/* ZL_ERR_UNSUPPORTED: the in-image network has no OS receive buffer (its
- * datagrams wait in the loop network's own queue). */
-int zl_port_receive_buffer(const zl_port *port);
-/* A HAL with only the clock and random source; send/receive return
- * ZL_ERR_UNSUPPORTED. */
-void zl_port_clock_only(zl_platform *hal);
 
 /* Board support, called by startup.c. */
 void zl_port_clock_start(void);

@@ -1,5 +1,5 @@
 /* zl_port_cortex_m3.c - HAL for the emulated Cortex-M3: SysTick time,
- * a seeded generator for randomness, and the in-image loopback network. */
+ * a seeded generator for randomness; the network is ports/common/zl_port_loopnet.c. */
 #include "zl_port.h"
 
 #include <unistd.h>
@@ -18,8 +18,6 @@
  * (QEMU takes it at block boundaries), which is why it is not the count. */
 static uint64_t systick_base;
 static uint32_t systick_last;
-static zl_loopnet image_net;
-static int image_net_ready;
 
 void zl_port_clock_start(void)
 {
@@ -74,31 +72,6 @@ static int port_random(void *ctx, void *out, size_t len)
 void zl_port_clock_only(zl_platform *hal)
 {
     zl_platform_clock_only(hal, 0, port_now_us, port_random);
-}
-
-int zl_port_open(zl_port *port, const zl_addr *bind_addr, zl_platform *hal)
-{
-    if (!image_net_ready) {
-        zl_platform clock;
-        zl_port_clock_only(&clock);
-        zl_loopnet_init(&image_net, &clock);
-        image_net_ready = 1;
-    }
-    return zl_loopnet_open(&image_net, &port->endpoint, bind_addr, hal);
-}
-
-int zl_port_local_addr(const zl_port *port, zl_addr *out)
-{
-    *out = zl_loopnet_address(&port->endpoint);
-    return ZL_OK;
-}
-
-void zl_port_close(zl_port *port) { zl_loopnet_close(&port->endpoint); }
-
-int zl_port_receive_buffer(const zl_port *port)
-{
-    (void)port;
-    return ZL_ERR_UNSUPPORTED;
 }
 
 void zl_port_write_output(const char *s, size_t n)

@@ -10,6 +10,13 @@
 # the host compiler]. E.g. arm-none-eabi- or x86_64-w64-mingw32-.
 CROSS :=
 
+# The compiler, archiver, nm and size when their names are not $(CROSS)gcc,
+# $(CROSS)ar ... [empty], e.g. emcc, emar, emnm, emsize (ports/wasm32).
+# PORT_CC :=
+# PORT_AR :=
+# PORT_NM :=
+# PORT_SIZE :=
+
 # The Debian packages the port needs, as command:package pairs (a path
 # starting with / instead of a command checks for a file, e.g. a library).
 # tools/install-deps.sh checks every port's list and installs what is
