@@ -22,7 +22,7 @@ DEMO_MATCH_SRC := $(addprefix examples/demo/,demo_arena.c demo_bot.c demo_game.c
 	demo_pictures.c demo_player.c demo_record.c demo_referee.c demo_report.c demo_stopwatch.c \
 	demo_svg.c demo_welcome.c)
 DEMO_SRC := $(DEMO_MATCH_SRC) $(addprefix examples/demo/,demo_agones.c demo_broadcast.c demo_http.c \
-	demo_join.c demo_metrics.c demo_net.c demo_options.c demo_replay.c demo_view.c) \
+	demo_client_demo.c demo_join.c demo_metrics.c demo_net.c demo_options.c demo_view.c) \
 	$(DEMO_HOST_SRC) $(PORT_BENCH_SRC)
 DEMO_OBJ := $(DEMO_SRC:%.c=$(BUILD)/obj/%.o)
 # zl_client --watch fetches a broadcast over HTTP with libcurl where the port

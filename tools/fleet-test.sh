@@ -10,22 +10,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 bin=build/posix/demo
-pass=0
-fail=0
-check() { # check NAME CONDITION-STATUS DETAIL
-    if [ "$2" -eq 0 ]; then
-        pass=$((pass + 1))
-        echo "ok    $1: $3"
-    else
-        fail=$((fail + 1))
-        echo "FAIL  $1: $3"
-    fi
-}
-finish() {
-    echo "$pass passed, $fail failed"
-    [ "$fail" -eq 0 ]
-    exit $?
-}
+. "$(dirname "$0")/checks.sh"
 
 nice -n 10 make --no-print-directory -j2 PORT=posix demo-programs >/dev/null || {
     echo "fleet: the programs do not build"

@@ -29,24 +29,7 @@ MAX_TOLERANCE_MS=400
 AHEAD=2
 NGINX=${NGINX:-/usr/sbin/nginx}
 
-pass=0
-fail=0
-check() {
-    what=$1
-    shift
-    if "$@"; then
-        pass=$((pass + 1))
-        echo "ok   $what"
-    else
-        fail=$((fail + 1))
-        echo "FAIL $what"
-    fi
-}
-finish() {
-    echo "$pass passed, $fail failed"
-    [ "$fail" -eq 0 ]
-    exit
-}
+. "$(dirname "$0")/checks.sh"
 
 for prog in zl_server zl_client; do
     [ -x "$bin/$prog" ] || { echo "tv-test: no $bin/$prog (make demo-programs)"; fail=1; finish; }
@@ -123,7 +106,8 @@ for _ in $(seq 1 60); do
     [ -n "$newest" ] && [ "$newest" -ge 1 ] && break
     sleep 0.25
 done
-check "nginx serves the broadcast's index ($url/index.txt)" [ -n "$newest" ]
+[ -n "$newest" ]
+check "nginx serves the broadcast's index ($url/index.txt)" $?
 [ -n "$newest" ] || { cat "$tmp/nginx-start.log" "$tmp/nginx-error.log" 2>/dev/null; finish; }
 
 # 3 s with nobody watching, then the spectators, all from the same fragment.
@@ -151,13 +135,15 @@ server_pid=""
 
 cat "$tmp"/logs/watch*.log | grep '^zl_client: watched' >"$tmp/watched.txt"
 done_count=$(wc -l <"$tmp/watched.txt")
-check "$WATCHERS spectators in $PROCESSES processes finished (got $done_count)" [ "$done_count" -eq "$WATCHERS" ]
+[ "$done_count" -eq "$WATCHERS" ]
+check "$WATCHERS spectators in $PROCESSES processes finished (got $done_count)" $?
 [ "$done_count" -gt 0 ] || { cat "$tmp/logs/watch0.log"; finish; }
 last=$((from + 2))
-check "each played fragments $from..$last" \
-    [ "$(grep -c "watched fragments $from\.\.$last (3 played)" "$tmp/watched.txt")" -eq "$done_count" ]
+[ "$(grep -c "watched fragments $from\.\.$last (3 played)" "$tmp/watched.txt")" -eq "$done_count" ]
+check "each played fragments $from..$last" $?
 hashes=$(sed -n 's/.*view hash \([0-9a-f]*\)$/\1/p' "$tmp/watched.txt" | sort -u)
-check "one view hash for all ($(echo "$hashes" | tr '\n' ' '))" [ "$(echo "$hashes" | wc -l)" -eq 1 ]
+[ "$(echo "$hashes" | wc -l)" -eq 1 ]
+check "one view hash for all ($(echo "$hashes" | tr '\n' ' '))" $?
 # delay kept: avg, min, max of each spectator
 awk -v d=$DELAY_MS -v early=$EARLY_TOLERANCE_MS -v avg_tol=$AVG_TOLERANCE_MS -v max_tol=$MAX_TOLERANCE_MS '
     { match($0, /delay kept [0-9]+ ms avg \(min [0-9]+, max [0-9]+\)/);
@@ -167,7 +153,7 @@ awk -v d=$DELAY_MS -v early=$EARLY_TOLERANCE_MS -v avg_tol=$AVG_TOLERANCE_MS -v 
       sa += avg; if (mx > worst) worst = mx; n++ }
     END { printf "delay kept: %.0f ms on average over %d spectators (tv_delay %d), worst %d ms, %d outside [-%d, +%d avg / +%d max]\n",
           sa / n, n, d, worst, bad, early, avg_tol, max_tol; exit bad > 0 }' "$tmp/watched.txt"
-check "every spectator on the delay" [ $? -eq 0 ]
+check "every spectator on the delay" $?
 awk '{ match($0, /fetched [0-9]+ B\/s \([0-9]+ B of fragments, [0-9]+ B of index in [0-9.]+ s\)/);
        split(substr($0, RSTART, RLENGTH), f, /[^0-9.]+/); s += f[2]; fr += f[3]; ix += f[4]; t += f[5]; n++ }
      END { printf "bytes per spectator: %.0f B/s fetched on average (fragments %.0f B/s, index %.0f B/s)\n",
@@ -178,10 +164,11 @@ grep -h 'stalls [1-9]' "$tmp/watched.txt" | head -n 3
 written=$(sed -n 's/^broadcast: \([0-9]*\) fragments written once each.*/\1/p' "$tmp/server.log")
 files=$(ls "$tmp/b" | grep -c '^fragment-[0-9]*\.zld$')
 grep '^broadcast:' "$tmp/server.log"
-check "the server wrote each fragment once ($written written, $files files, no leftovers)" \
-    [ -n "$written" ] && [ "$written" = "$files" ] && [ -z "$(ls "$tmp/b" | grep '\.tmp$')" ]
+[ -n "$written" ] && [ "$written" = "$files" ] && [ -z "$(ls "$tmp/b" | grep '\.tmp$')" ]
+check "the server wrote each fragment once ($written written, $files files, no leftovers)" $?
 served=$(grep -c "GET /fragment-$from\.zld " "$tmp/access.log")
-check "nginx served fragment $from $served times, once to each spectator" [ "$served" -eq "$done_count" ]
+[ "$served" -eq "$done_count" ]
+check "nginx served fragment $from $served times, once to each spectator" $?
 for n in $from $((from + 1)) $last; do
     ls -l "$tmp/b/fragment-$n.zld" | awk '{ printf "fragment %s: %d B\n", $NF, $5 }' | sed "s|$tmp/b/||"
 done

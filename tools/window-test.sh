@@ -22,17 +22,7 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
-pass=0
-fail=0
-check() { # check NAME CONDITION-STATUS
-    if [ "$2" -eq 0 ]; then
-        pass=$((pass + 1))
-        echo "ok   $1"
-    else
-        fail=$((fail + 1))
-        echo "FAIL $1"
-    fi
-}
+. "$(dirname "$0")/checks.sh"
 
 key=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
 "$bin/zl_server" --address 127.0.0.1 --port 0 --key "$key" --duration 40 --status 0 \

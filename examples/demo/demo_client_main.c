@@ -5,7 +5,7 @@
 
 #include "demo_host.h"
 #include "demo_join.h"
-#include "demo_replay.h"
+#include "demo_client_demo.h"
 #include "demo_view.h"
 #include "demo_watch.h"
 
@@ -63,7 +63,7 @@ int main(int argc, char **argv)
     if (opt.watch[0])
         return demo_watch_run(&opt);
     if (opt.play[0])
-        return demo_replay_play(&opt, opt.machine ? stderr : stdout);
+        return demo_client_demo_play(&opt, opt.machine ? stderr : stdout);
     if (!opt.bot && demo_view_open(&view) != 0) {
         fprintf(stderr, "zl_client: no terminal to play in; use --bot to let a bot play\n");
         return 2;
@@ -75,7 +75,7 @@ int main(int argc, char **argv)
             demo_view_close(&view);
         return 1;
     }
-    if (opt.record[0] && demo_replay_record_start(&join.player.client, opt.record) != 0) {
+    if (opt.record[0] && demo_client_demo_record_start(&join.player.client, opt.record) != 0) {
         if (!opt.bot)
             demo_view_close(&view);
         return 1;
@@ -87,7 +87,7 @@ int main(int argc, char **argv)
     play();
     if (!opt.bot)
         demo_view_close(&view);
-    demo_replay_record_stop(&join.player.client, join.text);
+    demo_client_demo_record_stop(&join.player.client, join.text);
     demo_join_finish(&join);
     return 0;
 }

@@ -1,18 +1,18 @@
-/* demo_replay.c - zl_client's demos: the recorder's fragments into a file, and
+/* demo_client_demo.c - zl_client's demos: the recorder's fragments into a file, and
  * a file played back through the client (zl_client_demo.h) at its speed or flat out. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "demo_host.h"
 #include "demo_player.h"
-#include "demo_replay.h"
+#include "demo_client_demo.h"
 #include "demo_view.h"
 #include "zl_client_demo.h"
 #include "zl_port.h"
 
 #define DRAW_US 50000u /* the terminal view: 20 frames a second */
 /* A fragment holds a keyframe (the client's kept frames in full) and
- * DEMO_REPLAY_KEYFRAME_US of snapshots, frames and commands. */
+ * DEMO_CLIENT_DEMO_KEYFRAME_US of snapshots, frames and commands. */
 #define FRAGMENT_BYTES (4u * 1024u * 1024u)
 
 static zl_client_recorder recorder;
@@ -26,19 +26,19 @@ static void write_fragment(void *ctx, const uint8_t *bytes, uint32_t len)
         write_failed = 1;
 }
 
-int demo_replay_record_start(zl_client *c, const char *path)
+int demo_client_demo_record_start(zl_client *c, const char *path)
 {
     out = fopen(path, "wb");
     if (!out) {
         fprintf(stderr, "zl_client: cannot create %s\n", path);
         return -1;
     }
-    zl_client_record_start(c, &recorder, fragment, sizeof fragment, DEMO_REPLAY_KEYFRAME_US,
+    zl_client_record_start(c, &recorder, fragment, sizeof fragment, DEMO_CLIENT_DEMO_KEYFRAME_US,
                            write_fragment, out);
     return 0;
 }
 
-void demo_replay_record_stop(zl_client *c, FILE *text)
+void demo_client_demo_record_stop(zl_client *c, FILE *text)
 {
     int rc;
     if (!out)
@@ -131,7 +131,7 @@ static int wait_until(const zl_platform *sys, uint64_t wall0, uint64_t due_us,
     }
 }
 
-int demo_replay_play(const demo_options *o, FILE *text)
+int demo_client_demo_play(const demo_options *o, FILE *text)
 {
     zl_platform sys;
     zl_client_config cfg;
