@@ -138,6 +138,61 @@ static void fate_of(const zl_event_sender *s, uint32_t id, uint32_t tick, fate *
     }
 }
 
+/* What the sent snapshots say about the FATE_WINDOW ids from `base`,
+ * gathered in one pass over them, a bit per id: the section's questions
+ * are then bit tests, not a pass each. `copies` counts in bit planes
+ * (plane j holds bit j of every id's count), so a snapshot's ids are
+ * added at once. */
+#define FATE_WINDOW 64u
+#define COPY_PLANES 4u /* counts to 15: more than ZL_EVENT_COPIES (8 at most) */
+
+typedef struct fates {
+    uint32_t base;
+    uint64_t done, coming;
+    uint64_t copies[COPY_PLANES];
+} fates;
+
+static void gather(const zl_event_sender *s, uint32_t base, uint32_t tick, fates *t)
+{
+    uint32_t i, j;
+    memset(t, 0, sizeof *t);
+    t->base = base;
+    for (i = 0; i < ZL_SNAPSHOT_SENT; i++) {
+        const zl_event_sent *r = &s->sent[i];
+        uint32_t state = state_of(r);
+        int32_t at = (int32_t)(r->start - base);
+        uint64_t ids, carry;
+        if (state == ZL_EVENT_SENT_FREE || at <= -(int32_t)ZL_EVENT_SPAN ||
+            at >= (int32_t)FATE_WINDOW)
+            continue;
+        ids = at >= 0 ? (uint64_t)r->carried << at : (uint64_t)r->carried >> -at;
+        if (state == ZL_EVENT_SENT_ACKED)
+            t->done |= ids;
+        else if (state == ZL_EVENT_SENT_FLIGHT && !overdue(r, tick))
+            t->coming |= ids;
+        for (j = 0, carry = ids; j < COPY_PLANES && carry; j++) {
+            uint64_t plane = t->copies[j];
+            t->copies[j] = plane ^ carry;
+            carry &= plane;
+        }
+    }
+}
+
+/* fate_of(id), from t where it covers id. */
+static void fate_at(const zl_event_sender *s, const fates *t, uint32_t id, uint32_t tick, fate *f)
+{
+    uint32_t at = id - t->base, j;
+    if (at >= FATE_WINDOW) {
+        fate_of(s, id, tick, f);
+        return;
+    }
+    f->done = (uint8_t)((t->done >> at) & 1u);
+    f->coming = (uint8_t)((t->coming >> at) & 1u);
+    f->copies = 0;
+    for (j = 0; j < COPY_PLANES; j++)
+        f->copies |= (uint32_t)((t->copies[j] >> at) & 1u) << j;
+}
+
 static int concerns(const zl_event_entry *e, const zl_event_audience *a)
 {
     if (e->source == a->client)
@@ -151,7 +206,7 @@ static int concerns(const zl_event_entry *e, const zl_event_audience *a)
  * done or that do not concern it, and events too old to send at `tick`,
  * counting the lost ones. */
 static void retire(zl_event_sender *s, const zl_event_log *log, const zl_event_audience *a,
-                   uint32_t tick)
+                   const fates *t, uint32_t tick)
 {
     if (log->next - s->acked > ZL_EVENT_LOG) {
         s->stats.overrun += log->next - s->acked - ZL_EVENT_LOG;
@@ -162,7 +217,7 @@ static void retire(zl_event_sender *s, const zl_event_log *log, const zl_event_a
         fate f;
         if (!concerns(e, a))
             continue;
-        fate_of(s, s->acked, tick, &f);
+        fate_at(s, t, s->acked, tick, &f);
         if (f.done)
             continue;
         if (tick - e->tick <= ZL_EVENT_MAX_AGE)
@@ -173,10 +228,10 @@ static void retire(zl_event_sender *s, const zl_event_log *log, const zl_event_a
 
 /* Whether event id (not done, concerning the client) goes in the
  * snapshot of `tick`: in its first copies, or when none may still arrive. */
-static int needs_sending(const zl_event_sender *s, uint32_t id, uint32_t tick)
+static int needs_sending(const zl_event_sender *s, const fates *t, uint32_t id, uint32_t tick)
 {
     fate f;
-    fate_of(s, id, tick, &f);
+    fate_at(s, t, id, tick, &f);
     return !f.done && (f.copies < ZL_EVENT_COPIES || !f.coming);
 }
 
@@ -264,16 +319,19 @@ int zl_event_section_write(zl_event_sender *s, zl_event_log *log,
     uint32_t id, k, start = log->next, used = 0, count = 0, prev = 0;
     uint32_t want = 0, carried = 0;
     pending p = {0, 0};
+    fates t;
     ZL_ASSERT(s && log && audience && w && out && resend_ticks >= 1);
     if (budget_bits < 1)
         return ZL_ERR_OVERFLOW;
-    retire(s, log, audience, tick);
+    /* From where retire starts: the oldest id the log still holds. */
+    gather(s, log->next - s->acked > ZL_EVENT_LOG ? log->next - ZL_EVENT_LOG : s->acked, tick, &t);
+    retire(s, log, audience, &t, tick);
     /* The events that go: from the first that needs sending, within the span. */
     for (id = s->acked; id != log->next && count < ZL_EVENTS_PER_SNAPSHOT; id++) {
         const zl_event_entry *e = entry_of(log, id);
         if ((count > 0 && id - start >= ZL_EVENT_SPAN) || tick - e->tick > ZL_EVENT_MAX_AGE)
             break;
-        if (!concerns(e, audience) || !needs_sending(s, id, tick))
+        if (!concerns(e, audience) || !needs_sending(s, &t, id, tick))
             continue;
         if (count++ == 0)
             start = id;
