@@ -14,8 +14,7 @@ PORT_CFLAGS := -mcpu=cortex-m3 -mthumb -ffunction-sections -fdata-sections -DZL_
 PORT_LDFLAGS := --specs=rdimon.specs -nostartfiles -Tports/cortex-m3/mps2-an385.ld \
 	-Wl,--gc-sections -Wl,--wrap=_sbrk
 PORT_LIBS := -lm
-PORT_SRC := ports/cortex-m3/zl_port_cortex_m3.c ports/common/zl_port_loopnet.c ports/cortex-m3/zl_uart.c \
-	ports/cortex-m3/zl_chacha20_cortex_m3.c
+PORT_SRC := ports/cortex-m3/zl_port_cortex_m3.c ports/common/zl_port_loopnet.c ports/cortex-m3/zl_uart.c ports/cortex-m3/zl_chacha20_cortex_m3.c
 PORT_IMAGE_SRC := ports/cortex-m3/startup.c
 PORT_BENCH_SRC := ports/cortex-m3/zl_timer_cortex_m3.c
 # The emulated board runs long loops about 100x slower than a host.
