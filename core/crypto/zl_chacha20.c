@@ -56,7 +56,14 @@ static void set_key(uint32_t s[16], const uint8_t key[ZL_CHACHA20_KEY_SIZE])
         s[4 + i] = zl_get_le32(key + 4 * i);
 }
 
-/* The 20 rounds of the state s into x, without the final addition. */
+/* The 20 rounds of the state s into x, without the final addition. A
+ * port may bring its own (assembly where the compiler spills): its build
+ * defines ZL_PORT_CHACHA20_ROUNDS and supplies zl_port_chacha20_rounds
+ * with this contract, proven by the same test vectors. */
+#ifdef ZL_PORT_CHACHA20_ROUNDS
+void zl_port_chacha20_rounds(uint32_t x[16], const uint32_t s[16]);
+#define rounds zl_port_chacha20_rounds
+#else
 static void rounds(uint32_t x[16], const uint32_t s[16])
 {
     /* memcpy: a block copy (LDM/STM on ARM), where a loop of words costs
@@ -64,6 +71,7 @@ static void rounds(uint32_t x[16], const uint32_t s[16])
     memcpy(x, s, 16 * sizeof x[0]);
     DOUBLE_ROUNDS(x);
 }
+#endif
 
 /* XORs n bytes (at most a block) at in with a keystream block: the rounds'
  * output x plus the state they started from, which is what makes the block
