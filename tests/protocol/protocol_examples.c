@@ -666,6 +666,16 @@ static uint32_t gap_code(bits_in *b, char *where)
     return gap;
 }
 
+/* An event's age: 0 as a 0 bit, 1..4 as [1][0] and 2 bits, else [1][1] and 8 bits. */
+static uint32_t age_code(bits_in *b, char *where)
+{
+    uint32_t at = b->at, age = 0;
+    if (pull(b, 1))
+        age = pull(b, 1) ? pull(b, 8) : pull(b, 2) + 1u;
+    sprintf(where, "%u+%u", (unsigned)at, (unsigned)(b->at - at));
+    return age;
+}
+
 static void events_section(bits_in *b, uint32_t tick)
 {
     uint32_t codes[FIELDS_MAX], id = 0, count = 0;
@@ -684,9 +694,15 @@ static void events_section(bits_in *b, uint32_t tick)
             id = take(b, 16, where);
             row(where, "id", "%u (low 16 bits)", (unsigned)id);
         }
-        age = take(b, 8, where);
+        age = age_code(b, where);
         row(where, "age", "%u: tick %u", (unsigned)age, (unsigned)(tick - age));
-        show_ranged(b, -1, ZL_MAX_ENTITIES - 1, "source");
+        if (take(b, 1, where)) {
+            row(where, "player", "1: the source is a player");
+            show_ranged(b, 0, ZL_MAX_CLIENTS - 1, "source");
+        } else {
+            row(where, "player", "0: the source is not a player");
+            show_ranged(b, -1, ZL_MAX_ENTITIES - 1, "source");
+        }
         read_state(b, &fps_event_schema, 0, NULL, codes);
         count++;
     }
