@@ -775,9 +775,33 @@ static void entity_section(bits_in *b, uint32_t tick, uint32_t own)
     f->used = 1;
 }
 
+/* The header's tick: after a 0 bit all 32 bits; after a 1 bit its low 16
+ * bits, the tick nearest the newest frame decoded that has them. */
+static uint32_t snapshot_tick(bits_in *b)
+{
+    char where[24];
+    uint32_t newest = 0, low, tick;
+    int i, have = 0;
+    if (!take(b, 1, where)) {
+        row(where, "delta", "0: the whole tick follows");
+        return show(b, 32, "tick");
+    }
+    row(where, "delta", "1: the tick's low 16 bits follow");
+    for (i = 0; i < 4; i++)
+        if (frames[i].used && (!have || (int32_t)(frames[i].tick - newest) > 0)) {
+            newest = frames[i].tick;
+            have = 1;
+        }
+    low = take(b, 16, where);
+    tick = newest - 32768u + ((low - (newest - 32768u)) & 0xFFFFu);
+    row(where, "tick", "%u: low bits %u, nearest the newest frame %u%s", (unsigned)tick,
+        (unsigned)low, (unsigned)newest, have ? "" : " (NONE HELD)");
+    return tick;
+}
+
 static void snapshot_payload(bits_in *b, uint32_t own)
 {
-    uint32_t tick = show(b, 32, "tick");
+    uint32_t tick = snapshot_tick(b);
     show(b, 32, "executed");
     events_section(b, tick);
     byte_padding(b);
