@@ -95,9 +95,11 @@ void zl_bench_events(void)
     kinds[3].name = "kill (killer, victim)";
     kinds[3].ev = fps_event(FPS_EV_KILL, 0, 3, vec(0, 0, 0), vec(0, 0, 0));
     zl_bench_note("events", "an events section costs 1 bit without events; each event: its id "
-                  "(16 bits, 1 when it follows the previous), its age (%u bits), its source (%u "
-                  "bits) and its body through the FPS's event schema",
-                  (unsigned)ZL_EVENT_AGE_BITS, zl_bits_required(ZL_MAX_ENTITIES));
+                  "(16 bits, 1 when it follows the previous), its age (1 bit for the snapshot's "
+                  "tick, 4 for 1..4 ticks, else %u), its source (1 + %u bits for a player, else "
+                  "1 + %u) and its body through the FPS's event schema",
+                  (unsigned)(2u + ZL_EVENT_AGE_BITS), zl_bits_required(ZL_MAX_CLIENTS - 1),
+                  zl_bits_required(ZL_MAX_ENTITIES));
     for (i = 0; i < 4; i++) {
         uint32_t one_bits = section_bits(b, &kinds[i].ev, 1) - 1u;
         uint32_t run_bits = (section_bits(b, &kinds[i].ev, 9) - 1u - one_bits) / 8u;

@@ -101,7 +101,7 @@ static int watch(int from, int same, uint32_t *hash, uint32_t *frames)
         while (zl_demo_fragment_next(&f, &offset, &item)) {
             const zl_snapshot_frame *frame;
             uint32_t tick, executed;
-            if (zl_snapshot_message_tick(item.data, item.len, &tick) != ZL_OK ||
+            if (zl_snapshot_message_tick(&rx, item.data, item.len, &tick) != ZL_OK ||
                 zl_snapshot_message_read(&rx, &m.server.layout, ZL_SNAPSHOT_NONE, NULL, NULL,
                                          item.data, item.len, &executed, &frame) != ZL_OK ||
                 frame->tick != tick || tick >= MAX_TICKS || frame->count != present_at[tick] ||

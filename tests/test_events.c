@@ -234,7 +234,7 @@ static int32_t find_expected(const uint32_t *expected, uint8_t *taken, uint32_t 
             continue;
         memset(&logged, 0, sizeof logged);
         zl_bitreader_init(&r, e->body, sizeof e->body);
-        (void)zl_bitreader_ranged(&r, -1, ZL_MAX_ENTITIES - 1); /* the source */
+        (void)zl_event_source_read(&r);
         zl_schema_read_delta(&fps_event_schema, &r, NULL, &logged, ZL_SCHEMA_WIRE);
         if (logged.type == ev->type && logged.param == ev->param &&
             logged.target == ev->target && logged.origin.x == ev->origin.x &&

@@ -956,6 +956,70 @@ static void test_match_numbers(void)
     }
 }
 
+/* Writes the snapshot message of tick into buf (no events); its bytes. */
+static int encode_message(uint8_t *buf, uint32_t tick, uint16_t seq)
+{
+    zl_bitwriter w;
+    zl_bitwriter_init(&w, buf, BUF_BYTES);
+    encoded_own = ZL_SNAPSHOT_NONE;
+    if (zl_snapshot_message_write(&client, &world, &layout, tick, tick ^ 0x5A5A5A5Au, NULL, 0,
+                                  NULL, ZL_SNAPSHOT_NONE, NULL, NO_BUDGET, seq, &w) < 0)
+        return -1;
+    return zl_bitwriter_finish(&w);
+}
+
+/* The message header: a full snapshot names its tick in 32 bits, a delta
+ * by its low 16, widened against the receiver's newest frame. Across the
+ * 16-bit and 32-bit wraps, for a late (older) delta as for the newest, the
+ * tick read is the tick written; a receiver without frames cannot widen a
+ * delta's tick and asks for a full snapshot. */
+static void test_message_tick_wraps(void)
+{
+    static const uint32_t starts[] = {0xFFF0u, 0xFFFFFFF0u, 0x7FFFFFF0u, 0u};
+    static uint8_t buf[2][BUF_BYTES];
+    size_t k;
+    for (k = 0; k < sizeof starts / sizeof starts[0]; k++) {
+        const zl_snapshot_frame *f;
+        zl_test_rng rng;
+        uint32_t tick, got, executed = 0, i;
+        int len[2] = {0, 0};
+        start();
+        zl_test_rng_seed(&rng, 11u + (uint32_t)k);
+        for (i = 0; i < 40u; i++) {
+            uint8_t *now = buf[i & 1u], *late = buf[(i + 1u) & 1u];
+            tick = starts[k] + 3u * i;
+            churn(&rng, 20, 50);
+            record_tick(tick, 20);
+            len[i & 1u] = encode_message(now, tick, (uint16_t)i);
+            ZL_CHECK(len[i & 1u] > 0);
+            /* bit 0 of the payload: 0 a full snapshot's tick, 1 a delta's */
+            ZL_CHECK_EQ(now[0] & 1u, i == 0 ? 0u : 1u);
+            ZL_CHECK(zl_snapshot_message_tick(&rx, now, (size_t)len[i & 1u], &got) == ZL_OK &&
+                     got == tick);
+            ZL_CHECK(zl_snapshot_message_read(&rx, &layout, ZL_SNAPSHOT_NONE, NULL, NULL, now,
+                                              (size_t)len[i & 1u], &executed, &f) == ZL_OK &&
+                     f->tick == tick && frame_matches(f, NULL));
+            ZL_CHECK_EQ(executed, tick ^ 0x5A5A5A5Au);
+            if (i > 0) {
+                /* The one before, arriving late: its tick read right, then refused. */
+                ZL_CHECK(zl_snapshot_message_tick(&rx, late, (size_t)len[(i + 1u) & 1u], &got) ==
+                             ZL_OK &&
+                         got == tick - 3u);
+                ZL_CHECK(zl_snapshot_message_read(&rx, &layout, ZL_SNAPSHOT_NONE, NULL, NULL, late,
+                                                  (size_t)len[(i + 1u) & 1u], &executed,
+                                                  &f) == ZL_ERR_DUPLICATE);
+            }
+            if (i % 2u == 0)
+                zl_snapshot_acked(&client, (uint16_t)i);
+        }
+        zl_snapshot_receiver_init(&rx);
+        ZL_CHECK(zl_snapshot_message_tick(&rx, buf[1], (size_t)len[1], &got) == ZL_ERR_AGAIN);
+        ZL_CHECK(zl_snapshot_message_read(&rx, &layout, ZL_SNAPSHOT_NONE, NULL, NULL, buf[1],
+                                          (size_t)len[1], &executed, &f) == ZL_ERR_AGAIN &&
+                 rx.need_full && rx.missing_base == 1);
+    }
+}
+
 void zl_suite_snapshot(void)
 {
     ZL_RUN(test_round_trip_random);
@@ -968,4 +1032,5 @@ void zl_suite_snapshot(void)
     ZL_RUN(test_leave_and_reenter);
     ZL_RUN(test_hostile_input);
     ZL_RUN(test_match_numbers);
+    ZL_RUN(test_message_tick_wraps);
 }

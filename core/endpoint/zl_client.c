@@ -320,7 +320,7 @@ void zl_client_on_snapshot_(zl_client *c, const uint8_t *payload, size_t len, si
         zl_client_record_(c, ZL_DEMO_SNAPSHOT, payload, (uint32_t)len, now_us);
     /* A snapshot of the match we left, overtaken by the notice of the new
      * one, is dropped before its events reach the queue. */
-    if (c->match_tick && (zl_snapshot_message_tick(payload, len, &tick) != ZL_OK ||
+    if (c->match_tick && (zl_snapshot_message_tick(&c->rx, payload, len, &tick) != ZL_OK ||
                           (int32_t)(tick - c->match_tick) < 0)) {
         c->left++;
         return;

@@ -40,8 +40,15 @@ int zl_event_log_append(zl_event_log *log, const zl_schema_plan *plan, const zl_
     ZL_ASSERT(log && plan && plan->schema && ev && plan->schema->size == sizeof(zl_event));
     e = entry_at(log, log->next);
     zl_bitwriter_init(&w, e->body, sizeof(e->body));
-    /* The source goes with the body: every snapshot copies both at once. */
-    zl_bitwriter_ranged(&w, ev->source, -1, ZL_MAX_ENTITIES - 1);
+    /* The source goes with the body: every snapshot copies both at once.
+     * A player (entities 0 .. ZL_MAX_CLIENTS - 1) is the usual source. */
+    if (ev->source >= 0 && ev->source < ZL_MAX_CLIENTS) {
+        zl_bitwriter_bool(&w, 1);
+        zl_bitwriter_ranged(&w, ev->source, 0, ZL_MAX_CLIENTS - 1);
+    } else {
+        zl_bitwriter_bool(&w, 0);
+        zl_bitwriter_ranged(&w, ev->source, -1, ZL_MAX_ENTITIES - 1);
+    }
     zl_schema_plan_write_delta(plan, &w, NULL, ev, ZL_SCHEMA_WIRE);
     bits = w.error != ZL_OK ? w.error : (int)zl_bitwriter_bits_used(&w);
     if (bits < 0) {
@@ -55,6 +62,14 @@ int zl_event_log_append(zl_event_log *log, const zl_schema_plan *plan, const zl_
     e->bits = (uint16_t)bits;
     log->next++;
     return ZL_OK;
+}
+
+int32_t zl_event_source_read(zl_bitreader *r)
+{
+    ZL_ASSERT(r);
+    if (zl_bitreader_bool(r))
+        return zl_bitreader_ranged(r, 0, ZL_MAX_CLIENTS - 1);
+    return zl_bitreader_ranged(r, -1, ZL_MAX_ENTITIES - 1);
 }
 
 void zl_event_sender_reset(zl_event_sender *s, const zl_event_log *log)
@@ -235,13 +250,35 @@ static int needs_sending(const zl_event_sender *s, const fates *t, uint32_t id, 
     return !f.done && (f.copies < ZL_EVENT_COPIES || !f.coming);
 }
 
+/* Bits of an age's code: 0 is the snapshot's own tick (a 0 bit); 1..4
+ * are [1][0] and 2 bits of age - 1; older, [1][1] and ZL_EVENT_AGE_BITS. */
+#define AGE_SHORT 4u
+static uint32_t age_code_bits(uint32_t age)
+{
+    return age == 0 ? 1u : age <= AGE_SHORT ? 4u : 2u + ZL_EVENT_AGE_BITS;
+}
+
+static uint32_t age_code(uint32_t age)
+{
+    return age == 0 ? 0u : age <= AGE_SHORT ? 1u | (age - 1u) << 2 : 3u | age << 2;
+}
+
+static uint32_t read_age(zl_bitreader *r)
+{
+    if (!zl_bitreader_bool(r))
+        return 0;
+    if (!zl_bitreader_bool(r))
+        return zl_bitreader_bits(r, 2) + 1u;
+    return zl_bitreader_bits(r, ZL_EVENT_AGE_BITS);
+}
+
 /* An event in a section: its lead (lead_bits of it: the 1 bit, whether it
  * follows the previous one, its id unless it does), its age, its source
  * and body. One write for the head: bits go out lowest first. */
 static void write_event(zl_bitwriter *w, uint32_t lead, uint32_t lead_bits, uint32_t age,
                         const zl_event_entry *e)
 {
-    zl_bitwriter_bits(w, lead | age << lead_bits, lead_bits + ZL_EVENT_AGE_BITS);
+    zl_bitwriter_bits(w, lead | age_code(age) << lead_bits, lead_bits + age_code_bits(age));
     zl_bitwriter_copy(w, e->body, e->bits);
 }
 
@@ -357,7 +394,7 @@ int zl_event_section_write(zl_event_sender *s, zl_event_log *log,
             lead |= (id & 0xFFFFu) << lead_bits;
             lead_bits += ID_BITS;
         }
-        if (used + lead_bits + ZL_EVENT_AGE_BITS + e->bits + 1u > budget_bits)
+        if (used + lead_bits + age_code_bits(tick - e->tick) + e->bits + 1u > budget_bits)
             break;
         if (r < run->count) {
             take_from_run(w, run, &p, r, r == 0 ? count == 0 : follows, lead, lead_bits);
@@ -365,7 +402,7 @@ int zl_event_section_write(zl_event_sender *s, zl_event_log *log,
             flush(w, run, &p);
             write_event(w, lead, lead_bits, tick - e->tick, e);
         }
-        used += lead_bits + ZL_EVENT_AGE_BITS + e->bits;
+        used += lead_bits + age_code_bits(tick - e->tick) + e->bits;
         carried |= 1u << k;
         prev = id;
         count++;
@@ -469,8 +506,8 @@ int zl_event_section_read(zl_event_queue *q, const zl_schema *schema, uint32_t t
         else
             id = full_id(q, zl_bitreader_bits(r, ID_BITS));
         memset(&ev, 0, sizeof(ev));
-        ev.tick = tick - zl_bitreader_bits(r, ZL_EVENT_AGE_BITS);
-        ev.source = zl_bitreader_ranged(r, -1, ZL_MAX_ENTITIES - 1);
+        ev.tick = tick - read_age(r);
+        ev.source = zl_event_source_read(r);
         if (zl_schema_read_delta(schema, r, NULL, &ev, ZL_SCHEMA_WIRE) != ZL_OK)
             break;
         prev = id;

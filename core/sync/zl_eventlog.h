@@ -56,8 +56,10 @@ ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_CLIENT_EVENT_WINDOW) && ZL_CLIENT_EVENT_WINDOW >=
  * Wire, the events section of a snapshot message: for each event a 1 bit,
  * then its id (the first: its low 16 bits; the next ones: a 1 bit when it
  * follows the previous id, else 0 and its low 16 bits), its age below the
- * snapshot's tick (ZL_EVENT_AGE_BITS), its source (-1 .. ZL_MAX_ENTITIES -
- * 1, ranged) and its body (zl_schema_write_delta against the zero event,
+ * snapshot's tick (0: a 0 bit; 1..4: [1][0] and 2 bits of age - 1; else
+ * [1][1] and ZL_EVENT_AGE_BITS), its source (a player: a 1 bit and 0 ..
+ * ZL_MAX_CLIENTS - 1 ranged; else a 0 bit and -1 .. ZL_MAX_ENTITIES - 1
+ * ranged) and its body (zl_schema_write_delta against the zero event,
  * ZL_SCHEMA_WIRE); a 0 bit ends the section. Without events it costs 1 bit.
  * The schema describes zl_event; leave `source` and `tick` out of it. */
 #define ZL_EVENT_AGE_BITS 8
@@ -90,7 +92,7 @@ typedef struct zl_event_run {
     uint32_t count; /* events coded */
     uint8_t coded;
     uint32_t at[ZL_EVENT_RUN + 1];
-    uint8_t bits[(ZL_EVENT_RUN * (2u + ZL_EVENT_AGE_BITS + 8u * ZL_EVENT_BODY_BYTES) + 7u) / 8u];
+    uint8_t bits[(ZL_EVENT_RUN * (4u + ZL_EVENT_AGE_BITS + 8u * ZL_EVENT_BODY_BYTES) + 7u) / 8u];
 } zl_event_run;
 
 /* The events clients should see, shared by every client. Caller-owned. */
@@ -109,6 +111,11 @@ void zl_event_log_init(zl_event_log *log);
  * it when the log is full. ZL_OK, or ZL_ERR_OVERFLOW (counted in too_large). */
 int zl_event_log_append(zl_event_log *log, const zl_schema_plan *plan, const zl_event *ev,
                         int predicted);
+
+/* Reads an event's source as the log codes it ahead of its body (hostile
+ * bits fine: a value out of range or a read past the end gives -1 or 0
+ * and sets r's error as zl_bitreader_ranged does). */
+int32_t zl_event_source_read(zl_bitreader *r);
 
 /* Measurements of what one client was sent; counters only grow. */
 typedef struct zl_event_sender_stats {

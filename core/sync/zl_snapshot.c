@@ -126,6 +126,12 @@ static const zl_snapshot_record *usable_baseline(const zl_snapshot_client *c, ui
     return base;
 }
 
+int zl_snapshot_client_has_base(const zl_snapshot_client *c, uint32_t tick)
+{
+    ZL_ASSERT(c != NULL);
+    return usable_baseline(c, tick) != NULL;
+}
+
 /* The world state the client holds for an entity of the baseline, or NULL
  * when that tick has left the history. Most were sent in the baseline
  * itself, whose slot is at hand. */

@@ -209,6 +209,10 @@ typedef struct zl_snapshot_client {
  * asks for a full snapshot (zl_snapshot_receiver.need_full). */
 void zl_snapshot_client_reset(zl_snapshot_client *c);
 
+/* 1 when zl_snapshot_write of `tick` would now write a delta (the client
+ * acknowledged a snapshot it can still be sent a delta against), else 0. */
+int zl_snapshot_client_has_base(const zl_snapshot_client *c, uint32_t tick);
+
 /* Writes the entity section of the snapshot of `tick` for this client into
  * bw and remembers it as carried by packet `packet_sequence`.
  *   world: must hold `tick` (zl_snapshot_world_begin/set); ticks passed to
@@ -320,11 +324,19 @@ void *zl_snapshot_frame_put(zl_snapshot_frame *f, uint16_t entity);
 const zl_snapshot_frame *zl_snapshot_receiver_newest(const zl_snapshot_receiver *rx);
 
 /* ---- The snapshot message (ZL_MSG_SNAPSHOT) ----
- * Its payload: the server tick (32 bits), the newest command the server has
- * run of this client (32 bits, what prediction reconciles against), the
- * events section (zl_eventlog.h; one 0 bit when there are none), zero bits
- * to the next byte, then the entity section above. Server and client write and read it only here. */
-#define ZL_SNAPSHOT_HEADER_BITS 64
+ * Its payload: the server tick (a delta: a 1 bit and the tick's low
+ * ZL_SNAPSHOT_TICK_BITS, the tick nearest the receiver's newest frame
+ * with them; a full snapshot: a 0 bit and 32 bits), the newest command the
+ * server has run of this client (32 bits, what prediction reconciles
+ * against), the events section (zl_eventlog.h; one 0 bit when there are
+ * none), zero bits to the next byte, then the entity section above. A
+ * receiver that can decode a delta holds its base frame, a tick of the last
+ * ZL_SNAPSHOT_WORLD_TICKS; one whose newest frame is less than
+ * 2^(ZL_SNAPSHOT_TICK_BITS - 1) ticks away widens the tick right even
+ * without its base, so the events section of a delta it cannot decode is
+ * still read at its tick. Server and client write and read it only here. */
+#define ZL_SNAPSHOT_TICK_BITS 16u
+#define ZL_SNAPSHOT_HEADER_BITS (1u + 32u + 32u)
 
 /* The events a snapshot message carries to one client. */
 typedef struct zl_snapshot_events {
@@ -351,7 +363,9 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
  * fine): *executed gets the header's command; the events section goes to
  * `events` through event_schema (both NULL for a client without events:
  * then a section holding any is malformed), read whether or not the entity
- * section can be decoded, since the packet is acknowledged either way; the
+ * section can be decoded, since the packet is acknowledged either way (but
+ * for a delta reaching a receiver without any frame: ZL_ERR_AGAIN, counted
+ * in missing_base, need_full set, nothing read); the
  * rest as zl_snapshot_read (same results; a header or events section cut
  * short or malformed is counted malformed and nothing is decoded). */
 int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout,
@@ -360,11 +374,13 @@ int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout 
                              uint32_t *executed, const zl_snapshot_frame **out);
 
 /* The tick a snapshot message of len payload bytes (read only, hostile
- * bytes fine) names in its header, into *tick, without reading the rest:
- * ZL_OK, or ZL_ERR_OVERFLOW when the header is cut short. A client drops
- * the snapshots of a match it has left with it, before their events
- * reach its queue. */
-int zl_snapshot_message_tick(const void *payload, size_t len, uint32_t *tick);
+ * bytes fine) names in its header, into *tick, widened against rx's newest
+ * frame, without reading the rest: ZL_OK, ZL_ERR_OVERFLOW when the header
+ * is cut short, or ZL_ERR_AGAIN for a delta's tick when rx holds no frame
+ * (a receiver starts with a full snapshot). A client drops the snapshots
+ * of a match it has left with it, before their events reach its queue. */
+int zl_snapshot_message_tick(const zl_snapshot_receiver *rx, const void *payload, size_t len,
+                             uint32_t *tick);
 
 ZL_END_DECLS
 

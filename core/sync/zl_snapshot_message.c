@@ -16,7 +16,13 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
     if (budget_bits <= ZL_SNAPSHOT_HEADER_BITS + 1u)
         return ZL_ERR_OVERFLOW;
     budget_bits -= ZL_SNAPSHOT_HEADER_BITS;
-    zl_bitwriter_bits(bw, tick, 32);
+    if (zl_snapshot_client_has_base(c, tick)) {
+        zl_bitwriter_bool(bw, 1);
+        zl_bitwriter_bits(bw, tick & ((1u << ZL_SNAPSHOT_TICK_BITS) - 1u), ZL_SNAPSHOT_TICK_BITS);
+    } else {
+        zl_bitwriter_bool(bw, 0);
+        zl_bitwriter_bits(bw, tick, 32);
+    }
     zl_bitwriter_bits(bw, executed, 32);
     if (events) {
         bits = zl_event_section_write(events->sender, events->log, &events->audience, tick,
@@ -37,17 +43,44 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
     return bits;
 }
 
+/* Reads the header's tick into *tick: ZL_OK, the reader's error, or
+ * ZL_ERR_AGAIN for a delta's tick with no frame to widen it against. */
+static int read_tick(const zl_snapshot_receiver *rx, zl_bitreader *r, uint32_t *tick)
+{
+    const uint32_t half = 1u << (ZL_SNAPSHOT_TICK_BITS - 1u);
+    uint32_t low;
+    if (!zl_bitreader_bool(r)) {
+        *tick = zl_bitreader_bits(r, 32);
+        return r->error;
+    }
+    low = zl_bitreader_bits(r, ZL_SNAPSHOT_TICK_BITS);
+    if (r->error != ZL_OK)
+        return r->error;
+    if (!rx->have_newest)
+        return ZL_ERR_AGAIN;
+    /* The tick with these low bits in [newest - half, newest + half). */
+    *tick = rx->newest - half +
+            ((low - (rx->newest - half)) & ((1u << ZL_SNAPSHOT_TICK_BITS) - 1u));
+    return ZL_OK;
+}
+
 int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout,
                              uint16_t own_entity, zl_event_queue *events,
                              const zl_schema *event_schema, const void *payload, size_t len,
                              uint32_t *executed, const zl_snapshot_frame **out)
 {
     zl_bitreader r;
-    uint32_t tick;
+    uint32_t tick = 0;
+    int rc;
     ZL_ASSERT(rx != NULL && executed != NULL && out != NULL);
     *out = NULL;
     zl_bitreader_init(&r, payload, len);
-    tick = zl_bitreader_bits(&r, 32);
+    rc = read_tick(rx, &r, &tick);
+    if (rc == ZL_ERR_AGAIN) {
+        rx->missing_base++;
+        rx->need_full = 1;
+        return rc;
+    }
     *executed = zl_bitreader_bits(&r, 32);
     if (r.error == ZL_OK) {
         if (events)
@@ -63,13 +96,14 @@ int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout 
     return zl_snapshot_read(rx, layout, tick, own_entity, &r, out);
 }
 
-int zl_snapshot_message_tick(const void *payload, size_t len, uint32_t *tick)
+int zl_snapshot_message_tick(const zl_snapshot_receiver *rx, const void *payload, size_t len,
+                             uint32_t *tick)
 {
     zl_bitreader r;
-    ZL_ASSERT(tick != NULL && (payload != NULL || len == 0));
+    ZL_ASSERT(rx != NULL && tick != NULL && (payload != NULL || len == 0));
     zl_bitreader_init(&r, payload, len);
-    *tick = zl_bitreader_bits(&r, 32);
-    return r.error;
+    *tick = 0;
+    return read_tick(rx, &r, tick);
 }
 
 const zl_snapshot_frame *zl_snapshot_receiver_newest(const zl_snapshot_receiver *rx)

@@ -162,7 +162,7 @@ static int advance(player *p, uint32_t play_tick)
             p->played++;
             continue;
         }
-        if (zl_snapshot_message_tick(item.data, item.len, &tick) != ZL_OK) {
+        if (zl_snapshot_message_tick(&p->rx, item.data, item.len, &tick) != ZL_OK) {
             p->offset = off;
             continue;
         }

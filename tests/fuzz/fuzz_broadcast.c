@@ -33,7 +33,7 @@ static void play(const uint8_t *data, size_t size)
             const zl_snapshot_frame *frame = NULL;
             uint32_t tick, executed;
             REQUIRE(item.data >= data + at && item.data + item.len <= data + at + f.size);
-            if (zl_snapshot_message_tick(item.data, item.len, &tick) != ZL_OK)
+            if (zl_snapshot_message_tick(&rx, item.data, item.len, &tick) != ZL_OK)
                 continue;
             rc = zl_snapshot_message_read(&rx, &layout, ZL_SNAPSHOT_NONE, NULL, NULL, item.data,
                                           item.len, &executed, &frame);

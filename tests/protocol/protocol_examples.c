@@ -666,6 +666,16 @@ static uint32_t gap_code(bits_in *b, char *where)
     return gap;
 }
 
+/* An event's age: 0 as a 0 bit, 1..4 as [1][0] and 2 bits, else [1][1] and 8 bits. */
+static uint32_t age_code(bits_in *b, char *where)
+{
+    uint32_t at = b->at, age = 0;
+    if (pull(b, 1))
+        age = pull(b, 1) ? pull(b, 8) : pull(b, 2) + 1u;
+    sprintf(where, "%u+%u", (unsigned)at, (unsigned)(b->at - at));
+    return age;
+}
+
 static void events_section(bits_in *b, uint32_t tick)
 {
     uint32_t codes[FIELDS_MAX], id = 0, count = 0;
@@ -684,9 +694,15 @@ static void events_section(bits_in *b, uint32_t tick)
             id = take(b, 16, where);
             row(where, "id", "%u (low 16 bits)", (unsigned)id);
         }
-        age = take(b, 8, where);
+        age = age_code(b, where);
         row(where, "age", "%u: tick %u", (unsigned)age, (unsigned)(tick - age));
-        show_ranged(b, -1, ZL_MAX_ENTITIES - 1, "source");
+        if (take(b, 1, where)) {
+            row(where, "player", "1: the source is a player");
+            show_ranged(b, 0, ZL_MAX_CLIENTS - 1, "source");
+        } else {
+            row(where, "player", "0: the source is not a player");
+            show_ranged(b, -1, ZL_MAX_ENTITIES - 1, "source");
+        }
         read_state(b, &fps_event_schema, 0, NULL, codes);
         count++;
     }
@@ -759,9 +775,33 @@ static void entity_section(bits_in *b, uint32_t tick, uint32_t own)
     f->used = 1;
 }
 
+/* The header's tick: after a 0 bit all 32 bits; after a 1 bit its low 16
+ * bits, the tick nearest the newest frame decoded that has them. */
+static uint32_t snapshot_tick(bits_in *b)
+{
+    char where[24];
+    uint32_t newest = 0, low, tick;
+    int i, have = 0;
+    if (!take(b, 1, where)) {
+        row(where, "delta", "0: the whole tick follows");
+        return show(b, 32, "tick");
+    }
+    row(where, "delta", "1: the tick's low 16 bits follow");
+    for (i = 0; i < 4; i++)
+        if (frames[i].used && (!have || (int32_t)(frames[i].tick - newest) > 0)) {
+            newest = frames[i].tick;
+            have = 1;
+        }
+    low = take(b, 16, where);
+    tick = newest - 32768u + ((low - (newest - 32768u)) & 0xFFFFu);
+    row(where, "tick", "%u: low bits %u, nearest the newest frame %u%s", (unsigned)tick,
+        (unsigned)low, (unsigned)newest, have ? "" : " (NONE HELD)");
+    return tick;
+}
+
 static void snapshot_payload(bits_in *b, uint32_t own)
 {
-    uint32_t tick = show(b, 32, "tick");
+    uint32_t tick = snapshot_tick(b);
     show(b, 32, "executed");
     events_section(b, tick);
     byte_padding(b);
