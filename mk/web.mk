@@ -9,7 +9,7 @@
 
 WEB_OUT := build/web
 # What the page's match needs of the demo: the players, bots and the shot join.
-WEB_SRC := examples/web/web_sim.c $(addprefix examples/demo/,demo_arena.c demo_bot.c demo_game.c demo_local.c \
+WEB_SRC := examples/web/web_sim.c $(addprefix examples/demo/,demo_arena.c demo_bot.c demo_game.c demo_impact.c demo_local.c \
 	demo_match.c demo_player.c demo_record.c demo_stopwatch.c demo_welcome.c) $(PORT_BENCH_SRC)
 WEB_OBJ := $(WEB_SRC:%.c=$(BUILD)/obj/%.o)
 WEB_LIB_OBJ := $(LIB_OBJ) $(GAME_SRC:%.c=$(BUILD)/obj/%.o)
