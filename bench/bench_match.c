@@ -157,12 +157,9 @@ static void bot_receive(bench_match *b, bench_bot *t, uint8_t *packet, size_t le
         at = inner < 0 ? inner : at + inner;
     }
     if (at >= 0 && type == ZL_MSG_SNAPSHOT) {
-        zl_bitreader r;
         uint32_t executed;
-        zl_bitreader_init(&r, packet + at, len - (size_t)at);
-        zl_bitreader_bits(&r, 32);
-        executed = zl_bitreader_bits(&r, 32);
-        if (executed > t->executed && executed <= t->newest)
+        if (zl_snapshot_message_executed(packet + at, len - (size_t)at, &executed) == ZL_OK &&
+            executed > t->executed && executed <= t->newest)
             t->executed = executed;
         b->snapshots_last++;
     }

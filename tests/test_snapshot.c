@@ -1000,6 +1000,12 @@ static void test_message_tick_wraps(void)
                                               (size_t)len[i & 1u], &executed, &f) == ZL_OK &&
                      f->tick == tick && frame_matches(f, NULL));
             ZL_CHECK_EQ(executed, tick ^ 0x5A5A5A5Au);
+            /* A peer without frames reads the same command from either form. */
+            executed = 0;
+            ZL_CHECK(zl_snapshot_message_executed(now, (size_t)len[i & 1u], &executed) == ZL_OK &&
+                     executed == (tick ^ 0x5A5A5A5Au));
+            ZL_CHECK_EQ(zl_snapshot_message_executed(now, i == 0 ? 4u : 2u, &executed),
+                        ZL_ERR_OVERFLOW);
             if (i > 0) {
                 /* The one before, arriving late: its tick read right, then refused. */
                 ZL_CHECK(zl_snapshot_message_tick(&rx, late, (size_t)len[(i + 1u) & 1u], &got) ==

@@ -382,6 +382,12 @@ int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout 
 int zl_snapshot_message_tick(const zl_snapshot_receiver *rx, const void *payload, size_t len,
                              uint32_t *tick);
 
+/* The newest command the server had run, from a snapshot message's header
+ * (read only, hostile bytes fine), for a peer that keeps no frames (a
+ * thin test or benchmark client): ZL_OK, or ZL_ERR_OVERFLOW when the
+ * header is cut short. */
+int zl_snapshot_message_executed(const void *payload, size_t len, uint32_t *executed);
+
 ZL_END_DECLS
 
 #endif

@@ -106,6 +106,17 @@ int zl_snapshot_message_tick(const zl_snapshot_receiver *rx, const void *payload
     return read_tick(rx, &r, tick);
 }
 
+int zl_snapshot_message_executed(const void *payload, size_t len, uint32_t *executed)
+{
+    zl_bitreader r;
+    ZL_ASSERT(executed != NULL && (payload != NULL || len == 0));
+    zl_bitreader_init(&r, payload, len);
+    /* The tick: its low bits after a 1, all 32 after a 0. */
+    zl_bitreader_bits(&r, zl_bitreader_bool(&r) ? ZL_SNAPSHOT_TICK_BITS : 32u);
+    *executed = zl_bitreader_bits(&r, 32);
+    return r.error;
+}
+
 const zl_snapshot_frame *zl_snapshot_receiver_newest(const zl_snapshot_receiver *rx)
 {
     uint32_t i;
