@@ -1,7 +1,76 @@
 /* zl_snapshot_message.c - the snapshot message: its header (tick and the
- * newest command run), the events section and the entity section, written
- * and read in one place. */
-#include "zl_snapshot.h"
+ * newest command run), the entity section and the events section coded
+ * against what it leaves the client, written and read in one place. */
+#include "zl_snapshot_wire.h"
+
+#include <string.h>
+
+/* Where an event's bases come from (zl_event_bases' ctx): the writer's
+ * world at the snapshot's tick and what its client holds once it applies
+ * the snapshot, or the reader's frame. */
+typedef struct sources {
+    const zl_snapshot_layout *layout;
+    const zl_game *game;
+    const zl_snapshot_world *world; /* writer */
+    const zl_snapshot_client *client;
+    uint32_t tick;
+    const zl_snapshot_frame *frame; /* reader */
+} sources;
+
+static int holds(const void *ctx, int32_t source)
+{
+    const sources *c = (const sources *)ctx;
+    if (source >= ZL_MAX_ENTITIES || !schema_of(c->layout, (uint32_t)source))
+        return ZL_EVENT_HOLDS_NONE;
+    if (c->frame)
+        return zl_snapshot_frame_state(c->frame, (uint16_t)source) ? ZL_EVENT_HOLDS_SAME
+                                                                    : ZL_EVENT_HOLDS_NONE;
+    return zl_snapshot_client_holds(c->client, (uint16_t)source);
+}
+
+/* The source's state as every client holding it sees it (its shared
+ * fields at shared precision), then the game's base from it. */
+static int build(const void *ctx, int32_t source, uint32_t which, zl_event *base)
+{
+    const sources *c = (const sources *)ctx;
+    uint32_t shared[ZL_STATE_MAX / 4];
+    const zl_schema *schema;
+    const void *state;
+    if (source < 0 || source >= ZL_MAX_ENTITIES)
+        return 0;
+    schema = schema_of(c->layout, (uint32_t)source);
+    state = c->frame ? zl_snapshot_frame_state(c->frame, (uint16_t)source)
+                     : zl_snapshot_world_state(c->world, c->tick, (uint16_t)source);
+    if (!schema || !state)
+        return 0;
+    memset(shared, 0, sizeof shared);
+    zl_schema_copy(schema, shared, state, ZL_SCHEMA_SHARED);
+    zl_schema_quantize_shared(schema, shared);
+    memset(base, 0, sizeof *base);
+    c->game->event_base(shared, source, which, base);
+    return 1;
+}
+
+/* The bases of c's game, or NULL when it offers none. */
+static const zl_event_bases *bases_of(const sources *c, const zl_schema_plan *plan,
+                                      zl_event_bases *b)
+{
+    if (!c->game || !c->game->event_base || c->game->event_bases == 0)
+        return NULL;
+    ZL_ASSERT(c->game->event_bases <= ZL_EVENT_BASES_MAX);
+    b->count = c->game->event_bases;
+    b->holds = holds;
+    b->build = build;
+    b->ctx = c;
+    b->plan = plan;
+    return b;
+}
+
+/* Bits of the header, to the byte the entity section starts on. */
+static uint32_t header_bits(int delta)
+{
+    return ((delta ? 1u + ZL_SNAPSHOT_TICK_BITS : 1u + 32u) + 32u + 7u) / 8u * 8u;
+}
 
 int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
                               const zl_snapshot_layout *layout, uint32_t tick, uint32_t executed,
@@ -11,36 +80,59 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
                               uint16_t packet_sequence, zl_bitwriter *bw)
 {
     zl_event_section section = {0, 0, 0, 1, 0};
+    const int delta = zl_snapshot_client_has_base(c, tick);
+    uint32_t reserve = 1u, start;
     int bits;
     ZL_ASSERT(bw != NULL);
-    if (budget_bits <= ZL_SNAPSHOT_HEADER_BITS + 1u)
+    if (budget_bits <= header_bits(delta) + 1u)
         return ZL_ERR_OVERFLOW;
-    budget_bits -= ZL_SNAPSHOT_HEADER_BITS;
-    if (zl_snapshot_client_has_base(c, tick)) {
-        zl_bitwriter_bool(bw, 1);
+    budget_bits -= header_bits(delta);
+    start = zl_bitwriter_bits_used(bw);
+    zl_bitwriter_bool(bw, delta);
+    if (delta)
         zl_bitwriter_bits(bw, tick & ((1u << ZL_SNAPSHOT_TICK_BITS) - 1u), ZL_SNAPSHOT_TICK_BITS);
-    } else {
-        zl_bitwriter_bool(bw, 0);
+    else
         zl_bitwriter_bits(bw, tick, 32);
-    }
     zl_bitwriter_bits(bw, executed, 32);
+    /* The entity section starts on a byte: the shared sections of clients
+     * with the same baseline are then copied a byte at a time. The events
+     * follow it, coded against what it leaves the client; room for them
+     * is kept first, at most half of what is left. */
+    zl_bitwriter_align(bw);
+    ZL_ASSERT(zl_bitwriter_bits_used(bw) - start == header_bits(delta));
     if (events) {
-        bits = zl_event_section_write(events->sender, events->log, &events->audience, tick,
-                                      events->resend_ticks, budget_bits / 2u, bw, &section);
-        if (bits < 0)
-            return bits;
+        reserve = zl_event_section_choose(events->sender, events->log, &events->audience, tick,
+                                          events->game && events->game->event_base
+                                              ? events->game->event_bases
+                                              : 0u,
+                                          &section);
+        if (reserve > budget_bits / 2u)
+            reserve = budget_bits / 2u;
+    }
+    bits = zl_snapshot_write(c, world, layout, tick, relevant, relevant_count, priority,
+                             own_entity, budget_bits - reserve, packet_sequence, bw);
+    if (bits < 0)
+        return bits;
+    if (events) {
+        sources src;
+        zl_event_bases b;
+        int ev;
+        memset(&src, 0, sizeof src);
+        src.layout = layout;
+        src.game = events->game;
+        src.world = world;
+        src.client = c;
+        src.tick = tick;
+        ev = zl_event_section_write(events->log, bases_of(&src, events->plan, &b), tick,
+                                    events->resend_ticks, budget_bits - (uint32_t)bits, bw,
+                                    &section);
+        if (ev < 0)
+            return ev;
+        zl_event_sender_sent(events->sender, packet_sequence, &section);
     } else {
         zl_bitwriter_bool(bw, 0);
     }
-    /* The entity section starts on a byte: the shared sections of clients
-     * with the same baseline are then copied a byte at a time. */
-    zl_bitwriter_align(bw);
-    bits = zl_snapshot_write(c, world, layout, tick, relevant, relevant_count, priority,
-                             own_entity, budget_bits - (section.bits + 7u) / 8u * 8u,
-                             packet_sequence, bw);
-    if (bits >= 0 && events)
-        zl_event_sender_sent(events->sender, packet_sequence, &section);
-    return bits;
+    return bw->error != ZL_OK ? bw->error : bits;
 }
 
 /* Reads the header's tick into *tick: ZL_OK, the reader's error, or
@@ -65,9 +157,9 @@ static int read_tick(const zl_snapshot_receiver *rx, zl_bitreader *r, uint32_t *
 }
 
 int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout,
-                             uint16_t own_entity, zl_event_queue *events,
-                             const zl_schema *event_schema, const void *payload, size_t len,
-                             uint32_t *executed, const zl_snapshot_frame **out)
+                             uint16_t own_entity, zl_event_queue *events, const zl_game *game,
+                             const void *payload, size_t len, uint32_t *executed,
+                             const zl_snapshot_frame **out)
 {
     zl_bitreader r;
     uint32_t tick = 0;
@@ -82,18 +174,31 @@ int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout 
         return rc;
     }
     *executed = zl_bitreader_bits(&r, 32);
-    if (r.error == ZL_OK) {
-        if (events)
-            zl_event_section_read(events, event_schema, tick, &r);
-        else if (zl_bitreader_bool(&r))
-            r.error = ZL_ERR_MALFORMED;
-        zl_bitreader_align(&r);
-    }
+    zl_bitreader_align(&r);
     if (r.error != ZL_OK) {
         rx->malformed++;
         return r.error;
     }
-    return zl_snapshot_read(rx, layout, tick, own_entity, &r, out);
+    rc = zl_snapshot_read(rx, layout, tick, own_entity, &r, out);
+    if (rc != ZL_OK)
+        return rc; /* its events unread: the caller must not acknowledge it */
+    if (events && game && game->event_schema) {
+        sources src;
+        zl_event_bases b;
+        memset(&src, 0, sizeof src);
+        src.layout = layout;
+        src.game = game;
+        src.frame = *out;
+        rc = zl_event_section_read(events, game->event_schema, bases_of(&src, NULL, &b), tick,
+                                   &r);
+    } else if (zl_bitreader_bool(&r)) {
+        rc = ZL_ERR_MALFORMED;
+    }
+    if (rc != ZL_OK) {
+        rx->malformed++;
+        *out = NULL;
+    }
+    return rc;
 }
 
 int zl_snapshot_message_tick(const zl_snapshot_receiver *rx, const void *payload, size_t len,
