@@ -136,10 +136,14 @@ static const zl_snapshot_record *usable_baseline(const zl_snapshot_client *c, ui
     return base;
 }
 
-int zl_snapshot_client_has_base(const zl_snapshot_client *c, uint32_t tick)
+int zl_snapshot_client_has_base(const zl_snapshot_client *c, uint32_t tick, uint32_t *executed)
 {
+    const zl_snapshot_record *base;
     ZL_ASSERT(c != NULL);
-    return usable_baseline(c, tick) != NULL;
+    base = usable_baseline(c, tick);
+    if (base && executed)
+        *executed = base->executed;
+    return base != NULL;
 }
 
 /* The world state the client holds for an entity of the baseline, or NULL

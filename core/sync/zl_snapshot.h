@@ -167,6 +167,7 @@ typedef struct zl_snapshot_record {
     uint16_t age[ZL_MAX_ENTITIES]; /* state tick = tick - age, or ABSENT */
     uint8_t held[ZL_SNAPSHOT_BITMAP_BYTES]; /* the entities whose age is not ABSENT */
     uint32_t content; /* the tick's run it holds the entities of, 0: its own */
+    uint32_t executed; /* the command its message named (zl_snapshot_message_write) */
 } zl_snapshot_record;
 
 /* What the last zl_snapshot_write did, for statistics and tests. Entity
@@ -210,8 +211,9 @@ typedef struct zl_snapshot_client {
 void zl_snapshot_client_reset(zl_snapshot_client *c);
 
 /* 1 when zl_snapshot_write of `tick` would now write a delta (the client
- * acknowledged a snapshot it can still be sent a delta against), else 0. */
-int zl_snapshot_client_has_base(const zl_snapshot_client *c, uint32_t tick);
+ * acknowledged a snapshot it can still be sent a delta against), with
+ * *executed (may be NULL) the command that snapshot's message named; else 0. */
+int zl_snapshot_client_has_base(const zl_snapshot_client *c, uint32_t tick, uint32_t *executed);
 
 /* Writes the entity section of the snapshot of `tick` for this client into
  * bw and remembers it as carried by packet `packet_sequence`.
@@ -285,6 +287,7 @@ typedef struct zl_snapshot_receiver {
     zl_snapshot_frame frame[ZL_SNAPSHOT_FRAMES];
     uint8_t valid[ZL_SNAPSHOT_FRAMES];
     uint32_t newest; /* tick of the newest frame decoded */
+    uint32_t executed; /* the command its message named: a delta's is widened against it */
     uint8_t have_newest;
     /* Set when a snapshot's base frame is missing; cleared by the next full
      * snapshot decoded. While set, the client should ask the server for a
@@ -333,8 +336,10 @@ const zl_snapshot_frame *zl_snapshot_receiver_newest(const zl_snapshot_receiver 
  * Its payload: the server tick (a delta: a 1 bit and the tick's low
  * ZL_SNAPSHOT_TICK_BITS, the tick nearest the receiver's newest frame
  * with them; a full snapshot: a 0 bit and 32 bits), the newest command the
- * server has run of this client (32 bits, what prediction reconciles
- * against), zero bits to the next byte, the entity section above, then
+ * server has run of this client (what prediction reconciles against: a
+ * full snapshot's 32 bits; a delta's a 0 bit and its low 6 bits when it is
+ * less than 64 after its baseline's, widened against the newest the
+ * receiver read, else a 1 bit and 32 bits), zero bits to the next byte, the entity section above, then
  * the events section (zl_eventlog.h; one 0 bit when there are none), each
  * event whose source the client holds once it applied the entity section
  * coded against a base built from that state (zl_game.event_base). A
@@ -395,8 +400,10 @@ int zl_snapshot_message_tick(const zl_snapshot_receiver *rx, const void *payload
 
 /* The newest command the server had run, from a snapshot message's header
  * (read only, hostile bytes fine), for a peer that keeps no frames (a
- * thin test or benchmark client): ZL_OK, or ZL_ERR_OVERFLOW when the
- * header is cut short. */
+ * thin test or benchmark client): *executed is, on entry, the one the
+ * peer read from the newest snapshot before this one (0 before any: a
+ * delta's command is widened against it) and on return this one's.
+ * ZL_OK, or ZL_ERR_OVERFLOW when the header is cut short. */
 int zl_snapshot_message_executed(const void *payload, size_t len, uint32_t *executed);
 
 ZL_END_DECLS

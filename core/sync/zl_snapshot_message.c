@@ -66,10 +66,20 @@ static const zl_event_bases *bases_of(const sources *c, const zl_schema_plan *pl
     return b;
 }
 
+/* A delta names its command as the low EXECUTED_NEAR_BITS bits of it
+ * when it is less than 2^EXECUTED_NEAR_BITS after the baseline's: the
+ * receiver read the baseline, and no snapshot newer than this one, so the
+ * newest command it read is in [baseline's, this one] and the low bits
+ * widen against it. Otherwise a 1 bit and all 32. */
+#define EXECUTED_NEAR_BITS 6u
+#define EXECUTED_NEAR (1u << EXECUTED_NEAR_BITS)
+
 /* Bits of the header, to the byte the entity section starts on. */
-static uint32_t header_bits(int delta)
+static uint32_t header_bits(int delta, int near)
 {
-    return ((delta ? 1u + ZL_SNAPSHOT_TICK_BITS : 1u + 32u) + 32u + 7u) / 8u * 8u;
+    uint32_t bits = delta ? 1u + ZL_SNAPSHOT_TICK_BITS + 1u + (near ? EXECUTED_NEAR_BITS : 32u)
+                          : 1u + 32u + 32u;
+    return (bits + 7u) / 8u * 8u;
 }
 
 int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
@@ -80,26 +90,33 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
                               uint16_t packet_sequence, zl_bitwriter *bw)
 {
     zl_event_section section = {0, 0, 0, 1, 0};
-    const int delta = zl_snapshot_client_has_base(c, tick);
-    uint32_t reserve = 1u, start;
+    uint32_t base_executed = 0, reserve = 1u, start;
+    const int delta = zl_snapshot_client_has_base(c, tick, &base_executed);
+    const int near = delta && executed - base_executed < EXECUTED_NEAR;
     int bits;
     ZL_ASSERT(bw != NULL);
-    if (budget_bits <= header_bits(delta) + 1u)
+    if (budget_bits <= header_bits(delta, near) + 1u)
         return ZL_ERR_OVERFLOW;
-    budget_bits -= header_bits(delta);
+    budget_bits -= header_bits(delta, near);
     start = zl_bitwriter_bits_used(bw);
     zl_bitwriter_bool(bw, delta);
-    if (delta)
+    if (delta) {
         zl_bitwriter_bits(bw, tick & ((1u << ZL_SNAPSHOT_TICK_BITS) - 1u), ZL_SNAPSHOT_TICK_BITS);
-    else
+        zl_bitwriter_bool(bw, !near);
+        if (near)
+            zl_bitwriter_bits(bw, executed & (EXECUTED_NEAR - 1u), EXECUTED_NEAR_BITS);
+        else
+            zl_bitwriter_bits(bw, executed, 32);
+    } else {
         zl_bitwriter_bits(bw, tick, 32);
-    zl_bitwriter_bits(bw, executed, 32);
+        zl_bitwriter_bits(bw, executed, 32);
+    }
     /* The entity section starts on a byte: the shared sections of clients
      * with the same baseline are then copied a byte at a time. The events
      * follow it, coded against what it leaves the client; room for them
      * is kept first, at most half of what is left. */
     zl_bitwriter_align(bw);
-    ZL_ASSERT(zl_bitwriter_bits_used(bw) - start == header_bits(delta));
+    ZL_ASSERT(zl_bitwriter_bits_used(bw) - start == header_bits(delta, near));
     if (events) {
         reserve = zl_event_section_choose(events->sender, events->log, &events->audience, tick,
                                           events->game && events->game->event_base
@@ -113,6 +130,7 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
                              own_entity, budget_bits - reserve, packet_sequence, bw);
     if (bits < 0)
         return bits;
+    c->record[(c->written - 1u) % ZL_SNAPSHOT_SENT].executed = executed;
     if (events) {
         sources src;
         zl_event_bases b;
@@ -135,19 +153,32 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
     return bw->error != ZL_OK ? bw->error : bits;
 }
 
-/* Reads the header's tick into *tick: ZL_OK, the reader's error, or
- * ZL_ERR_AGAIN for a delta's tick with no frame to widen it against. */
-static int read_tick(const zl_snapshot_receiver *rx, zl_bitreader *r, uint32_t *tick)
+/* Reads the header into *tick and *executed, a delta's command widened
+ * against `newest` (the newest command the receiver read): ZL_OK, the
+ * reader's error, or ZL_ERR_AGAIN for a delta's tick with no frame of rx
+ * (NULL: a reader without frames, which gets no tick) to widen it against. */
+static int read_header(const zl_snapshot_receiver *rx, uint32_t newest, zl_bitreader *r,
+                       uint32_t *tick, uint32_t *executed)
 {
     const uint32_t half = 1u << (ZL_SNAPSHOT_TICK_BITS - 1u);
     uint32_t low;
     if (!zl_bitreader_bool(r)) {
         *tick = zl_bitreader_bits(r, 32);
+        *executed = zl_bitreader_bits(r, 32);
         return r->error;
     }
     low = zl_bitreader_bits(r, ZL_SNAPSHOT_TICK_BITS);
+    if (zl_bitreader_bool(r)) {
+        *executed = zl_bitreader_bits(r, 32);
+    } else {
+        /* The command with these low bits in [newest, newest + NEAR). */
+        *executed = newest + ((zl_bitreader_bits(r, EXECUTED_NEAR_BITS) - newest) &
+                              (EXECUTED_NEAR - 1u));
+    }
     if (r->error != ZL_OK)
         return r->error;
+    if (!rx)
+        return ZL_OK;
     if (!rx->have_newest)
         return ZL_ERR_AGAIN;
     /* The tick with these low bits in [newest - half, newest + half). */
@@ -167,13 +198,12 @@ int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout 
     ZL_ASSERT(rx != NULL && executed != NULL && out != NULL);
     *out = NULL;
     zl_bitreader_init(&r, payload, len);
-    rc = read_tick(rx, &r, &tick);
+    rc = read_header(rx, rx->executed, &r, &tick, executed);
     if (rc == ZL_ERR_AGAIN) {
         rx->missing_base++;
         rx->need_full = 1;
         return rc;
     }
-    *executed = zl_bitreader_bits(&r, 32);
     zl_bitreader_align(&r);
     if (r.error != ZL_OK) {
         rx->malformed++;
@@ -182,6 +212,7 @@ int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout 
     rc = zl_snapshot_read(rx, layout, tick, own_entity, &r, out);
     if (rc != ZL_OK)
         return rc; /* its events unread: the caller must not acknowledge it */
+    rx->executed = *executed;
     if (events && game && game->event_schema) {
         sources src;
         zl_event_bases b;
@@ -205,21 +236,21 @@ int zl_snapshot_message_tick(const zl_snapshot_receiver *rx, const void *payload
                              uint32_t *tick)
 {
     zl_bitreader r;
+    uint32_t executed;
     ZL_ASSERT(rx != NULL && tick != NULL && (payload != NULL || len == 0));
     zl_bitreader_init(&r, payload, len);
     *tick = 0;
-    return read_tick(rx, &r, tick);
+    return read_header(rx, rx->executed, &r, tick, &executed);
 }
 
 int zl_snapshot_message_executed(const void *payload, size_t len, uint32_t *executed)
 {
     zl_bitreader r;
+    uint32_t tick, newest;
     ZL_ASSERT(executed != NULL && (payload != NULL || len == 0));
     zl_bitreader_init(&r, payload, len);
-    /* The tick: its low bits after a 1, all 32 after a 0. */
-    zl_bitreader_bits(&r, zl_bitreader_bool(&r) ? ZL_SNAPSHOT_TICK_BITS : 32u);
-    *executed = zl_bitreader_bits(&r, 32);
-    return r.error;
+    newest = *executed;
+    return read_header(NULL, newest, &r, &tick, executed);
 }
 
 const zl_snapshot_frame *zl_snapshot_receiver_newest(const zl_snapshot_receiver *rx)

@@ -869,12 +869,13 @@ static void entity_section(bits_in *b, uint32_t tick, uint32_t own)
 
 /* The header's tick: after a 0 bit all 32 bits; after a 1 bit its low 16
  * bits, the tick nearest the newest frame decoded that has them. */
-static uint32_t snapshot_tick(bits_in *b)
+static uint32_t snapshot_tick(bits_in *b, int *delta)
 {
     char where[24];
     uint32_t newest = 0, low, tick;
     int i, have = 0;
-    if (!take(b, 1, where)) {
+    *delta = (int)take(b, 1, where);
+    if (!*delta) {
         row(where, "delta", "0: the whole tick follows");
         return show(b, 32, "tick");
     }
@@ -891,10 +892,33 @@ static uint32_t snapshot_tick(bits_in *b)
     return tick;
 }
 
+/* The command of the newest snapshot read: a delta's widens against it. */
+static uint32_t newest_executed;
+
+/* The header's command: a full snapshot's 32 bits; a delta's, after a 0
+ * bit, its low 6 bits, the command from the newest one read up with them. */
+static void snapshot_executed(bits_in *b, int delta)
+{
+    char where[24];
+    uint32_t low;
+    if (!delta || take(b, 1, where)) {
+        if (delta)
+            row(where, "executed form", "1: all 32 bits follow");
+        newest_executed = show(b, 32, "executed");
+        return;
+    }
+    row(where, "executed form", "0: its low 6 bits follow");
+    low = take(b, 6, where);
+    newest_executed += (low - newest_executed) & 63u;
+    row(where, "executed", "%u: low bits %u, from the newest read up", (unsigned)newest_executed,
+        (unsigned)low);
+}
+
 static void snapshot_payload(bits_in *b, uint32_t own)
 {
-    uint32_t tick = snapshot_tick(b);
-    show(b, 32, "executed");
+    int delta;
+    uint32_t tick = snapshot_tick(b, &delta);
+    snapshot_executed(b, delta);
     byte_padding(b);
     entity_section(b, tick, own);
     events_section(b, tick);
