@@ -84,7 +84,8 @@ static uint32_t section_bits(events_bench *b, const zl_event *ev, uint32_t count
     bases.ctx = rules;
     bases.plan = &b->plan;
     zl_bitwriter_init(&w, b->buf, sizeof b->buf);
-    zl_event_section_choose(&b->sender, &b->log, &everyone, ev->tick + 1u, bases.count, &sec);
+    zl_event_section_choose(&b->sender, &b->log, &everyone, rules ? &bases : NULL, ev->tick + 1u,
+                            &sec);
     if (zl_event_section_write(&b->log, rules ? &bases : NULL, ev->tick + 1u, 1u,
                                8u * sizeof b->buf, &w, &sec) < 0)
         return 0;

@@ -168,7 +168,7 @@ static zl_event_queue queue;
 static int write_section(const zl_event_audience *a, uint32_t tick, uint32_t resend_ticks,
                          uint32_t budget_bits, zl_bitwriter *w, zl_event_section *sec)
 {
-    zl_event_section_choose(&sender, &log_, a, tick, 0u, sec);
+    zl_event_section_choose(&sender, &log_, a, NULL, tick, sec);
     return zl_event_section_write(&log_, NULL, tick, resend_ticks, budget_bits, w, sec);
 }
 static flight channel[DELAY + 1][IN_FLIGHT];

@@ -424,37 +424,54 @@ static uint32_t lead_of(uint32_t count, uint32_t id, uint32_t prev, uint32_t *bi
     return lead;
 }
 
-uint32_t zl_event_section_choose(zl_event_sender *s, zl_event_log *log,
-                                 const zl_event_audience *audience, uint32_t tick,
-                                 uint32_t base_count, zl_event_section *out)
+/* Bits of event r of the run without its lead. */
+static uint32_t run_body_bits(const zl_event_run *run, uint32_t r)
 {
-    uint32_t id, start = log->next, count = 0, want = 0, bound = 1u, prev = 0;
+    return run->at[r + 1u] - run->at[r] - (r == 0 ? FIRST_LEAD_BITS : 2u);
+}
+
+uint32_t zl_event_section_choose(zl_event_sender *s, zl_event_log *log,
+                                 const zl_event_audience *audience, const zl_event_bases *bases,
+                                 uint32_t tick, zl_event_section *out)
+{
+    const zl_event_run *run = &log->run;
+    uint32_t id, start = log->next, count = 0, want = 0, bits = 1u, prev = 0, k;
     fates t;
-    ZL_ASSERT(s && log && audience && out && base_count <= ZL_EVENT_BASES_MAX);
+    ZL_ASSERT(s && log && audience && out);
+    ZL_ASSERT(!bases || (bases->count <= ZL_EVENT_BASES_MAX && bases->plan));
     /* From where retire starts: the oldest id the log still holds. */
     gather(s, log->next - s->acked > ZL_EVENT_LOG ? log->next - ZL_EVENT_LOG : s->acked, tick, &t);
     retire(s, log, audience, &t, tick);
     /* The events that go: from the first that needs sending, within the span. */
     for (id = s->acked; id != log->next && count < ZL_EVENTS_PER_SNAPSHOT; id++) {
         const zl_event_entry *e = entry_of(log, id);
-        uint32_t lead_bits;
         if ((count > 0 && id - start >= ZL_EVENT_SPAN) || tick - e->tick > ZL_EVENT_MAX_AGE)
             break;
         if (!concerns(e, audience) || !needs_sending(s, &t, id, tick))
             continue;
-        lead_of(count, id, prev, &lead_bits);
-        bound += lead_bits + age_code_bits(tick - e->tick) + e->bits + choice_bits(base_count);
         if (count++ == 0)
             start = id;
         want |= 1u << (id - start);
-        prev = id;
+    }
+    /* What they will likely take: the run's code for a client holding
+     * their sources' state of this tick, else against the zero event. */
+    code_run(log, bases, tick, start);
+    for (k = 0, count = 0; k < ZL_EVENT_SPAN && (want >> k) != 0; k++) {
+        const zl_event_entry *e = entry_of(log, start + k);
+        uint32_t r = start + k - run->first, lead_bits;
+        if (!((want >> k) & 1u))
+            continue;
+        lead_of(count++, start + k, prev, &lead_bits);
+        bits += lead_bits + (r < run->count ? run_body_bits(run, r)
+                                            : age_code_bits(tick - e->tick) + e->bits);
+        prev = start + k;
     }
     out->start = start;
     out->carried = want;
     out->count = count;
-    out->bits = bound;
+    out->bits = bits;
     out->due_tick = 0;
-    return bound;
+    return bits;
 }
 
 int zl_event_section_write(zl_event_log *log, const zl_event_bases *bases, uint32_t tick,
@@ -485,8 +502,7 @@ int zl_event_section_write(zl_event_log *log, const zl_event_bases *bases, uint3
          * source, or no state where the world has none. */
         from_run = r < run->count && (run->chose[r] ? holds == ZL_EVENT_HOLDS_SAME
                                                     : holds == ZL_EVENT_HOLDS_NONE);
-        bits = from_run ? lead_bits + run->at[r + 1u] - run->at[r] -
-                              (r == 0 ? FIRST_LEAD_BITS : 2u)
+        bits = from_run ? lead_bits + run_body_bits(run, r)
                         : lead_bits + age_code_bits(tick - e->tick) + e->bits +
                               (holds != ZL_EVENT_HOLDS_NONE ? choice_bits(bases->count) : 0u);
         if (used + bits + 1u > budget_bits)

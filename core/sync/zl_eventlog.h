@@ -197,12 +197,14 @@ typedef struct zl_event_section {
 } zl_event_section;
 /* Chooses the events of the snapshot of `tick` for a client, at most
  * ZL_EVENTS_PER_SNAPSHOT, into *out (start, carried, count) and returns
- * the most bits their section can take (end bit included), each coded
- * against the zero event with a base choice of `base_count` bases: the
- * room to keep for it. */
+ * the bits their section will likely take (end bit included; each as for
+ * a client holding its source's state of this tick, through `bases`, NULL
+ * for none): the room to keep for it. The section may turn out longer
+ * (the client holds older states): zl_event_section_write then leaves
+ * out what does not fit. */
 uint32_t zl_event_section_choose(zl_event_sender *s, zl_event_log *log,
-                                 const zl_event_audience *audience, uint32_t tick,
-                                 uint32_t base_count, zl_event_section *out);
+                                 const zl_event_audience *audience, const zl_event_bases *bases,
+                                 uint32_t tick, zl_event_section *out);
 /* Writes the events section of the snapshot of `tick` with the events
  * *sec chose (zl_event_section_choose), in ascending id, as many as fit
  * budget_bits (the end bit included), each against the cheapest base

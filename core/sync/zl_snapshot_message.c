@@ -90,6 +90,9 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
                               uint16_t packet_sequence, zl_bitwriter *bw)
 {
     zl_event_section section = {0, 0, 0, 1, 0};
+    const zl_event_bases *bases = NULL;
+    zl_event_bases b;
+    sources src;
     uint32_t base_executed = 0, reserve = 1u, start;
     const int delta = zl_snapshot_client_has_base(c, tick, &base_executed);
     const int near = delta && executed - base_executed < EXECUTED_NEAR;
@@ -118,11 +121,15 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
     zl_bitwriter_align(bw);
     ZL_ASSERT(zl_bitwriter_bits_used(bw) - start == header_bits(delta, near));
     if (events) {
-        reserve = zl_event_section_choose(events->sender, events->log, &events->audience, tick,
-                                          events->game && events->game->event_base
-                                              ? events->game->event_bases
-                                              : 0u,
-                                          &section);
+        memset(&src, 0, sizeof src);
+        src.layout = layout;
+        src.game = events->game;
+        src.world = world;
+        src.client = c;
+        src.tick = tick;
+        bases = bases_of(&src, events->plan, &b);
+        reserve = zl_event_section_choose(events->sender, events->log, &events->audience, bases,
+                                          tick, &section);
         if (reserve > budget_bits / 2u)
             reserve = budget_bits / 2u;
     }
@@ -132,18 +139,8 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
         return bits;
     c->record[(c->written - 1u) % ZL_SNAPSHOT_SENT].executed = executed;
     if (events) {
-        sources src;
-        zl_event_bases b;
-        int ev;
-        memset(&src, 0, sizeof src);
-        src.layout = layout;
-        src.game = events->game;
-        src.world = world;
-        src.client = c;
-        src.tick = tick;
-        ev = zl_event_section_write(events->log, bases_of(&src, events->plan, &b), tick,
-                                    events->resend_ticks, budget_bits - (uint32_t)bits, bw,
-                                    &section);
+        int ev = zl_event_section_write(events->log, bases, tick, events->resend_ticks,
+                                        budget_bits - (uint32_t)bits, bw, &section);
         if (ev < 0)
             return ev;
         zl_event_sender_sent(events->sender, packet_sequence, &section);
