@@ -138,6 +138,7 @@ static void run(bandwidth_bench *b, int pattern, uint32_t players, uint32_t rate
 {
     zl_snapshot_events to_client;
     zl_event_sender_stats sent;
+    zl_game rules = fps_game_interface(&b->game);
     uint32_t tick, e;
     memset(m, 0, sizeof *m);
     zl_event_log_init(&b->log);
@@ -149,6 +150,8 @@ static void run(bandwidth_bench *b, int pattern, uint32_t players, uint32_t rate
     to_client.audience.relevant = NULL;
     /* As the server's: the round trip and a command interval. */
     to_client.resend_ticks = RTT_TICKS + 2u;
+    to_client.game = &rules;
+    to_client.plan = &b->plan;
     zl_snapshot_world_init(&b->world);
     zl_snapshot_client_reset(&b->client);
     fps_game_init(&b->game);

@@ -39,11 +39,37 @@ static zl_event fps_event(uint16_t type, uint16_t param, int32_t target, zl_vec3
     return ev;
 }
 
+/* The reader of the section holds player 5 as `shooter` (its snapshot
+ * carried it): the bases are the FPS's, from that state. */
+static fps_player shooter;
+
+static int holds_shooter(const void *ctx, int32_t source)
+{
+    (void)ctx;
+    return source == 5 ? ZL_EVENT_HOLDS_SAME : ZL_EVENT_HOLDS_NONE;
+}
+
+static int build_from_shooter(const void *ctx, int32_t source, uint32_t which, zl_event *base)
+{
+    const zl_game *rules = (const zl_game *)ctx;
+    fps_player p;
+    if (source != 5)
+        return 0;
+    memset(&p, 0, sizeof p);
+    zl_schema_copy(&fps_player_schema, &p, &shooter, ZL_SCHEMA_SHARED);
+    zl_schema_quantize_shared(&fps_player_schema, &p);
+    memset(base, 0, sizeof *base);
+    rules->event_base(&p, source, which, base);
+    return 1;
+}
+
 /* Bits of a section holding `count` copies of ev for one client (the end
- * bit included). */
-static uint32_t section_bits(events_bench *b, const zl_event *ev, uint32_t count)
+ * bit included), coded against the bases of `rules` (NULL: none). */
+static uint32_t section_bits(events_bench *b, const zl_event *ev, uint32_t count,
+                             const zl_game *rules)
 {
     zl_event_audience everyone = {ZL_MAX_CLIENTS - 1, NULL};
+    zl_event_bases bases;
     zl_event_section sec;
     zl_bitwriter w;
     uint32_t i;
@@ -52,8 +78,15 @@ static uint32_t section_bits(events_bench *b, const zl_event *ev, uint32_t count
     zl_event_sender_reset(&b->sender, &b->log);
     for (i = 0; i < count; i++)
         zl_event_log_append(&b->log, &b->plan, ev, 0);
+    bases.count = rules ? rules->event_bases : 0u;
+    bases.holds = holds_shooter;
+    bases.build = build_from_shooter;
+    bases.ctx = rules;
+    bases.plan = &b->plan;
     zl_bitwriter_init(&w, b->buf, sizeof b->buf);
-    if (zl_event_section_write(&b->sender, &b->log, &everyone, ev->tick + 1u, 1u,
+    zl_event_section_choose(&b->sender, &b->log, &everyone, rules ? &bases : NULL, ev->tick + 1u,
+                            &sec);
+    if (zl_event_section_write(&b->log, rules ? &bases : NULL, ev->tick + 1u, 1u,
                                8u * sizeof b->buf, &w, &sec) < 0)
         return 0;
     return sec.bits;
@@ -78,18 +111,26 @@ void zl_bench_events(void)
 {
     events_bench *b = (events_bench *)zl_bench_arena(sizeof *b);
     const zl_fx one = ZL_FX_ONE;
-    const zl_vec3 eye = vec(812 * one, -1530 * one, 64 * one);
-    const zl_vec3 aim = vec(one * 7 / 10, one * 7 / 10, one / 10);
+    const zl_game rules = fps_game_interface(NULL);
     struct {
         const char *name;
         zl_event ev;
     } kinds[4];
     size_t lens[2] = {4, ZL_RELIABLE_MESSAGE_MAX};
     uint32_t i;
+    /* Player 5 stands at (812, -1530, 0) looking north-east and a little
+     * up; its shot leaves its eye with a spread off its view. */
+    memset(&shooter, 0, sizeof shooter);
+    shooter.origin = vec(812 * one + one / 4, -1530 * one - one / 8, 0);
+    shooter.yaw = 8192;
+    shooter.pitch = 1040;
+    shooter.weapon = FPS_WEAPON_RIFLE;
+    shooter.flags = FPS_PF_ON_GROUND;
     kinds[0].name = "hitscan shot (origin, aim, weapon)";
-    kinds[0].ev = fps_event(FPS_EV_FIRE, FPS_WEAPON_RIFLE, -1, eye, aim);
+    kinds[0].ev = fps_event(FPS_EV_FIRE, FPS_WEAPON_RIFLE, -1, fps_player_eye(&shooter),
+                            fps_aim((zl_angle)(shooter.yaw + 40), (zl_angle)(shooter.pitch - 25)));
     kinds[1].name = "footstep (origin)";
-    kinds[1].ev = fps_event(FPS_EV_FOOTSTEP, 0, -1, vec(812 * one, -1530 * one, 0), vec(0, 0, 0));
+    kinds[1].ev = fps_event(FPS_EV_FOOTSTEP, 0, -1, shooter.origin, vec(0, 0, 0));
     kinds[2].name = "hit (point, damage, target)";
     kinds[2].ev = fps_event(FPS_EV_HIT, 90, 3, vec(1012 * one, -1330 * one, 60 * one), vec(0, 0, 0));
     kinds[3].name = "kill (killer, victim)";
@@ -97,15 +138,21 @@ void zl_bench_events(void)
     zl_bench_note("events", "an events section costs 1 bit without events; each event: its id "
                   "(16 bits, 1 when it follows the previous), its age (1 bit for the snapshot's "
                   "tick, 4 for 1..4 ticks, else %u), its source (1 + %u bits for a player, else "
-                  "1 + %u) and its body through the FPS's event schema",
+                  "1 + %u), when the client holds the source its base (%u bits: the zero event "
+                  "or one of the FPS's %u built from the source's state) and its body through "
+                  "the FPS's event schema against that base",
                   (unsigned)(2u + ZL_EVENT_AGE_BITS), zl_bits_required(ZL_MAX_CLIENTS - 1),
-                  zl_bits_required(ZL_MAX_ENTITIES));
+                  zl_bits_required(ZL_MAX_ENTITIES), zl_bits_required(rules.event_bases),
+                  (unsigned)rules.event_bases);
     for (i = 0; i < 4; i++) {
-        uint32_t one_bits = section_bits(b, &kinds[i].ev, 1) - 1u;
-        uint32_t run_bits = (section_bits(b, &kinds[i].ev, 9) - 1u - one_bits) / 8u;
-        zl_bench_note("events", "%-36s %3u bits alone, %3u bits each in a run (%u.%u bytes)",
+        uint32_t zero = section_bits(b, &kinds[i].ev, 1, NULL) - 1u;
+        uint32_t one_bits = section_bits(b, &kinds[i].ev, 1, &rules) - 1u;
+        uint32_t run_bits = (section_bits(b, &kinds[i].ev, 9, &rules) - 1u - one_bits) / 8u;
+        zl_bench_note("events", "%-36s %3u bits alone, %3u bits each in a run (%u.%u bytes); "
+                      "%3u alone against the zero event",
                       kinds[i].name, (unsigned)one_bits, (unsigned)run_bits,
-                      (unsigned)(run_bits / 8u), (unsigned)(run_bits % 8u * 10u / 8u));
+                      (unsigned)(run_bits / 8u), (unsigned)(run_bits % 8u * 10u / 8u),
+                      (unsigned)zero);
     }
     zl_bench_note("events", "each new event rides in %u snapshots (ZL_EVENT_COPIES), then "
                   "again only when each copy is known lost or overdue",

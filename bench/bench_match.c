@@ -157,9 +157,12 @@ static void bot_receive(bench_match *b, bench_bot *t, uint8_t *packet, size_t le
         at = inner < 0 ? inner : at + inner;
     }
     if (at >= 0 && type == ZL_MSG_SNAPSHOT) {
-        uint32_t executed;
-        if (zl_snapshot_message_executed(packet + at, len - (size_t)at, &executed) == ZL_OK &&
-            executed > t->executed && executed <= t->newest)
+        /* The newest packet only: a delta's command widens against the
+         * one read before, never a later one. */
+        uint32_t executed = t->executed;
+        if (t->link.received_newest == h.sequence &&
+            zl_snapshot_message_executed(packet + at, len - (size_t)at, &executed) == ZL_OK &&
+            executed <= t->newest)
             t->executed = executed;
         b->snapshots_last++;
     }

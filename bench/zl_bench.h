@@ -52,7 +52,7 @@ void zl_bench_ratio(const char *group, const char *name, uint64_t num, uint64_t 
 /* Bytes of the arena (zl_bench_arena). It must hold the largest group's
  * state, the 256-player server; groups check theirs at compile time. */
 #ifndef ZL_BENCH_ARENA_BYTES
-#define ZL_BENCH_ARENA_BYTES (13u << 20)
+#define ZL_BENCH_ARENA_BYTES (14u << 20)
 #endif
 
 /* Room for a group's large state. Groups run one at a time, so the big

@@ -311,9 +311,10 @@ void zl_client_take_frame_(zl_client *c, const zl_snapshot_frame *f, uint32_t ex
 }
 
 /* len: the payload's bytes; datagram_len: the whole datagram's. */
-void zl_client_on_snapshot_(zl_client *c, const uint8_t *payload, size_t len, size_t datagram_len,
-                            uint64_t now_us)
+int zl_client_on_snapshot_(zl_client *c, const uint8_t *payload, size_t len, size_t datagram_len,
+                           uint64_t now_us)
 {
+    int rc;
     const zl_snapshot_frame *f;
     uint32_t executed, tick;
     if (c->recorder)
@@ -323,16 +324,41 @@ void zl_client_on_snapshot_(zl_client *c, const uint8_t *payload, size_t len, si
     if (c->match_tick && (zl_snapshot_message_tick(&c->rx, payload, len, &tick) != ZL_OK ||
                           (int32_t)(tick - c->match_tick) < 0)) {
         c->left++;
-        return;
+        return ZL_OK;
     }
-    if (zl_snapshot_message_read(&c->rx, &c->layout, c->slot, &c->events, c->game.event_schema,
-                                 payload, len, &executed, &f) != ZL_OK) {
+    rc = zl_snapshot_message_read(&c->rx, &c->layout, c->slot, &c->events, &c->game, payload,
+                                  len, &executed, &f);
+    if (rc != ZL_OK) {
         c->undecodable++;
-        return;
+        return rc;
     }
     c->snapshots++;
     c->last_snapshot_bytes = (uint32_t)datagram_len;
     zl_client_take_frame_(c, f, executed, now_us);
+    return ZL_OK;
+}
+
+/* A SNAPSHOT, alone or inside a BLOCK, is read before the link takes its
+ * packet, and a snapshot the client could not read is left unacknowledged:
+ * its events, read only with its entity section, then go again (and the
+ * server never counts it as held). Returns 1 when the packet may be taken. */
+static int snapshot_first(zl_client *c, const zl_conn_datagram *d, size_t len, uint64_t now_us)
+{
+    const uint8_t *payload = d->payload;
+    size_t payload_len = d->payload_len;
+    uint8_t type = d->h.type;
+    if (type == ZL_MSG_BLOCK) {
+        int at = zl_blocks_peek(payload, payload_len, &type);
+        if (at < 0)
+            return 1;
+        payload += at;
+        payload_len -= (size_t)at;
+    }
+    if (type != ZL_MSG_SNAPSHOT)
+        return 1;
+    if (zl_link_check(&c->conn.link, d->h.sequence) != ZL_PACKET_DROP_NONE)
+        return 1; /* the link refuses and counts it */
+    return zl_client_on_snapshot_(c, payload, payload_len, len, now_us) == ZL_OK;
 }
 
 /* The packets the server acknowledged tell which commands it received
@@ -395,6 +421,8 @@ static void on_linked(zl_client *c, const zl_conn_datagram *d, size_t len, uint6
     if (type == ZL_MSG_BLOCK &&
         zl_blocks_check(&c->blocks, payload, payload_len, ZL_MSG_SNAPSHOT) != ZL_OK)
         return;
+    if (!snapshot_first(c, d, len, now_us))
+        return;
     if (zl_link_accept(&c->conn.link, h, len, now_us, &acks) != ZL_OK)
         return; /* counted by the link */
     c->last_heard_us = now_us;
@@ -403,9 +431,7 @@ static void on_linked(zl_client *c, const zl_conn_datagram *d, size_t len, uint6
     commands_received(c, &acks);
     if (type == ZL_MSG_BLOCK)
         zl_blocks_unwrap(&c->blocks, &type, &payload, &payload_len);
-    if (type == ZL_MSG_SNAPSHOT) {
-        zl_client_on_snapshot_(c, payload, payload_len, len, now_us);
-    } else if (type == ZL_MSG_RELIABLE) {
+    if (type == ZL_MSG_RELIABLE) {
         zl_bitreader r;
         zl_bitreader_init(&r, payload, payload_len);
         if (zl_reliable_read(&c->reliable, &r) != ZL_OK)
@@ -423,7 +449,7 @@ static void on_linked(zl_client *c, const zl_conn_datagram *d, size_t len, uint6
         answer_path_challenge(c, payload, payload_len, now_us);
     } else if (type == ZL_MSG_CONTROL) {
         on_control(c, payload, payload_len);
-    } else if (type != ZL_MSG_KEEPALIVE) {
+    } else if (type != ZL_MSG_KEEPALIVE && type != ZL_MSG_SNAPSHOT) { /* snapshot_first read it */
         c->bad_messages++;
     }
 }

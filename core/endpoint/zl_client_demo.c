@@ -125,6 +125,7 @@ static int put_keyframe(zl_bitwriter *w, const zl_client *c, uint64_t origin_us)
     zl_bitwriter_bits(w, frames, 16);
     while ((f = zl_snapshot_receiver_next(&c->rx, f)) != NULL)
         put_frame(w, c, f);
+    zl_bitwriter_bits(w, c->rx.executed, 32);
     zl_bitwriter_bool(w, c->has_player);
     if (c->has_player)
         put_prediction(w, c);
@@ -212,6 +213,7 @@ static int get_keyframe(zl_bitreader *r, zl_client *c)
     for (i = 0; i < frames; i++)
         if ((rc = get_frame(r, c)) != ZL_OK)
             return rc;
+    c->rx.executed = zl_bitreader_bits(r, 32);
     c->has_player = 0;
     if (zl_bitreader_bool(r) && (rc = get_prediction(r, c)) != ZL_OK)
         return rc;

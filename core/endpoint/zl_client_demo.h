@@ -106,8 +106,10 @@ void zl_client_record_command_(zl_client *c, const zl_usercmd *cmd);
 void zl_client_start_match_(zl_client *c);
 void zl_client_take_frame_(zl_client *c, const zl_snapshot_frame *f, uint32_t executed,
                            uint64_t now_us);
-void zl_client_on_snapshot_(zl_client *c, const uint8_t *payload, size_t len, size_t datagram_len,
-                            uint64_t now_us);
+/* ZL_OK when the snapshot was read (or belongs to a match left), else
+ * why not: the packet that carried it must then not be acknowledged. */
+int zl_client_on_snapshot_(zl_client *c, const uint8_t *payload, size_t len, size_t datagram_len,
+                           uint64_t now_us);
 
 ZL_END_DECLS
 

@@ -1009,6 +1009,8 @@ static void send_snapshot(zl_server *s, int slot, const uint16_t *ids, int count
     events.audience.client = slot;
     events.audience.relevant = NULL;
     events.resend_ticks = event_resend_ticks(s, c);
+    events.game = &s->game;
+    events.plan = &s->event_plan;
     if (s->game.relevance) {
         int i;
         memset(relevant, 0, sizeof relevant);

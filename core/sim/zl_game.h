@@ -241,6 +241,19 @@ typedef struct zl_game {
      * an event of the server's sink (NULL: every one). */
     const zl_schema *event_schema;
     int (*share_event)(void *ctx, const zl_event *ev);
+    /* Optional, with event_schema: the bases an event is coded against
+     * besides the zero event, built from its source's state as the
+     * snapshot carrying it holds it (zl_eventlog.h): event_base fills
+     * *base (zeroed before the call) with base `which` (1 ..
+     * event_bases, at most 15) of a source `source` (an entity number)
+     * whose state is `source_state` (the layout's schema for that number,
+     * only its shared fields at shared precision set, the rest zero), e.g.
+     * its origin where its footsteps sound, its eye and aim where it
+     * shoots. Called on server and client alike: a pure function of its
+     * arguments. event_bases 0 (or event_base NULL): every event is coded
+     * against the zero event. */
+    void (*event_base)(const void *source_state, int32_t source, uint32_t which, zl_event *base);
+    uint8_t event_bases;
 } zl_game;
 
 /* 1 when `first` (an index in schema's field table) starts an origin of

@@ -49,6 +49,7 @@ int zl_event_log_append(zl_event_log *log, const zl_schema_plan *plan, const zl_
         zl_bitwriter_bool(&w, 0);
         zl_bitwriter_ranged(&w, ev->source, -1, ZL_MAX_ENTITIES - 1);
     }
+    e->source_bits = (uint8_t)zl_bitwriter_bits_used(&w);
     zl_schema_plan_write_delta(plan, &w, NULL, ev, ZL_SCHEMA_WIRE);
     bits = w.error != ZL_OK ? w.error : (int)zl_bitwriter_bits_used(&w);
     if (bits < 0) {
@@ -272,14 +273,61 @@ static uint32_t read_age(zl_bitreader *r)
     return zl_bitreader_bits(r, ZL_EVENT_AGE_BITS);
 }
 
-/* An event in a section: its lead (lead_bits of it: the 1 bit, whether it
- * follows the previous one, its id unless it does), its age, its source
- * and body. One write for the head: bits go out lowest first. */
+/* Bits of the base choice of an event whose reader holds its source. */
+static uint32_t choice_bits(uint32_t base_count)
+{
+    return base_count ? zl_bits_required(base_count) : 0u;
+}
+
+/* What the reader of a section holds of e's source. */
+static int holds_source(const zl_event_bases *b, const zl_event_entry *e)
+{
+    return b && b->count && e->source >= 0 ? b->holds(b->ctx, e->source) : ZL_EVENT_HOLDS_NONE;
+}
+
+/* An event in a section against the zero event: its lead (lead_bits of
+ * it: the 1 bit, whether it follows the previous one, its id unless it
+ * does), its age, its source, the base choice 0 when `choice` bits of it
+ * go, and its body. One write for the head: bits go out lowest first. */
 static void write_event(zl_bitwriter *w, uint32_t lead, uint32_t lead_bits, uint32_t age,
-                        const zl_event_entry *e)
+                        const zl_event_entry *e, uint32_t choice)
 {
     zl_bitwriter_bits(w, lead | age_code(age) << lead_bits, lead_bits + age_code_bits(age));
-    zl_bitwriter_copy(w, e->body, e->bits);
+    zl_bitwriter_copy(w, e->body, e->source_bits);
+    zl_bitwriter_bits(w, 0, choice);
+    zl_bitwriter_copy_at(w, e->body, e->source_bits, e->bits - e->source_bits);
+}
+
+/* Writes e's base choice and body for a reader holding its source's state
+ * of the world at the run's tick: the cheapest of the zero event and the
+ * bases of b. */
+static void write_cheapest(zl_bitwriter *w, const zl_event_bases *b, const zl_event_entry *e)
+{
+    uint8_t best[ZL_EVENT_BODY_BYTES], code[ZL_EVENT_BODY_BYTES];
+    uint32_t which, choice = 0, best_bits = e->bits - e->source_bits;
+    zl_bitreader r;
+    zl_event ev, base;
+    memset(&ev, 0, sizeof ev);
+    zl_bitreader_init(&r, e->body, ZL_EVENT_BODY_BYTES);
+    zl_bitreader_bits(&r, e->source_bits);
+    zl_schema_plan_read_delta(b->plan, &r, NULL, &ev, ZL_SCHEMA_WIRE);
+    for (which = 1; which <= b->count; which++) {
+        zl_bitwriter cw;
+        memset(&base, 0, sizeof base);
+        b->build(b->ctx, e->source, which, &base);
+        zl_bitwriter_init(&cw, code, sizeof code);
+        zl_schema_plan_write_delta(b->plan, &cw, &base, &ev, ZL_SCHEMA_WIRE);
+        if (cw.error == ZL_OK && zl_bitwriter_bits_used(&cw) < best_bits) {
+            best_bits = zl_bitwriter_bits_used(&cw);
+            memcpy(best, code, sizeof best);
+            choice = which;
+        }
+    }
+    zl_bitwriter_bits(w, choice, choice_bits(b->count));
+    if (choice)
+        zl_bitwriter_copy(w, best, best_bits);
+    else
+        zl_bitwriter_copy_at(w, e->body, e->source_bits, best_bits);
 }
 
 /* Bits of the lead of a section's first event. */
@@ -288,10 +336,12 @@ static void write_event(zl_bitwriter *w, uint32_t lead, uint32_t lead_bits, uint
 /* Codes the run of the snapshots of `tick` from event `from` (at most the
  * ZL_EVENT_RUN newest) unless it already covers them. Its first event is
  * coded as the first of a section, the others as following it: a client
- * whose section starts there copies it from a byte boundary. It stops
+ * whose section starts there copies it from a byte boundary. An event
+ * whose source the world has at tick is coded for a reader holding that
+ * state (its cheapest base), the others against the zero event. It stops
  * before an event whose age does not fit the wire: such an event is never
  * sent. */
-static void code_run(zl_event_log *log, uint32_t tick, uint32_t from)
+static void code_run(zl_event_log *log, const zl_event_bases *b, uint32_t tick, uint32_t from)
 {
     zl_event_run *run = &log->run;
     zl_bitwriter w;
@@ -305,13 +355,23 @@ static void code_run(zl_event_log *log, uint32_t tick, uint32_t from)
     run->count = 0;
     for (id = from; id != log->next; id++) {
         const zl_event_entry *e = entry_of(log, id);
+        zl_event base;
+        uint32_t lead = run->count == 0 ? 1u | (id & 0xFFFFu) << 1 : 3u;
+        uint32_t lead_bits = run->count == 0 ? FIRST_LEAD_BITS : 2u;
         if (tick - e->tick > ZL_EVENT_MAX_AGE)
             break;
         run->at[run->count] = zl_bitwriter_bits_used(&w);
-        if (run->count++ == 0)
-            write_event(&w, 1u | (id & 0xFFFFu) << 1, FIRST_LEAD_BITS, tick - e->tick, e);
-        else
-            write_event(&w, 3u, 2u, tick - e->tick, e);
+        run->chose[run->count] =
+            (uint8_t)(b && b->count && e->source >= 0 && b->build(b->ctx, e->source, 1, &base));
+        if (run->chose[run->count]) {
+            zl_bitwriter_bits(&w, lead | age_code(tick - e->tick) << lead_bits,
+                              lead_bits + age_code_bits(tick - e->tick));
+            zl_bitwriter_copy(&w, e->body, e->source_bits);
+            write_cheapest(&w, b, e);
+        } else {
+            write_event(&w, lead, lead_bits, tick - e->tick, e, 0);
+        }
+        run->count++;
     }
     run->at[run->count] = zl_bitwriter_bits_used(&w);
     run->tick = tick;
@@ -347,19 +407,38 @@ static void take_from_run(zl_bitwriter *w, const zl_event_run *run, pending *p, 
     p->to = run->at[k + 1u];
 }
 
-int zl_event_section_write(zl_event_sender *s, zl_event_log *log,
-                           const zl_event_audience *audience, uint32_t tick,
-                           uint32_t resend_ticks, uint32_t budget_bits, zl_bitwriter *w,
-                           zl_event_section *out)
+/* The lead of an event of a section: its bits into *bits. */
+static uint32_t lead_of(uint32_t count, uint32_t id, uint32_t prev, uint32_t *bits)
+{
+    uint32_t lead = 1u;
+    int follows = count > 0 && id == prev + 1u;
+    *bits = 1u;
+    if (count > 0) {
+        lead |= (uint32_t)follows << 1;
+        *bits = 2u;
+    }
+    if (!follows) {
+        lead |= (id & 0xFFFFu) << *bits;
+        *bits += ID_BITS;
+    }
+    return lead;
+}
+
+/* Bits of event r of the run without its lead. */
+static uint32_t run_body_bits(const zl_event_run *run, uint32_t r)
+{
+    return run->at[r + 1u] - run->at[r] - (r == 0 ? FIRST_LEAD_BITS : 2u);
+}
+
+uint32_t zl_event_section_choose(zl_event_sender *s, zl_event_log *log,
+                                 const zl_event_audience *audience, const zl_event_bases *bases,
+                                 uint32_t tick, zl_event_section *out)
 {
     const zl_event_run *run = &log->run;
-    uint32_t id, k, start = log->next, used = 0, count = 0, prev = 0;
-    uint32_t want = 0, carried = 0;
-    pending p = {0, 0};
+    uint32_t id, start = log->next, count = 0, want = 0, bits = 1u, prev = 0, k;
     fates t;
-    ZL_ASSERT(s && log && audience && w && out && resend_ticks >= 1);
-    if (budget_bits < 1)
-        return ZL_ERR_OVERFLOW;
+    ZL_ASSERT(s && log && audience && out);
+    ZL_ASSERT(!bases || (bases->count <= ZL_EVENT_BASES_MAX && bases->plan));
     /* From where retire starts: the oldest id the log still holds. */
     gather(s, log->next - s->acked > ZL_EVENT_LOG ? log->next - ZL_EVENT_LOG : s->acked, tick, &t);
     retire(s, log, audience, &t, tick);
@@ -374,35 +453,68 @@ int zl_event_section_write(zl_event_sender *s, zl_event_log *log,
             start = id;
         want |= 1u << (id - start);
     }
-    code_run(log, tick, start);
-    count = 0;
+    /* What they will likely take: the run's code for a client holding
+     * their sources' state of this tick, else against the zero event. */
+    code_run(log, bases, tick, start);
+    for (k = 0, count = 0; k < ZL_EVENT_SPAN && (want >> k) != 0; k++) {
+        const zl_event_entry *e = entry_of(log, start + k);
+        uint32_t r = start + k - run->first, lead_bits;
+        if (!((want >> k) & 1u))
+            continue;
+        lead_of(count++, start + k, prev, &lead_bits);
+        bits += lead_bits + (r < run->count ? run_body_bits(run, r)
+                                            : age_code_bits(tick - e->tick) + e->bits);
+        prev = start + k;
+    }
+    out->start = start;
+    out->carried = want;
+    out->count = count;
+    out->bits = bits;
+    out->due_tick = 0;
+    return bits;
+}
+
+int zl_event_section_write(zl_event_log *log, const zl_event_bases *bases, uint32_t tick,
+                           uint32_t resend_ticks, uint32_t budget_bits, zl_bitwriter *w,
+                           zl_event_section *sec)
+{
+    const zl_event_run *run = &log->run;
+    uint32_t id, k, start = sec->start, want = sec->carried, used = 0, count = 0, prev = 0;
+    uint32_t carried = 0;
+    pending p = {0, 0};
+    ZL_ASSERT(log && w && sec && resend_ticks >= 1);
+    ZL_ASSERT(!bases || (bases->count <= ZL_EVENT_BASES_MAX && bases->plan));
+    if (budget_bits < 1)
+        return ZL_ERR_OVERFLOW;
+    code_run(log, bases, tick, start);
     for (k = 0; k < ZL_EVENT_SPAN && (want >> k) != 0; k++) {
         const zl_event_entry *e;
-        uint32_t r, lead = 1u, lead_bits = 1u;
-        int follows;
+        uint32_t r, lead, lead_bits, bits;
+        int holds, from_run;
         if (!((want >> k) & 1u))
             continue;
         id = start + k;
         e = entry_of(log, id);
         r = id - run->first;
-        follows = count > 0 && id == prev + 1u;
-        if (count > 0) {
-            lead |= (uint32_t)follows << 1;
-            lead_bits = 2u;
-        }
-        if (!follows) {
-            lead |= (id & 0xFFFFu) << lead_bits;
-            lead_bits += ID_BITS;
-        }
-        if (used + lead_bits + age_code_bits(tick - e->tick) + e->bits + 1u > budget_bits)
+        lead = lead_of(count, id, prev, &lead_bits);
+        holds = holds_source(bases, e);
+        /* The run's code fits a reader holding the world's state of the
+         * source, or no state where the world has none. */
+        from_run = r < run->count && (run->chose[r] ? holds == ZL_EVENT_HOLDS_SAME
+                                                    : holds == ZL_EVENT_HOLDS_NONE);
+        bits = from_run ? lead_bits + run_body_bits(run, r)
+                        : lead_bits + age_code_bits(tick - e->tick) + e->bits +
+                              (holds != ZL_EVENT_HOLDS_NONE ? choice_bits(bases->count) : 0u);
+        if (used + bits + 1u > budget_bits)
             break;
-        if (r < run->count) {
-            take_from_run(w, run, &p, r, r == 0 ? count == 0 : follows, lead, lead_bits);
+        if (from_run) {
+            take_from_run(w, run, &p, r, r == 0 ? count == 0 : lead_bits == 2u, lead, lead_bits);
         } else {
             flush(w, run, &p);
-            write_event(w, lead, lead_bits, tick - e->tick, e);
+            write_event(w, lead, lead_bits, tick - e->tick, e,
+                        holds != ZL_EVENT_HOLDS_NONE ? choice_bits(bases->count) : 0u);
         }
-        used += lead_bits + age_code_bits(tick - e->tick) + e->bits;
+        used += bits;
         carried |= 1u << k;
         prev = id;
         count++;
@@ -412,11 +524,10 @@ int zl_event_section_write(zl_event_sender *s, zl_event_log *log,
     used++;
     if (w->error != ZL_OK)
         return w->error;
-    out->start = start;
-    out->carried = carried;
-    out->count = count;
-    out->bits = used;
-    out->due_tick = tick + resend_ticks;
+    sec->carried = carried;
+    sec->count = count;
+    sec->bits = used;
+    sec->due_tick = tick + resend_ticks;
     return (int)used;
 }
 
@@ -487,8 +598,27 @@ static void queue_in_order(zl_event_queue *q, const zl_event *ev)
     q->count++;
 }
 
-int zl_event_section_read(zl_event_queue *q, const zl_schema *schema, uint32_t tick,
-                          zl_bitreader *r)
+/* Reads an event's base choice and body into ev (its source set). */
+static int read_body(const zl_schema *schema, const zl_event_bases *b, zl_bitreader *r,
+                     zl_event *ev)
+{
+    zl_event base;
+    uint32_t which = 0;
+    if (b && b->count && ev->source >= 0 && b->holds(b->ctx, ev->source) != ZL_EVENT_HOLDS_NONE) {
+        which = zl_bitreader_bits(r, choice_bits(b->count));
+        if (which > b->count) {
+            r->error = ZL_ERR_MALFORMED;
+            return r->error;
+        }
+    }
+    memset(&base, 0, sizeof base);
+    if (which)
+        b->build(b->ctx, ev->source, which, &base);
+    return zl_schema_read_delta(schema, r, which ? &base : NULL, ev, ZL_SCHEMA_WIRE);
+}
+
+int zl_event_section_read(zl_event_queue *q, const zl_schema *schema,
+                          const zl_event_bases *bases, uint32_t tick, zl_bitreader *r)
 {
     const uint32_t left = zl_bitreader_bits_left(r);
     uint32_t prev = 0;
@@ -508,7 +638,7 @@ int zl_event_section_read(zl_event_queue *q, const zl_schema *schema, uint32_t t
         memset(&ev, 0, sizeof(ev));
         ev.tick = tick - read_age(r);
         ev.source = zl_event_source_read(r);
-        if (zl_schema_read_delta(schema, r, NULL, &ev, ZL_SCHEMA_WIRE) != ZL_OK)
+        if (r->error != ZL_OK || read_body(schema, bases, r, &ev) != ZL_OK)
             break;
         prev = id;
         count++;

@@ -59,7 +59,9 @@ ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_CLIENT_EVENT_WINDOW) && ZL_CLIENT_EVENT_WINDOW >=
  * snapshot's tick (0: a 0 bit; 1..4: [1][0] and 2 bits of age - 1; else
  * [1][1] and ZL_EVENT_AGE_BITS), its source (a player: a 1 bit and 0 ..
  * ZL_MAX_CLIENTS - 1 ranged; else a 0 bit and -1 .. ZL_MAX_ENTITIES - 1
- * ranged) and its body (zl_schema_write_delta against the zero event,
+ * ranged), its base when the reader holds the source's state and the
+ * game offers bases (zl_event_bases: 0 .. count ranged, 0 the zero
+ * event) and its body (zl_schema_write_delta against that base,
  * ZL_SCHEMA_WIRE); a 0 bit ends the section. Without events it costs 1 bit.
  * The schema describes zl_event; leave `source` and `tick` out of it. */
 #define ZL_EVENT_AGE_BITS 8
@@ -76,6 +78,7 @@ typedef struct zl_event_entry {
     int32_t source;
     int32_t target;
     uint8_t predicted; /* pushed by run_command: its owner played it */
+    uint8_t source_bits; /* of the source, ahead of the code in body */
     uint16_t bits;     /* of the source and the body */
     uint8_t body[ZL_EVENT_BODY_BYTES]; /* source, then the schema's code */
 } zl_event_entry;
@@ -92,7 +95,10 @@ typedef struct zl_event_run {
     uint32_t count; /* events coded */
     uint8_t coded;
     uint32_t at[ZL_EVENT_RUN + 1];
-    uint8_t bits[(ZL_EVENT_RUN * (4u + ZL_EVENT_AGE_BITS + 8u * ZL_EVENT_BODY_BYTES) + 7u) / 8u];
+    /* Event i carries a base choice (its source is in the world at tick):
+     * its code is for a reader holding the source's state of tick. */
+    uint8_t chose[ZL_EVENT_RUN];
+    uint8_t bits[(ZL_EVENT_RUN * (8u + ZL_EVENT_AGE_BITS + 8u * ZL_EVENT_BODY_BYTES) + 16u + 7u) / 8u];
 } zl_event_run;
 
 /* The events clients should see, shared by every client. Caller-owned. */
@@ -161,6 +167,26 @@ typedef struct zl_event_audience {
     const uint8_t *relevant;
 } zl_event_audience;
 
+/* What an event may be coded against besides the zero event: the bases
+ * its source offers (zl_game.event_base), built from the source's state
+ * as the reader of the section holds it once it has read the snapshot's
+ * entity section. The snapshot message fills it (zl_snapshot.h). */
+enum { ZL_EVENT_HOLDS_NONE = 0, ZL_EVENT_HOLDS_OTHER, ZL_EVENT_HOLDS_SAME };
+#define ZL_EVENT_BASES_MAX 15u
+typedef struct zl_event_bases {
+    uint32_t count; /* bases a source offers, 0 .. ZL_EVENT_BASES_MAX; 0: none */
+    /* What the reader holds of entity `source` (>= 0): NONE (no state),
+     * OTHER (a state older than the one build reads: the writer only) or
+     * SAME (the state build reads). */
+    int (*holds)(const void *ctx, int32_t source);
+    /* Fills *base with base `which` (1 .. count) of source, built from the
+     * state the writer's world has at the snapshot's tick (0 when it has
+     * none: nothing written) or the reader's frame holds (always 1). */
+    int (*build)(const void *ctx, int32_t source, uint32_t which, zl_event *base);
+    const void *ctx;
+    const zl_schema_plan *plan; /* the writer's event schema, prepared */
+} zl_event_bases;
+
 /* What one events section carried. */
 typedef struct zl_event_section {
     uint32_t start;    /* id of bit 0 of carried */
@@ -169,17 +195,28 @@ typedef struct zl_event_section {
     uint32_t bits;     /* the section, end bit included */
     uint32_t due_tick; /* when its events go again unless acknowledged */
 } zl_event_section;
-/* Writes the events section of the snapshot of `tick` for a client: at
- * most ZL_EVENTS_PER_SNAPSHOT events and budget_bits (the end bit
- * included), described in *out. resend_ticks: how long an event waits for
- * its acknowledgement before it is sent again (a round trip and a margin,
- * in ticks, at least 1). Returns the bits written, or ZL_ERR_OVERFLOW
- * when not even the end bit fits. The log keeps its newest events coded
- * for `tick` (the first client of a tick codes them, the others copy). */
-int zl_event_section_write(zl_event_sender *s, zl_event_log *log,
-                           const zl_event_audience *audience, uint32_t tick,
+/* Chooses the events of the snapshot of `tick` for a client, at most
+ * ZL_EVENTS_PER_SNAPSHOT, into *out (start, carried, count) and returns
+ * the bits their section will likely take (end bit included; each as for
+ * a client holding its source's state of this tick, through `bases`, NULL
+ * for none): the room to keep for it. The section may turn out longer
+ * (the client holds older states): zl_event_section_write then leaves
+ * out what does not fit. */
+uint32_t zl_event_section_choose(zl_event_sender *s, zl_event_log *log,
+                                 const zl_event_audience *audience, const zl_event_bases *bases,
+                                 uint32_t tick, zl_event_section *out);
+/* Writes the events section of the snapshot of `tick` with the events
+ * *sec chose (zl_event_section_choose), in ascending id, as many as fit
+ * budget_bits (the end bit included), each against the cheapest base
+ * (bases NULL: the zero event), and describes it in *sec. resend_ticks:
+ * how long an event waits for its acknowledgement before it is sent
+ * again (a round trip and a margin, in ticks, at least 1). Returns the
+ * bits written, or ZL_ERR_OVERFLOW when not even the end bit fits. The
+ * log keeps its newest events coded for `tick` (the first client of a
+ * tick codes them, the others copy). */
+int zl_event_section_write(zl_event_log *log, const zl_event_bases *bases, uint32_t tick,
                            uint32_t resend_ticks, uint32_t budget_bits, zl_bitwriter *w,
-                           zl_event_section *out);
+                           zl_event_section *sec);
 
 /* Remembers that packet `sequence` went out with section *sec. */
 void zl_event_sender_sent(zl_event_sender *s, uint16_t sequence, const zl_event_section *sec);
@@ -211,11 +248,12 @@ typedef struct zl_event_queue {
 void zl_event_queue_init(zl_event_queue *q);
 
 /* Reads the events section of the snapshot of `tick` from r (hostile bytes
- * fine; schema NULL: the game shares no events) and queues the events not
- * queued before. ZL_OK, or the reader's error (ZL_ERR_MALFORMED /
+ * fine; schema NULL: the game shares no events; bases: what the snapshot
+ * left the reader, NULL for none) and queues the events not queued
+ * before. ZL_OK, or the reader's error (ZL_ERR_MALFORMED /
  * ZL_ERR_OVERFLOW; counted, events before the error kept). */
-int zl_event_section_read(zl_event_queue *q, const zl_schema *schema, uint32_t tick,
-                          zl_bitreader *r);
+int zl_event_section_read(zl_event_queue *q, const zl_schema *schema,
+                          const zl_event_bases *bases, uint32_t tick, zl_bitreader *r);
 
 /* Hands over, in tick order, up to max queued events that are due: their
  * tick at or before due_tick, or their source `own`. Returns how many were

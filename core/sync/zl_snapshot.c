@@ -94,6 +94,16 @@ void zl_snapshot_client_reset(zl_snapshot_client *c)
     c->baseline = -1;
 }
 
+int zl_snapshot_client_holds(const zl_snapshot_client *c, uint16_t entity)
+{
+    const zl_snapshot_record *rec;
+    ZL_ASSERT(c != NULL && c->written > 0 && entity < ZL_MAX_ENTITIES);
+    rec = &c->record[(c->written - 1u) % ZL_SNAPSHOT_SENT];
+    if (rec->age[entity] == ZL_SNAPSHOT_ABSENT)
+        return ZL_EVENT_HOLDS_NONE;
+    return rec->age[entity] == 0 ? ZL_EVENT_HOLDS_SAME : ZL_EVENT_HOLDS_OTHER;
+}
+
 void zl_snapshot_acked(zl_snapshot_client *c, uint16_t packet_sequence)
 {
     uint32_t i;
@@ -126,10 +136,14 @@ static const zl_snapshot_record *usable_baseline(const zl_snapshot_client *c, ui
     return base;
 }
 
-int zl_snapshot_client_has_base(const zl_snapshot_client *c, uint32_t tick)
+int zl_snapshot_client_has_base(const zl_snapshot_client *c, uint32_t tick, uint32_t *executed)
 {
+    const zl_snapshot_record *base;
     ZL_ASSERT(c != NULL);
-    return usable_baseline(c, tick) != NULL;
+    base = usable_baseline(c, tick);
+    if (base && executed)
+        *executed = base->executed;
+    return base != NULL;
 }
 
 /* The world state the client holds for an entity of the baseline, or NULL

@@ -167,6 +167,7 @@ typedef struct zl_snapshot_record {
     uint16_t age[ZL_MAX_ENTITIES]; /* state tick = tick - age, or ABSENT */
     uint8_t held[ZL_SNAPSHOT_BITMAP_BYTES]; /* the entities whose age is not ABSENT */
     uint32_t content; /* the tick's run it holds the entities of, 0: its own */
+    uint32_t executed; /* the command its message named (zl_snapshot_message_write) */
 } zl_snapshot_record;
 
 /* What the last zl_snapshot_write did, for statistics and tests. Entity
@@ -210,8 +211,9 @@ typedef struct zl_snapshot_client {
 void zl_snapshot_client_reset(zl_snapshot_client *c);
 
 /* 1 when zl_snapshot_write of `tick` would now write a delta (the client
- * acknowledged a snapshot it can still be sent a delta against), else 0. */
-int zl_snapshot_client_has_base(const zl_snapshot_client *c, uint32_t tick);
+ * acknowledged a snapshot it can still be sent a delta against), with
+ * *executed (may be NULL) the command that snapshot's message named; else 0. */
+int zl_snapshot_client_has_base(const zl_snapshot_client *c, uint32_t tick, uint32_t *executed);
 
 /* Writes the entity section of the snapshot of `tick` for this client into
  * bw and remembers it as carried by packet `packet_sequence`.
@@ -243,6 +245,12 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
                       const zl_snapshot_layout *layout, uint32_t tick, const uint16_t *relevant,
                       int relevant_count, const uint32_t *priority, uint16_t own_entity,
                       uint32_t budget_bits, uint16_t packet_sequence, zl_bitwriter *bw);
+
+/* What the client holds of `entity` once it applies the snapshot last
+ * written: ZL_EVENT_HOLDS_NONE, ZL_EVENT_HOLDS_SAME (the world's state of
+ * that snapshot's tick) or ZL_EVENT_HOLDS_OTHER (an older one: the entity
+ * was left out for room). */
+int zl_snapshot_client_holds(const zl_snapshot_client *c, uint16_t entity);
 
 /* The link reports packet `packet_sequence` acknowledged (zl_link_acks). If
  * it carried a snapshot still remembered, that snapshot becomes the
@@ -279,6 +287,7 @@ typedef struct zl_snapshot_receiver {
     zl_snapshot_frame frame[ZL_SNAPSHOT_FRAMES];
     uint8_t valid[ZL_SNAPSHOT_FRAMES];
     uint32_t newest; /* tick of the newest frame decoded */
+    uint32_t executed; /* the command its message named: a delta's is widened against it */
     uint8_t have_newest;
     /* Set when a snapshot's base frame is missing; cleared by the next full
      * snapshot decoded. While set, the client should ask the server for a
@@ -327,16 +336,19 @@ const zl_snapshot_frame *zl_snapshot_receiver_newest(const zl_snapshot_receiver 
  * Its payload: the server tick (a delta: a 1 bit and the tick's low
  * ZL_SNAPSHOT_TICK_BITS, the tick nearest the receiver's newest frame
  * with them; a full snapshot: a 0 bit and 32 bits), the newest command the
- * server has run of this client (32 bits, what prediction reconciles
- * against), the events section (zl_eventlog.h; one 0 bit when there are
- * none), zero bits to the next byte, then the entity section above. A
- * receiver that can decode a delta holds its base frame, a tick of the last
- * ZL_SNAPSHOT_WORLD_TICKS; one whose newest frame is less than
- * 2^(ZL_SNAPSHOT_TICK_BITS - 1) ticks away widens the tick right even
- * without its base, so the events section of a delta it cannot decode is
- * still read at its tick. Server and client write and read it only here. */
+ * server has run of this client (what prediction reconciles against: a
+ * full snapshot's 32 bits; a delta's a 0 bit and its low 6 bits when it is
+ * less than 64 after its baseline's, widened against the newest the
+ * receiver read, else a 1 bit and 32 bits), zero bits to the next byte, the entity section above, then
+ * the events section (zl_eventlog.h; one 0 bit when there are none), each
+ * event whose source the client holds once it applied the entity section
+ * coded against a base built from that state (zl_game.event_base). A
+ * receiver whose newest frame is less than 2^(ZL_SNAPSHOT_TICK_BITS - 1)
+ * ticks away widens a delta's tick right. The events of a snapshot whose
+ * entity section the receiver cannot decode are unread: it must not
+ * acknowledge the packet, so that its events go again. Server and client
+ * write and read it only here. */
 #define ZL_SNAPSHOT_TICK_BITS 16u
-#define ZL_SNAPSHOT_HEADER_BITS (1u + 32u + 32u)
 
 /* The events a snapshot message carries to one client. */
 typedef struct zl_snapshot_events {
@@ -344,14 +356,17 @@ typedef struct zl_snapshot_events {
     zl_event_log *log;
     zl_event_audience audience;
     uint32_t resend_ticks; /* zl_event_section_write's */
+    const zl_game *game;   /* its event_base and event_bases */
+    const zl_schema_plan *plan; /* its event schema, prepared */
 } zl_snapshot_events;
 
-/* Writes a whole snapshot message into bw: the header, the events section
- * of `events` (NULL: none) in at most half of what is left, then the
- * entity section of zl_snapshot_write with the same arguments in the rest
- * of budget_bits. The events' sender learns which packet carried them
- * only when the message is written whole. Returns the bits of the entity
- * section, or ZL_ERR_OVERFLOW as zl_snapshot_write (bw then unusable). */
+/* Writes a whole snapshot message into bw: the header, the entity section
+ * of zl_snapshot_write with the same arguments in budget_bits less the
+ * room kept for the events of `events` (NULL: none; at most half of what
+ * is left after the header), then the events section in what is left.
+ * The events' sender learns which packet carried them only when the
+ * message is written whole. Returns the bits of the entity section, or
+ * ZL_ERR_OVERFLOW as zl_snapshot_write (bw then unusable). */
 int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
                               const zl_snapshot_layout *layout, uint32_t tick, uint32_t executed,
                               const uint16_t *relevant, int relevant_count,
@@ -360,18 +375,19 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
                               uint16_t packet_sequence, zl_bitwriter *bw);
 
 /* Reads a snapshot message of len payload bytes (read only, hostile bytes
- * fine): *executed gets the header's command; the events section goes to
- * `events` through event_schema (both NULL for a client without events:
- * then a section holding any is malformed), read whether or not the entity
- * section can be decoded, since the packet is acknowledged either way (but
- * for a delta reaching a receiver without any frame: ZL_ERR_AGAIN, counted
- * in missing_base, need_full set, nothing read); the
- * rest as zl_snapshot_read (same results; a header or events section cut
- * short or malformed is counted malformed and nothing is decoded). */
+ * fine): *executed gets the header's command; the entity section as
+ * zl_snapshot_read (same results), then, only when it decoded, the events
+ * section into `events` through game's event schema and bases (both NULL
+ * for a client without events: then a section holding any is malformed).
+ * A delta reaching a receiver without any frame: ZL_ERR_AGAIN, counted in
+ * missing_base, need_full set, nothing read. A header or events section
+ * cut short or malformed is counted malformed, *out NULL. Anything but
+ * ZL_OK leaves events of the snapshot unread (but those before a
+ * malformed one): the packet must not be acknowledged. */
 int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout,
-                             uint16_t own_entity, zl_event_queue *events,
-                             const zl_schema *event_schema, const void *payload, size_t len,
-                             uint32_t *executed, const zl_snapshot_frame **out);
+                             uint16_t own_entity, zl_event_queue *events, const zl_game *game,
+                             const void *payload, size_t len, uint32_t *executed,
+                             const zl_snapshot_frame **out);
 
 /* The tick a snapshot message of len payload bytes (read only, hostile
  * bytes fine) names in its header, into *tick, widened against rx's newest
@@ -384,8 +400,10 @@ int zl_snapshot_message_tick(const zl_snapshot_receiver *rx, const void *payload
 
 /* The newest command the server had run, from a snapshot message's header
  * (read only, hostile bytes fine), for a peer that keeps no frames (a
- * thin test or benchmark client): ZL_OK, or ZL_ERR_OVERFLOW when the
- * header is cut short. */
+ * thin test or benchmark client): *executed is, on entry, the one the
+ * peer read from the newest snapshot before this one (0 before any: a
+ * delta's command is widened against it) and on return this one's.
+ * ZL_OK, or ZL_ERR_OVERFLOW when the header is cut short. */
 int zl_snapshot_message_executed(const void *payload, size_t len, uint32_t *executed);
 
 ZL_END_DECLS

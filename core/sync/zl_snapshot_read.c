@@ -38,6 +38,7 @@ void zl_snapshot_receiver_init(zl_snapshot_receiver *rx)
     ZL_ASSERT(rx != NULL);
     memset(rx->valid, 0, sizeof rx->valid);
     rx->newest = 0;
+    rx->executed = 0;
     rx->have_newest = 0;
     rx->need_full = 0;
     rx->refused_old = 0;

@@ -224,6 +224,8 @@ int fps_weapon_clip_size(int weapon);
 int fps_weapon_damage(int weapon);
 /* The eye position of a player. */
 zl_vec3 fps_player_eye(const fps_player *p);
+/* Unit vector of a view: yaw 0 along +x, positive pitch up. */
+zl_vec3 fps_aim(zl_angle yaw, zl_angle pitch);
 
 /* ---- fps_server.c: server-side rules ---- */
 

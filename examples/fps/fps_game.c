@@ -205,6 +205,26 @@ static int share_event_cb(void *ctx, const zl_event *ev)
     return ev->type != FPS_EV_REFUSED;
 }
 
+/* The bases an event is coded against (zl_game.event_base): 1, where its
+ * source stands (a player's footsteps and jumps, an entity's explosion);
+ * 2, a player's eye, aim and weapon in hand (its shots and reloads). */
+static void event_base_cb(const void *state, int32_t source, uint32_t which, zl_event *base)
+{
+    const fps_player *p = (const fps_player *)state;
+    base->target = -1;
+    if (source >= ZL_MAX_CLIENTS) {
+        base->origin = ((const fps_entity *)state)->origin;
+    } else if (which == 1) {
+        base->type = FPS_EV_FOOTSTEP;
+        base->origin = p->origin;
+    } else {
+        base->type = FPS_EV_FIRE;
+        base->param = p->weapon;
+        base->origin = fps_player_eye(p);
+        base->dir = fps_aim(p->yaw, p->pitch);
+    }
+}
+
 zl_game fps_game_interface(fps_game *g)
 {
     zl_game game;
@@ -228,5 +248,7 @@ zl_game fps_game_interface(fps_game *g)
     game.relevance = NULL; /* everyone sees everything unless a server opts in */
     game.event_schema = &fps_event_schema;
     game.share_event = share_event_cb;
+    game.event_base = event_base_cb;
+    game.event_bases = 2;
     return game;
 }

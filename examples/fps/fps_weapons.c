@@ -49,8 +49,7 @@ static int32_t spread_offset(uint8_t seed, unsigned which, zl_angle spread)
     return r * spread / 128; /* C99 division truncates toward zero */
 }
 
-/* Unit vector of a view: yaw 0 along +x, positive pitch up. */
-static zl_vec3 aim(zl_angle yaw, zl_angle pitch)
+zl_vec3 fps_aim(zl_angle yaw, zl_angle pitch)
 {
     zl_fx cp = zl_cos(pitch);
     return zl_vec3_make(zl_fx_mul(cp, zl_cos(yaw)), zl_fx_mul(cp, zl_sin(yaw)), zl_sin(pitch));
@@ -105,7 +104,7 @@ void fps_weapons(fps_player *p, const zl_usercmd *cmd, int emit, zl_events *even
             zl_angle pitch = (zl_angle)(p->pitch + spread_offset(cmd->seed, 1, w->spread));
             p->clip[p->weapon]--;
             t += w->interval_ms;
-            weapon_event(p, w->projectile ? FPS_EV_LAUNCH : FPS_EV_FIRE, aim(yaw, pitch), emit,
+            weapon_event(p, w->projectile ? FPS_EV_LAUNCH : FPS_EV_FIRE, fps_aim(yaw, pitch), emit,
                          events);
         }
     } else if (attack && !(p->flags & FPS_PF_ATTACK_HELD) && emit) {

@@ -10,6 +10,22 @@
 
 static zl_event_queue queue;
 
+/* The reader holds the even players, each standing as `held`: events of
+ * theirs carry a base choice, coded against the FPS's bases. */
+static fps_player held;
+
+static int holds_even(const void *ctx, int32_t source)
+{
+    (void)ctx;
+    return source < ZL_MAX_CLIENTS && source % 2 == 0 ? ZL_EVENT_HOLDS_SAME : ZL_EVENT_HOLDS_NONE;
+}
+
+static int build_from_held(const void *ctx, int32_t source, uint32_t which, zl_event *base)
+{
+    ((const zl_game *)ctx)->event_base(&held, source, which, base);
+    return 1;
+}
+
 /* The input is a series of sections, each a length byte, a tick byte (the
  * snapshot's tick) and then that many bytes (cut to what is left), read in
  * turn by one queue, after which the events due are taken. An event comes
@@ -18,9 +34,20 @@ static zl_event_queue queue;
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     zl_event out[ZL_CLIENT_EVENTS];
+    const zl_game rules = fps_game_interface(NULL);
+    zl_event_bases bases;
     size_t at = 0;
     uint32_t taken = 0, tick = 1000;
     zl_event_queue_init(&queue);
+    memset(&held, 0, sizeof held);
+    held.origin.x = ZL_FX_INT(812);
+    held.yaw = 8192;
+    held.pitch = 1040;
+    bases.count = rules.event_bases;
+    bases.holds = holds_even;
+    bases.build = build_from_held;
+    bases.ctx = &rules;
+    bases.plan = NULL;
     while (at + 2 <= size) {
         size_t len = data[at++];
         uint8_t *block;
@@ -32,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         block = zl_fuzz_copy(data + at, len);
         at += len;
         zl_bitreader_init(&r, block, len);
-        n = zl_event_section_read(&queue, &fps_event_schema, tick, &r);
+        n = zl_event_section_read(&queue, &fps_event_schema, &bases, tick, &r);
         REQUIRE(n == ZL_OK || n == ZL_ERR_MALFORMED || n == ZL_ERR_OVERFLOW);
         free(block);
         REQUIRE(queue.count <= ZL_CLIENT_EVENTS);

@@ -676,9 +676,81 @@ static uint32_t age_code(bits_in *b, char *where)
     return age;
 }
 
+/* The code of a stored value, as section 10.1 gives it. */
+static uint32_t code_of(const wire_field *w, int64_t v)
+{
+    const zl_field *f = w->f;
+    int64_t half = w->shift ? (int64_t)1 << (w->shift - 1u) : 0;
+    if (f->kind == ZL_FIELD_KIND_FX)
+        return (uint32_t)((clamp_to(v, f->min, f->max) - f->min + half) >> w->shift);
+    if (f->kind == ZL_FIELD_KIND_INT)
+        return (uint32_t)(clamp_to(v, f->min, f->max) - f->min);
+    if (f->kind == ZL_FIELD_KIND_ANGLE)
+        return (uint32_t)((v + half) >> w->shift) & w->max_code;
+    return (uint32_t)v & w->max_code;
+}
+
+/* A field's stored value in a struct, and back. */
+static int64_t load(const zl_field *f, const void *state)
+{
+    const uint8_t *p = (const uint8_t *)state + f->offset;
+    int32_t i4;
+    int16_t i2;
+    uint16_t u2;
+    if (f->size == 4) {
+        memcpy(&i4, p, 4);
+        return f->kind == ZL_FIELD_KIND_FLAGS ? (int64_t)(uint32_t)i4 : i4;
+    }
+    if (f->size == 2) {
+        memcpy(&i2, p, 2);
+        memcpy(&u2, p, 2);
+        return f->min < 0 ? i2 : u2;
+    }
+    return f->min < 0 ? (int8_t)*p : *p;
+}
+
+static void store(const zl_field *f, void *state, int64_t v)
+{
+    uint8_t *p = (uint8_t *)state + f->offset;
+    int32_t i4 = (int32_t)v;
+    uint16_t u2 = (uint16_t)v;
+    if (f->size == 4)
+        memcpy(p, &i4, 4);
+    else if (f->size == 2)
+        memcpy(p, &u2, 2);
+    else
+        *p = (uint8_t)v;
+}
+
+/* The codes of the FPS's event base `which` of player `source`, from its
+ * shared codes in a frame (9.2, section 12). */
+static void event_base_codes(const uint32_t *player, int32_t source, uint32_t which,
+                             uint32_t *codes)
+{
+    wire_field pw[FIELDS_MAX], ew[FIELDS_MAX];
+    unsigned pn = wire_fields(&fps_player_schema, 1, pw);
+    unsigned en = wire_fields(&fps_event_schema, 0, ew), i;
+    const zl_game rules = fps_game_interface(NULL);
+    fps_player p;
+    zl_event base;
+    memset(&p, 0, sizeof p);
+    memset(&base, 0, sizeof base);
+    for (i = 0; i < pn; i++) {
+        const zl_field *f = pw[i].f;
+        int64_t v = f->kind == ZL_FIELD_KIND_FX || f->kind == ZL_FIELD_KIND_INT ? f->min : 0;
+        store(f, &p, v + ((int64_t)player[i] << pw[i].shift));
+    }
+    rules.event_base(&p, source, which, &base);
+    for (i = 0; i < en; i++)
+        codes[i] = code_of(&ew[i], load(ew[i].f, &base));
+}
+
+static const seen_frame *newest_frame(void);
+
 static void events_section(bits_in *b, uint32_t tick)
 {
-    uint32_t codes[FIELDS_MAX], id = 0, count = 0;
+    uint32_t codes[FIELDS_MAX], base[FIELDS_MAX], id = 0, count = 0;
+    const seen_frame *f = newest_frame();
     char where[24];
     while (take(b, 1, where)) {
         uint32_t follows = 0, age;
@@ -696,14 +768,24 @@ static void events_section(bits_in *b, uint32_t tick)
         }
         age = age_code(b, where);
         row(where, "age", "%u: tick %u", (unsigned)age, (unsigned)(tick - age));
+        int32_t source, which = 0;
         if (take(b, 1, where)) {
             row(where, "player", "1: the source is a player");
-            show_ranged(b, 0, ZL_MAX_CLIENTS - 1, "source");
+            source = show_ranged(b, 0, ZL_MAX_CLIENTS - 1, "source");
         } else {
             row(where, "player", "0: the source is not a player");
-            show_ranged(b, -1, ZL_MAX_ENTITIES - 1, "source");
+            source = show_ranged(b, -1, ZL_MAX_ENTITIES - 1, "source");
         }
-        read_state(b, &fps_event_schema, 0, NULL, codes);
+        if (source >= 0 && source < ZL_MAX_CLIENTS && f && f->present[source]) {
+            which = (int32_t)take(b, 2, where);
+            row(where, "base", which == 0   ? "0: the zero event"
+                               : which == 1 ? "1: a footstep where the source stands"
+                               : which == 2 ? "2: a shot from the source's eye along its view"
+                                            : "3: OUT OF RANGE");
+            if (which == 1 || which == 2)
+                event_base_codes(f->codes[source], source, (uint32_t)which, base);
+        }
+        read_state(b, &fps_event_schema, 0, which == 1 || which == 2 ? base : NULL, codes);
         count++;
     }
     row(where, "event", "0: end of the events");
@@ -716,6 +798,16 @@ static const seen_frame *frame_of(uint32_t tick)
         if (frames[i].used && frames[i].tick == tick)
             return &frames[i];
     return NULL;
+}
+
+static const seen_frame *newest_frame(void)
+{
+    const seen_frame *newest = NULL;
+    int i;
+    for (i = 0; i < 4; i++)
+        if (frames[i].used && (!newest || (int32_t)(frames[i].tick - newest->tick) > 0))
+            newest = &frames[i];
+    return newest;
 }
 
 static void entity_section(bits_in *b, uint32_t tick, uint32_t own)
@@ -777,12 +869,13 @@ static void entity_section(bits_in *b, uint32_t tick, uint32_t own)
 
 /* The header's tick: after a 0 bit all 32 bits; after a 1 bit its low 16
  * bits, the tick nearest the newest frame decoded that has them. */
-static uint32_t snapshot_tick(bits_in *b)
+static uint32_t snapshot_tick(bits_in *b, int *delta)
 {
     char where[24];
     uint32_t newest = 0, low, tick;
     int i, have = 0;
-    if (!take(b, 1, where)) {
+    *delta = (int)take(b, 1, where);
+    if (!*delta) {
         row(where, "delta", "0: the whole tick follows");
         return show(b, 32, "tick");
     }
@@ -799,13 +892,36 @@ static uint32_t snapshot_tick(bits_in *b)
     return tick;
 }
 
+/* The command of the newest snapshot read: a delta's widens against it. */
+static uint32_t newest_executed;
+
+/* The header's command: a full snapshot's 32 bits; a delta's, after a 0
+ * bit, its low 6 bits, the command from the newest one read up with them. */
+static void snapshot_executed(bits_in *b, int delta)
+{
+    char where[24];
+    uint32_t low;
+    if (!delta || take(b, 1, where)) {
+        if (delta)
+            row(where, "executed form", "1: all 32 bits follow");
+        newest_executed = show(b, 32, "executed");
+        return;
+    }
+    row(where, "executed form", "0: its low 6 bits follow");
+    low = take(b, 6, where);
+    newest_executed += (low - newest_executed) & 63u;
+    row(where, "executed", "%u: low bits %u, from the newest read up", (unsigned)newest_executed,
+        (unsigned)low);
+}
+
 static void snapshot_payload(bits_in *b, uint32_t own)
 {
-    uint32_t tick = snapshot_tick(b);
-    show(b, 32, "executed");
-    events_section(b, tick);
+    int delta;
+    uint32_t tick = snapshot_tick(b, &delta);
+    snapshot_executed(b, delta);
     byte_padding(b);
     entity_section(b, tick, own);
+    events_section(b, tick);
     end_payload(b);
 }
 
