@@ -111,8 +111,11 @@ static void xor_keystream(uint8_t *out, const uint8_t *in, const uint32_t x[16],
  * rounds run on four blocks with the scalar text. Integer lanes only (no
  * float instruction can come of it). x86-64 always has SSE2; the host's
  * core is built with -mgeneral-regs-only (the no-float proof), so the one
- * function that needs the vector registers asks for them by attribute. */
-#if defined(ZL_CRYPTO_PORTABLE)
+ * function that needs the vector registers asks for them by attribute. A
+ * vector's lanes are stored as little-endian words, the keystream's byte
+ * order, so only little-endian targets take this path. */
+#if defined(ZL_CRYPTO_PORTABLE) || !defined(__BYTE_ORDER__) || \
+    __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 /* One block at a time (zl_crypto.h). */
 #elif defined(__GNUC__) && defined(__x86_64__)
 #define LANES 4
@@ -131,42 +134,72 @@ typedef uint16_t halves __attribute__((vector_size(16)));
 #undef ROT16
 #define ROT16(x) ((lanes)__builtin_shufflevector((halves)(x), (halves)(x), 1, 0, 3, 2, 5, 4, 7, 6))
 
-/* The rounds of four blocks of state (block counter state[12] to
- * state[12] + 3, wrapping past 2^32 only in lanes the caller then does
- * not use) into x, block by block as rounds() would leave them. */
-VECTOR_FN static void four_blocks(uint32_t x[LANES][16], const uint32_t state[16])
+/* Turns v[i..i+3] (words i..i+3 of the four blocks, block j in lane j)
+ * into t[0..3]: words i..i+3 of block j in t[j], 16 bytes of its stream. */
+#define TRANSPOSE(t, v, i)                                                      \
+    do {                                                                        \
+        lanes lo0_ = __builtin_shufflevector(v[i], v[i + 1], 0, 4, 1, 5);       \
+        lanes hi0_ = __builtin_shufflevector(v[i], v[i + 1], 2, 6, 3, 7);       \
+        lanes lo1_ = __builtin_shufflevector(v[i + 2], v[i + 3], 0, 4, 1, 5);   \
+        lanes hi1_ = __builtin_shufflevector(v[i + 2], v[i + 3], 2, 6, 3, 7);   \
+        t[0] = __builtin_shufflevector(lo0_, lo1_, 0, 1, 4, 5);                 \
+        t[1] = __builtin_shufflevector(lo0_, lo1_, 2, 3, 6, 7);                 \
+        t[2] = __builtin_shufflevector(hi0_, hi1_, 0, 1, 4, 5);                 \
+        t[3] = __builtin_shufflevector(hi0_, hi1_, 2, 3, 6, 7);                 \
+    } while (0)
+
+/* XORs n bytes at in with the keystream blocks ks[0..], each four
+ * vectors of 16 bytes in order, into out (out == in works); a last partial
+ * block goes through a buffer. */
+VECTOR_FN static void xor_blocks(uint8_t *out, const uint8_t *in, size_t n, lanes ks[][4])
 {
-    const lanes step = {0, 1, 2, 3};
-    lanes v[16];
-    uint32_t w[LANES] __attribute__((aligned(16)));
-    int i, j;
-    for (i = 0; i < 16; i++)
-        v[i] = (lanes){state[i], state[i], state[i], state[i]};
-    v[12] += step;
-    DOUBLE_ROUNDS(v);
-    for (i = 0; i < 16; i++) {
-        __builtin_memcpy(w, &v[i], sizeof w);
-        for (j = 0; j < LANES; j++)
-            x[j][i] = w[j];
+    uint8_t tail[ZL_CHACHA20_BLOCK_SIZE];
+    size_t i, j, whole = n / ZL_CHACHA20_BLOCK_SIZE, rest = n % ZL_CHACHA20_BLOCK_SIZE;
+    lanes m;
+    for (j = 0; j < whole; j++, in += ZL_CHACHA20_BLOCK_SIZE, out += ZL_CHACHA20_BLOCK_SIZE) {
+        for (i = 0; i < 4; i++) {
+            __builtin_memcpy(&m, in + 16 * i, 16);
+            m ^= ks[j][i];
+            __builtin_memcpy(out + 16 * i, &m, 16);
+        }
+    }
+    if (rest > 0) {
+        __builtin_memcpy(tail, in, rest);
+        for (i = 0; i < 4; i++) {
+            __builtin_memcpy(&m, tail + 16 * i, 16);
+            m ^= ks[whole][i];
+            __builtin_memcpy(tail + 16 * i, &m, 16);
+        }
+        __builtin_memcpy(out, tail, rest);
+        zl_crypto_wipe(tail, sizeof tail);
     }
 }
 
-/* n bytes (at most LANES blocks) at in XORed with four blocks' keystream. */
-static void xor_four(uint8_t *out, const uint8_t *in, const uint32_t state[16], size_t n)
+/* XORs n bytes (at most LANES blocks) at in with the keystream of four
+ * blocks of state (block counter state[12] to state[12] + 3, wrapping past
+ * 2^32 only in lanes the caller then does not use): vector i holds word i
+ * of the four blocks, the rounds' scalar text on four lanes. */
+VECTOR_FN static void xor_four(uint8_t *out, const uint8_t *in, const uint32_t state[16],
+                               size_t n)
 {
-    uint32_t x[LANES][16], s[16];
-    size_t j, m;
-    four_blocks(x, state);
-    for (j = 0; j < 16; j++)
-        s[j] = state[j];
-    /* Block j's state is state with the counter j further on. */
-    for (j = 0; n > 0; j++, n -= m, s[12]++) {
-        m = n < ZL_CHACHA20_BLOCK_SIZE ? n : ZL_CHACHA20_BLOCK_SIZE;
-        xor_keystream(out + ZL_CHACHA20_BLOCK_SIZE * j, in + ZL_CHACHA20_BLOCK_SIZE * j, x[j], s,
-                      m);
+    const lanes step = {0, 1, 2, 3};
+    lanes v[16], start[16], block[LANES][4], t[4];
+    size_t i, j;
+    for (i = 0; i < 16; i++)
+        start[i] = (lanes){state[i], state[i], state[i], state[i]};
+    start[12] += step;
+    for (i = 0; i < 16; i++)
+        v[i] = start[i];
+    DOUBLE_ROUNDS(v);
+    for (i = 0; i < 16; i++)
+        v[i] += start[i];
+    for (i = 0; i < 4; i++) {
+        TRANSPOSE(t, v, 4 * i);
+        for (j = 0; j < LANES; j++)
+            block[j][i] = t[j];
     }
-    zl_crypto_wipe(x, sizeof x);
-    zl_crypto_wipe(s, sizeof s);
+    xor_blocks(out, in, n, block);
+    zl_crypto_wipe(block, sizeof block);
 }
 #endif
 
@@ -186,8 +219,10 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
     state[14] = zl_get_le32(nonce + 4);
     state[15] = zl_get_le32(nonce + 8);
 #ifdef LANES
-    /* Four blocks a pass while more than one is left. */
-    while (len > ZL_CHACHA20_BLOCK_SIZE) {
+    /* Four blocks a pass while more than two are left: a pass costs
+     * about what three blocks one at a time do (the vector rotations take
+     * three instructions where the scalar ones take one). */
+    while (len > 2 * ZL_CHACHA20_BLOCK_SIZE) {
         n = len < LANES * ZL_CHACHA20_BLOCK_SIZE ? len : LANES * ZL_CHACHA20_BLOCK_SIZE;
         xor_four(out, in, state, n);
         state[12] += LANES;
@@ -209,6 +244,25 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
     zl_crypto_wipe(state, sizeof state);
     zl_crypto_wipe(x, sizeof x);
     return ZL_OK;
+}
+
+size_t zl_chacha20_head(uint8_t ks[ZL_CHACHA20_BLOCK_SIZE + ZL_CHACHA20_HEAD_MAX], size_t len,
+                        const uint8_t key[ZL_CHACHA20_KEY_SIZE],
+                        const uint8_t nonce[ZL_CHACHA20_NONCE_SIZE])
+{
+#ifdef LANES
+    /* Block 0 and up to LANES - 1 more: one pass of xor_four. */
+    size_t k = len < ZL_CHACHA20_HEAD_MAX ? len : ZL_CHACHA20_HEAD_MAX;
+#else
+    /* One block at a time gains nothing from more at once. */
+    size_t k = 0;
+    (void)len;
+#endif
+    ZL_ASSERT(ks != NULL);
+    memset(ks, 0, ZL_CHACHA20_BLOCK_SIZE + k);
+    /* At most 4 blocks from block 0 never wrap the counter. */
+    (void)zl_chacha20_xor(ks, ks, ZL_CHACHA20_BLOCK_SIZE + k, key, nonce, 0);
+    return k;
 }
 
 void zl_hchacha20_derive(uint8_t out[ZL_CHACHA20_KEY_SIZE], const uint8_t key[ZL_CHACHA20_KEY_SIZE],
