@@ -96,6 +96,9 @@ typedef uint32_t zl_poly1305_limb;
 #endif
 typedef struct zl_poly1305 {
     zl_poly1305_limb r[ZL_POLY1305_LIMBS]; /* the clamped half r of the key */
+#ifdef ZL_POLY1305_WIDE
+    zl_poly1305_limb rr[ZL_POLY1305_LIMBS]; /* r^2, for two blocks at a time */
+#endif
     zl_poly1305_limb h[ZL_POLY1305_LIMBS]; /* accumulator, partly reduced */
     uint32_t s[4];   /* the half s of the key, added at the end */
     uint8_t buf[16]; /* a partial block waiting for more bytes */
