@@ -10,15 +10,16 @@
 /* No cast: the same text rotates a uint32_t and a vector of them. */
 #define ROTL(x, n) ((x) << (n) | (x) >> (32 - (n)))
 
-/* Rotation by 16 alone may be a swap of halves (below, in vectors). */
-#define ROT16(x) ROTL(x, 16)
+/* Rotation by 16 of a word; vectors swap their lanes' halves (below). */
+#define ROT16_WORD(x) ROTL(x, 16)
 
 /* One quarter round on words a, b, c, d of x: an array of uint32_t, or
- * of vectors of them (below): the same text works on both. */
-#define QUARTER(x, a, b, c, d)        \
+ * of vectors of them (below): the same text works on both, with rot16 the
+ * rotation by 16 for the kind. */
+#define QUARTER(x, a, b, c, d, rot16) \
     do {                              \
         x[a] += x[b];                 \
-        x[d] = ROT16(x[d] ^ x[a]);    \
+        x[d] = rot16(x[d] ^ x[a]);    \
         x[c] += x[d];                 \
         x[b] = ROTL(x[b] ^ x[c], 12); \
         x[a] += x[b];                 \
@@ -27,21 +28,18 @@
         x[b] = ROTL(x[b] ^ x[c], 7);  \
     } while (0)
 
-/* The 20 rounds on x[0..15] in place: ten column rounds, each followed by
- * a diagonal round. */
-#define DOUBLE_ROUNDS(x)                          \
-    do {                                          \
-        int round_;                               \
-        for (round_ = 0; round_ < 10; round_++) { \
-            QUARTER(x, 0, 4, 8, 12);              \
-            QUARTER(x, 1, 5, 9, 13);              \
-            QUARTER(x, 2, 6, 10, 14);             \
-            QUARTER(x, 3, 7, 11, 15);             \
-            QUARTER(x, 0, 5, 10, 15);             \
-            QUARTER(x, 1, 6, 11, 12);             \
-            QUARTER(x, 2, 7, 8, 13);              \
-            QUARTER(x, 3, 4, 9, 14);              \
-        }                                         \
+/* Two of the 20 rounds on x[0..15] in place: a column round, then a
+ * diagonal round. */
+#define DOUBLE_ROUND(x, rot16)             \
+    do {                                   \
+        QUARTER(x, 0, 4, 8, 12, rot16);    \
+        QUARTER(x, 1, 5, 9, 13, rot16);    \
+        QUARTER(x, 2, 6, 10, 14, rot16);   \
+        QUARTER(x, 3, 7, 11, 15, rot16);   \
+        QUARTER(x, 0, 5, 10, 15, rot16);   \
+        QUARTER(x, 1, 6, 11, 12, rot16);   \
+        QUARTER(x, 2, 7, 8, 13, rot16);    \
+        QUARTER(x, 3, 4, 9, 14, rot16);    \
     } while (0)
 
 /* Words 0..11 of the state: "expand 32-byte k" and the key. */
@@ -68,8 +66,10 @@ static void rounds(uint32_t x[16], const uint32_t s[16])
 {
     /* memcpy: a block copy (LDM/STM on ARM), where a loop of words costs
      * the Cortex-M3 four instructions a word. */
+    int i;
     memcpy(x, s, 16 * sizeof x[0]);
-    DOUBLE_ROUNDS(x);
+    for (i = 0; i < 10; i++)
+        DOUBLE_ROUND(x, ROT16_WORD);
 }
 #endif
 
@@ -124,6 +124,8 @@ static void xor_keystream(uint8_t *out, const uint8_t *in, const uint32_t x[16],
 #define LANES 4
 #define VECTOR_FN
 #endif
+/* A pass: four blocks in vectors and one in words (xor_pass). */
+#define PASS_BLOCKS (LANES + 1)
 
 #ifdef LANES
 typedef uint32_t lanes __attribute__((vector_size(16)));
@@ -131,8 +133,7 @@ typedef uint16_t halves __attribute__((vector_size(16)));
 
 /* Swapping the 16-bit halves of each lane is one shuffle of 16-bit lanes
  * (two instructions on SSE2) where shifts and an OR take four. */
-#undef ROT16
-#define ROT16(x) ((lanes)__builtin_shufflevector((halves)(x), (halves)(x), 1, 0, 3, 2, 5, 4, 7, 6))
+#define ROT16_LANES(x) ((lanes)__builtin_shufflevector((halves)(x), (halves)(x), 1, 0, 3, 2, 5, 4, 7, 6))
 
 /* Turns v[i..i+3] (words i..i+3 of the four blocks, block j in lane j)
  * into t[0..3]: words i..i+3 of block j in t[j], 16 bytes of its stream. */
@@ -175,22 +176,30 @@ VECTOR_FN static void xor_blocks(uint8_t *out, const uint8_t *in, size_t n, lane
     }
 }
 
-/* XORs n bytes (at most LANES blocks) at in with the keystream of four
- * blocks of state (block counter state[12] to state[12] + 3, wrapping past
- * 2^32 only in lanes the caller then does not use): vector i holds word i
- * of the four blocks, the rounds' scalar text on four lanes. */
-VECTOR_FN static void xor_four(uint8_t *out, const uint8_t *in, const uint32_t state[16],
+/* XORs n bytes (at most PASS_BLOCKS) at in with the keystream of blocks
+ * state[12] to state[12] + 4 (wrapping past 2^32 only in blocks the caller
+ * then does not use): the first four in vectors, vector i holding word i of
+ * the four, the fifth in words in the same loop, where the scalar units
+ * would otherwise wait on the vector ones. */
+VECTOR_FN static void xor_pass(uint8_t *out, const uint8_t *in, const uint32_t state[16],
                                size_t n)
 {
     const lanes step = {0, 1, 2, 3};
-    lanes v[16], start[16], block[LANES][4], t[4];
+    lanes v[16], start[16], block[PASS_BLOCKS][4], t[4];
+    uint32_t x[16];
     size_t i, j;
-    for (i = 0; i < 16; i++)
+    for (i = 0; i < 16; i++) {
         start[i] = (lanes){state[i], state[i], state[i], state[i]};
+        x[i] = state[i];
+    }
     start[12] += step;
+    x[12] += LANES;
     for (i = 0; i < 16; i++)
         v[i] = start[i];
-    DOUBLE_ROUNDS(v);
+    for (i = 0; i < 10; i++) {
+        DOUBLE_ROUND(v, ROT16_LANES);
+        DOUBLE_ROUND(x, ROT16_WORD);
+    }
     for (i = 0; i < 16; i++)
         v[i] += start[i];
     for (i = 0; i < 4; i++) {
@@ -198,8 +207,14 @@ VECTOR_FN static void xor_four(uint8_t *out, const uint8_t *in, const uint32_t s
         for (j = 0; j < LANES; j++)
             block[j][i] = t[j];
     }
+    /* The fifth block started from state with its counter LANES on. */
+    x[12] += LANES;
+    for (i = 0; i < 4; i++)
+        block[LANES][i] = (lanes){x[4 * i] + state[4 * i], x[4 * i + 1] + state[4 * i + 1],
+                                  x[4 * i + 2] + state[4 * i + 2], x[4 * i + 3] + state[4 * i + 3]};
     xor_blocks(out, in, n, block);
     zl_crypto_wipe(block, sizeof block);
+    zl_crypto_wipe(x, sizeof x);
 }
 #endif
 
@@ -219,13 +234,13 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
     state[14] = zl_get_le32(nonce + 4);
     state[15] = zl_get_le32(nonce + 8);
 #ifdef LANES
-    /* Four blocks a pass while more than two are left: a pass costs
+    /* Five blocks a pass while more than two are left: a pass costs
      * about what three blocks one at a time do (the vector rotations take
      * three instructions where the scalar ones take one). */
     while (len > 2 * ZL_CHACHA20_BLOCK_SIZE) {
-        n = len < LANES * ZL_CHACHA20_BLOCK_SIZE ? len : LANES * ZL_CHACHA20_BLOCK_SIZE;
-        xor_four(out, in, state, n);
-        state[12] += LANES;
+        n = len < PASS_BLOCKS * ZL_CHACHA20_BLOCK_SIZE ? len : PASS_BLOCKS * ZL_CHACHA20_BLOCK_SIZE;
+        xor_pass(out, in, state, n);
+        state[12] += PASS_BLOCKS;
         in += n;
         out += n;
         len -= n;
@@ -251,8 +266,10 @@ size_t zl_chacha20_head(uint8_t ks[ZL_CHACHA20_BLOCK_SIZE + ZL_CHACHA20_HEAD_MAX
                         const uint8_t nonce[ZL_CHACHA20_NONCE_SIZE])
 {
 #ifdef LANES
-    /* Block 0 and up to LANES - 1 more: one pass of xor_four. */
-    size_t k = len < ZL_CHACHA20_HEAD_MAX ? len : ZL_CHACHA20_HEAD_MAX;
+    /* Block 0 and up to PASS_BLOCKS - 1 more: one pass of xor_pass. */
+    size_t k = len < (PASS_BLOCKS - 1) * ZL_CHACHA20_BLOCK_SIZE
+                   ? len
+                   : (PASS_BLOCKS - 1) * ZL_CHACHA20_BLOCK_SIZE;
 #else
     /* One block at a time gains nothing from more at once. */
     size_t k = 0;

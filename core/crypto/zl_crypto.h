@@ -57,8 +57,8 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
                     const uint8_t key[ZL_CHACHA20_KEY_SIZE],
                     const uint8_t nonce[ZL_CHACHA20_NONCE_SIZE], uint32_t counter);
 
-/* The most payload bytes zl_chacha20_head covers: three blocks. */
-#define ZL_CHACHA20_HEAD_MAX (3 * ZL_CHACHA20_BLOCK_SIZE)
+/* The most payload bytes zl_chacha20_head covers: four blocks. */
+#define ZL_CHACHA20_HEAD_MAX (4 * ZL_CHACHA20_BLOCK_SIZE)
 
 /* For the AEADs below, which take block 0's keystream for the Poly1305 key
  * and encrypt from block 1: writes to ks the keystream of block 0 and of
