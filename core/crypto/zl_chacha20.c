@@ -110,8 +110,8 @@ static void xor_keystream(uint8_t *out, const uint8_t *in, const uint32_t x[16],
  * in hardware: lane j of vector xi is word i of block counter + j, so the
  * rounds run on four blocks with the scalar text. Integer lanes only (no
  * float instruction can come of it). x86-64 always has SSE2; the host's
- * core is built with -mgeneral-regs-only (the no-float proof), so the one
- * function that needs the vector registers asks for them by attribute. A
+ * core is built with -mgeneral-regs-only (the no-float proof), so the
+ * functions that need the vector registers ask for them by attribute. A
  * vector's lanes are stored as little-endian words, the keystream's byte
  * order, so only little-endian targets take this path. */
 #if defined(ZL_CRYPTO_PORTABLE) || !defined(__BYTE_ORDER__) || \
@@ -124,10 +124,13 @@ static void xor_keystream(uint8_t *out, const uint8_t *in, const uint32_t x[16],
 #define LANES 4
 #define VECTOR_FN
 #endif
-/* A pass: four blocks in vectors and one in words (xor_pass). */
-#define PASS_BLOCKS (LANES + 1)
 
 #ifdef LANES
+/* A pass: four blocks in vectors and one in words (xor_pass). */
+#define PASS_BLOCKS (LANES + 1)
+/* zl_chacha20_head's buffer holds block 0 and the rest of a pass. */
+ZL_STATIC_ASSERT((PASS_BLOCKS - 1) * ZL_CHACHA20_BLOCK_SIZE <= ZL_CHACHA20_HEAD_MAX, head_holds_pass);
+
 typedef uint32_t lanes __attribute__((vector_size(16)));
 typedef uint16_t halves __attribute__((vector_size(16)));
 
@@ -277,7 +280,7 @@ size_t zl_chacha20_head(uint8_t ks[ZL_CHACHA20_BLOCK_SIZE + ZL_CHACHA20_HEAD_MAX
 #endif
     ZL_ASSERT(ks != NULL);
     memset(ks, 0, ZL_CHACHA20_BLOCK_SIZE + k);
-    /* At most 4 blocks from block 0 never wrap the counter. */
+    /* At most five blocks from block 0 never wrap the counter. */
     (void)zl_chacha20_xor(ks, ks, ZL_CHACHA20_BLOCK_SIZE + k, key, nonce, 0);
     return k;
 }
