@@ -41,7 +41,7 @@ static void compute_tag(uint8_t tag[ZL_AEAD_TAG_SIZE], const uint8_t *aad, size_
  * first s->head with the keystream already made, the rest from the block
  * after it (s->head is then a whole number of blocks). XOR is bytewise, so
  * eight bytes at a time through a word read either byte order. */
-static void crypt(uint8_t *out, const uint8_t *in, size_t len, const stream_head *s,
+static void apply_stream(uint8_t *out, const uint8_t *in, size_t len, const stream_head *s,
                   const uint8_t nonce[ZL_AEAD_NONCE_SIZE], const uint8_t key[ZL_AEAD_KEY_SIZE])
 {
     const uint8_t *k = s->ks + ZL_CHACHA20_BLOCK_SIZE;
@@ -75,7 +75,7 @@ int zl_chacha20poly1305_seal(uint8_t *out, size_t out_cap, const uint8_t *in, si
     if (out_cap < len + ZL_AEAD_TAG_SIZE)
         return ZL_ERR_OVERFLOW;
     s.head = zl_chacha20_head(s.ks, len, key, nonce);
-    crypt(out, in, len, &s, nonce, key);
+    apply_stream(out, in, len, &s, nonce, key);
     compute_tag(out + len, aad, aad_len, out, len, &s);
     zl_crypto_wipe(s.ks, ZL_CHACHA20_BLOCK_SIZE + s.head);
     return (int)(len + ZL_AEAD_TAG_SIZE);
@@ -108,7 +108,7 @@ int zl_chacha20poly1305_open(uint8_t *out, size_t out_cap, const uint8_t *in, si
     ok = zl_crypto_equal(tag, in + ct_len, ZL_AEAD_TAG_SIZE);
     zl_crypto_wipe(tag, sizeof tag);
     if (ok)
-        crypt(out, in, ct_len, &s, nonce, key);
+        apply_stream(out, in, ct_len, &s, nonce, key);
     zl_crypto_wipe(s.ks, ZL_CHACHA20_BLOCK_SIZE + s.head);
     return ok ? (int)ct_len : ZL_ERR_AUTH;
 }
