@@ -253,7 +253,8 @@ static void test_crypto_poly1305_pieces(void)
 /* The keystream does not care where the calls split it. */
 static void test_crypto_chacha20_blocks(void)
 {
-    uint8_t key[32], nonce[12], zero[256], whole[256], part[256];
+    /* Eleven blocks: passes of several blocks start at every offset. */
+    uint8_t key[32], nonce[12], zero[704], whole[704], part[704];
     size_t split;
     counting(key, sizeof key, 7);
     counting(nonce, sizeof nonce, 40);
@@ -265,6 +266,27 @@ static void test_crypto_chacha20_blocks(void)
                                     5u + (uint32_t)(split / 64)),
                     ZL_OK);
         ZL_CHECK(memcmp(part, whole, sizeof whole) == 0);
+    }
+}
+
+/* The AEADs' first pass: block 0's keystream and that of the first k
+ * payload bytes, k all of a short payload or whole blocks, as the plain
+ * keystream from block 0 has them. */
+static void test_crypto_chacha20_head(void)
+{
+    static const size_t lens[] = {0, 1, 63, 64, 65, 200, 255, 256, 257, 1000};
+    uint8_t key[32], nonce[12], zero[ZL_CHACHA20_BLOCK_SIZE + ZL_CHACHA20_HEAD_MAX];
+    uint8_t head[sizeof zero], stream[sizeof zero];
+    size_t i, k;
+    counting(key, sizeof key, 3);
+    counting(nonce, sizeof nonce, 90);
+    memset(zero, 0, sizeof zero);
+    ZL_CHECK_EQ(zl_chacha20_xor(stream, zero, sizeof zero, key, nonce, 0), ZL_OK);
+    for (i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+        k = zl_chacha20_head(head, lens[i], key, nonce);
+        ZL_CHECK(k <= lens[i] && k <= ZL_CHACHA20_HEAD_MAX);
+        ZL_CHECK(k == lens[i] || k % ZL_CHACHA20_BLOCK_SIZE == 0);
+        ZL_CHECK(memcmp(head, stream, ZL_CHACHA20_BLOCK_SIZE + k) == 0);
     }
 }
 
@@ -653,6 +675,7 @@ void zl_suite_crypto(void)
 {
     ZL_RUN(test_crypto_chacha20_rfc);
     ZL_RUN(test_crypto_chacha20_blocks);
+    ZL_RUN(test_crypto_chacha20_head);
     ZL_RUN(test_crypto_chacha20_counter_limit);
     ZL_RUN(test_crypto_poly1305_rfc);
     ZL_RUN(test_crypto_poly1305_pieces);

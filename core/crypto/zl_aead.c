@@ -1,6 +1,7 @@
 /* zl_aead.c - ChaCha20-Poly1305 (RFC 8439 section 2.8), its 24-byte-nonce
  * form XChaCha20-Poly1305, and the built-in entry of the port hook. */
 #include <limits.h>
+#include <string.h>
 
 #include "zl_crypto.h"
 
@@ -8,28 +9,22 @@
 
 static const uint8_t zeros[16];
 
-/* The one-time Poly1305 key: the first 32 bytes of keystream block 0. */
-static void one_time_key(uint8_t pk[ZL_POLY1305_KEY_SIZE], const uint8_t nonce[ZL_AEAD_NONCE_SIZE],
-                         const uint8_t key[ZL_AEAD_KEY_SIZE])
-{
-    int i;
-    for (i = 0; i < ZL_POLY1305_KEY_SIZE; i++)
-        pk[i] = 0;
-    /* 32 bytes from block 0 never wrap the counter. */
-    (void)zl_chacha20_xor(pk, pk, ZL_POLY1305_KEY_SIZE, key, nonce, 0);
-}
+/* The keystream of one pass from block 0: the one-time Poly1305 key (the
+ * block's first 32 bytes), then that of the first `head` payload bytes. */
+typedef struct stream_head {
+    uint8_t ks[ZL_CHACHA20_BLOCK_SIZE + ZL_CHACHA20_HEAD_MAX];
+    size_t head;
+} stream_head;
 
 /* The tag over aad, zeros to a 16-byte boundary, the ciphertext, zeros
- * again, then both lengths as 64-bit little-endian numbers. */
+ * again, then both lengths as 64-bit little-endian numbers, under the
+ * one-time key at s->ks. */
 static void compute_tag(uint8_t tag[ZL_AEAD_TAG_SIZE], const uint8_t *aad, size_t aad_len,
-                        const uint8_t *ct, size_t ct_len, const uint8_t nonce[ZL_AEAD_NONCE_SIZE],
-                        const uint8_t key[ZL_AEAD_KEY_SIZE])
+                        const uint8_t *ct, size_t ct_len, const stream_head *s)
 {
-    uint8_t pk[ZL_POLY1305_KEY_SIZE], lengths[16];
+    uint8_t lengths[16];
     zl_poly1305 mac;
-    one_time_key(pk, nonce, key);
-    zl_poly1305_init(&mac, pk);
-    zl_crypto_wipe(pk, sizeof pk);
+    zl_poly1305_init(&mac, s->ks);
     zl_poly1305_update(&mac, aad, aad_len);
     zl_poly1305_update(&mac, zeros, (16u - aad_len % 16u) % 16u);
     zl_poly1305_update(&mac, ct, ct_len);
@@ -42,11 +37,36 @@ static void compute_tag(uint8_t tag[ZL_AEAD_TAG_SIZE], const uint8_t *aad, size_
     zl_poly1305_final(&mac, tag);
 }
 
+/* Encrypts or decrypts len bytes at in into out (out == in works): the
+ * first s->head with the keystream already made, the rest from the block
+ * after it (s->head is then a whole number of blocks). XOR is bytewise, so
+ * eight bytes at a time through a word read either byte order. */
+static void apply_stream(uint8_t *out, const uint8_t *in, size_t len, const stream_head *s,
+                  const uint8_t nonce[ZL_AEAD_NONCE_SIZE], const uint8_t key[ZL_AEAD_KEY_SIZE])
+{
+    const uint8_t *k = s->ks + ZL_CHACHA20_BLOCK_SIZE;
+    size_t i;
+    uint64_t w, v;
+    for (i = 0; i + 8 <= s->head; i += 8) {
+        memcpy(&w, in + i, 8);
+        memcpy(&v, k + i, 8);
+        w ^= v;
+        memcpy(out + i, &w, 8);
+    }
+    for (; i < s->head; i++)
+        out[i] = (uint8_t)(in[i] ^ k[i]);
+    /* len < INT_MAX bytes never wrap the counter. */
+    if (len > s->head)
+        (void)zl_chacha20_xor(out + s->head, in + s->head, len - s->head, key, nonce,
+                              (uint32_t)(1u + s->head / ZL_CHACHA20_BLOCK_SIZE));
+}
+
 int zl_chacha20poly1305_seal(uint8_t *out, size_t out_cap, const uint8_t *in, size_t len,
                              const uint8_t *aad, size_t aad_len,
                              const uint8_t nonce[ZL_AEAD_NONCE_SIZE],
                              const uint8_t key[ZL_AEAD_KEY_SIZE])
 {
+    stream_head s;
     ZL_ASSERT(out != NULL && nonce != NULL && key != NULL);
     ZL_ASSERT((in != NULL || len == 0) && (aad != NULL || aad_len == 0));
     /* INT_MAX bytes also keep the 32-bit block counter from wrapping. */
@@ -54,9 +74,10 @@ int zl_chacha20poly1305_seal(uint8_t *out, size_t out_cap, const uint8_t *in, si
         return ZL_ERR_INVALID;
     if (out_cap < len + ZL_AEAD_TAG_SIZE)
         return ZL_ERR_OVERFLOW;
-    /* Counter 1 on: block 0 went to the one-time key. */
-    (void)zl_chacha20_xor(out, in, len, key, nonce, 1);
-    compute_tag(out + len, aad, aad_len, out, len, nonce, key);
+    s.head = zl_chacha20_head(s.ks, len, key, nonce);
+    apply_stream(out, in, len, &s, nonce, key);
+    compute_tag(out + len, aad, aad_len, out, len, &s);
+    zl_crypto_wipe(s.ks, ZL_CHACHA20_BLOCK_SIZE + s.head);
     return (int)(len + ZL_AEAD_TAG_SIZE);
 }
 
@@ -66,6 +87,7 @@ int zl_chacha20poly1305_open(uint8_t *out, size_t out_cap, const uint8_t *in, si
                              const uint8_t key[ZL_AEAD_KEY_SIZE])
 {
     uint8_t tag[ZL_AEAD_TAG_SIZE];
+    stream_head s;
     size_t ct_len;
     int ok;
     ZL_ASSERT(nonce != NULL && key != NULL && (in != NULL || len == 0));
@@ -79,15 +101,16 @@ int zl_chacha20poly1305_open(uint8_t *out, size_t out_cap, const uint8_t *in, si
         return ZL_ERR_OVERFLOW;
     ZL_ASSERT(out != NULL || ct_len == 0);
     /* Authenticate first: a forged packet is never decrypted, so no
-     * plaintext of it can reach the caller, even by mistake. */
-    compute_tag(tag, aad, aad_len, in, ct_len, nonce, key);
+     * plaintext of it can reach the caller, even by mistake. The
+     * keystream's head waits in s meanwhile. */
+    s.head = zl_chacha20_head(s.ks, ct_len, key, nonce);
+    compute_tag(tag, aad, aad_len, in, ct_len, &s);
     ok = zl_crypto_equal(tag, in + ct_len, ZL_AEAD_TAG_SIZE);
     zl_crypto_wipe(tag, sizeof tag);
-    if (!ok)
-        return ZL_ERR_AUTH;
-    /* ct_len < INT_MAX: the counter cannot wrap. */
-    (void)zl_chacha20_xor(out, in, ct_len, key, nonce, 1);
-    return (int)ct_len;
+    if (ok)
+        apply_stream(out, in, ct_len, &s, nonce, key);
+    zl_crypto_wipe(s.ks, ZL_CHACHA20_BLOCK_SIZE + s.head);
+    return ok ? (int)ct_len : ZL_ERR_AUTH;
 }
 
 /* zl_chacha20poly1305_seal or _open. */

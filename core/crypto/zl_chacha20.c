@@ -10,15 +10,16 @@
 /* No cast: the same text rotates a uint32_t and a vector of them. */
 #define ROTL(x, n) ((x) << (n) | (x) >> (32 - (n)))
 
-/* Rotation by 16 alone may be a swap of halves (below, in vectors). */
-#define ROT16(x) ROTL(x, 16)
+/* Rotation by 16 of a word; vectors swap their lanes' halves (below). */
+#define ROT16_WORD(x) ROTL(x, 16)
 
 /* One quarter round on words a, b, c, d of x: an array of uint32_t, or
- * of vectors of them (below): the same text works on both. */
-#define QUARTER(x, a, b, c, d)        \
+ * of vectors of them (below): the same text works on both, with rot16 the
+ * rotation by 16 for the kind. */
+#define QUARTER(x, a, b, c, d, rot16) \
     do {                              \
         x[a] += x[b];                 \
-        x[d] = ROT16(x[d] ^ x[a]);    \
+        x[d] = rot16(x[d] ^ x[a]);    \
         x[c] += x[d];                 \
         x[b] = ROTL(x[b] ^ x[c], 12); \
         x[a] += x[b];                 \
@@ -27,21 +28,18 @@
         x[b] = ROTL(x[b] ^ x[c], 7);  \
     } while (0)
 
-/* The 20 rounds on x[0..15] in place: ten column rounds, each followed by
- * a diagonal round. */
-#define DOUBLE_ROUNDS(x)                          \
-    do {                                          \
-        int round_;                               \
-        for (round_ = 0; round_ < 10; round_++) { \
-            QUARTER(x, 0, 4, 8, 12);              \
-            QUARTER(x, 1, 5, 9, 13);              \
-            QUARTER(x, 2, 6, 10, 14);             \
-            QUARTER(x, 3, 7, 11, 15);             \
-            QUARTER(x, 0, 5, 10, 15);             \
-            QUARTER(x, 1, 6, 11, 12);             \
-            QUARTER(x, 2, 7, 8, 13);              \
-            QUARTER(x, 3, 4, 9, 14);              \
-        }                                         \
+/* Two of the 20 rounds on x[0..15] in place: a column round, then a
+ * diagonal round. */
+#define DOUBLE_ROUND(x, rot16)             \
+    do {                                   \
+        QUARTER(x, 0, 4, 8, 12, rot16);    \
+        QUARTER(x, 1, 5, 9, 13, rot16);    \
+        QUARTER(x, 2, 6, 10, 14, rot16);   \
+        QUARTER(x, 3, 7, 11, 15, rot16);   \
+        QUARTER(x, 0, 5, 10, 15, rot16);   \
+        QUARTER(x, 1, 6, 11, 12, rot16);   \
+        QUARTER(x, 2, 7, 8, 13, rot16);    \
+        QUARTER(x, 3, 4, 9, 14, rot16);    \
     } while (0)
 
 /* Words 0..11 of the state: "expand 32-byte k" and the key. */
@@ -68,8 +66,10 @@ static void rounds(uint32_t x[16], const uint32_t s[16])
 {
     /* memcpy: a block copy (LDM/STM on ARM), where a loop of words costs
      * the Cortex-M3 four instructions a word. */
+    int i;
     memcpy(x, s, 16 * sizeof x[0]);
-    DOUBLE_ROUNDS(x);
+    for (i = 0; i < 10; i++)
+        DOUBLE_ROUND(x, ROT16_WORD);
 }
 #endif
 
@@ -110,9 +110,12 @@ static void xor_keystream(uint8_t *out, const uint8_t *in, const uint32_t x[16],
  * in hardware: lane j of vector xi is word i of block counter + j, so the
  * rounds run on four blocks with the scalar text. Integer lanes only (no
  * float instruction can come of it). x86-64 always has SSE2; the host's
- * core is built with -mgeneral-regs-only (the no-float proof), so the one
- * function that needs the vector registers asks for them by attribute. */
-#if defined(ZL_CRYPTO_PORTABLE)
+ * core is built with -mgeneral-regs-only (the no-float proof), so the
+ * functions that need the vector registers ask for them by attribute. A
+ * vector's lanes are stored as little-endian words, the keystream's byte
+ * order, so only little-endian targets take this path. */
+#if defined(ZL_CRYPTO_PORTABLE) || !defined(__BYTE_ORDER__) || \
+    __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 /* One block at a time (zl_crypto.h). */
 #elif defined(__GNUC__) && defined(__x86_64__)
 #define LANES 4
@@ -123,50 +126,98 @@ static void xor_keystream(uint8_t *out, const uint8_t *in, const uint32_t x[16],
 #endif
 
 #ifdef LANES
+/* A pass: four blocks in vectors and one in words (xor_pass). */
+#define PASS_BLOCKS (LANES + 1)
+/* zl_chacha20_head's buffer holds block 0 and the rest of a pass. */
+ZL_STATIC_ASSERT((PASS_BLOCKS - 1) * ZL_CHACHA20_BLOCK_SIZE <= ZL_CHACHA20_HEAD_MAX, head_holds_pass);
+
 typedef uint32_t lanes __attribute__((vector_size(16)));
 typedef uint16_t halves __attribute__((vector_size(16)));
 
 /* Swapping the 16-bit halves of each lane is one shuffle of 16-bit lanes
  * (two instructions on SSE2) where shifts and an OR take four. */
-#undef ROT16
-#define ROT16(x) ((lanes)__builtin_shufflevector((halves)(x), (halves)(x), 1, 0, 3, 2, 5, 4, 7, 6))
+#define ROT16_LANES(x) ((lanes)__builtin_shufflevector((halves)(x), (halves)(x), 1, 0, 3, 2, 5, 4, 7, 6))
 
-/* The rounds of four blocks of state (block counter state[12] to
- * state[12] + 3, wrapping past 2^32 only in lanes the caller then does
- * not use) into x, block by block as rounds() would leave them. */
-VECTOR_FN static void four_blocks(uint32_t x[LANES][16], const uint32_t state[16])
+/* Turns v[i..i+3] (words i..i+3 of the four blocks, block j in lane j)
+ * into t[0..3]: words i..i+3 of block j in t[j], 16 bytes of its stream. */
+#define TRANSPOSE(t, v, i)                                                      \
+    do {                                                                        \
+        lanes lo0_ = __builtin_shufflevector(v[i], v[i + 1], 0, 4, 1, 5);       \
+        lanes hi0_ = __builtin_shufflevector(v[i], v[i + 1], 2, 6, 3, 7);       \
+        lanes lo1_ = __builtin_shufflevector(v[i + 2], v[i + 3], 0, 4, 1, 5);   \
+        lanes hi1_ = __builtin_shufflevector(v[i + 2], v[i + 3], 2, 6, 3, 7);   \
+        t[0] = __builtin_shufflevector(lo0_, lo1_, 0, 1, 4, 5);                 \
+        t[1] = __builtin_shufflevector(lo0_, lo1_, 2, 3, 6, 7);                 \
+        t[2] = __builtin_shufflevector(hi0_, hi1_, 0, 1, 4, 5);                 \
+        t[3] = __builtin_shufflevector(hi0_, hi1_, 2, 3, 6, 7);                 \
+    } while (0)
+
+/* XORs n bytes at in with the keystream blocks ks[0..], each four
+ * vectors of 16 bytes in order, into out (out == in works); a last partial
+ * block goes through a buffer. */
+VECTOR_FN static void xor_blocks(uint8_t *out, const uint8_t *in, size_t n, lanes ks[][4])
 {
-    const lanes step = {0, 1, 2, 3};
-    lanes v[16];
-    uint32_t w[LANES] __attribute__((aligned(16)));
-    int i, j;
-    for (i = 0; i < 16; i++)
-        v[i] = (lanes){state[i], state[i], state[i], state[i]};
-    v[12] += step;
-    DOUBLE_ROUNDS(v);
-    for (i = 0; i < 16; i++) {
-        __builtin_memcpy(w, &v[i], sizeof w);
-        for (j = 0; j < LANES; j++)
-            x[j][i] = w[j];
+    uint8_t tail[ZL_CHACHA20_BLOCK_SIZE];
+    size_t i, j, whole = n / ZL_CHACHA20_BLOCK_SIZE, rest = n % ZL_CHACHA20_BLOCK_SIZE;
+    lanes m;
+    for (j = 0; j < whole; j++, in += ZL_CHACHA20_BLOCK_SIZE, out += ZL_CHACHA20_BLOCK_SIZE) {
+        for (i = 0; i < 4; i++) {
+            __builtin_memcpy(&m, in + 16 * i, 16);
+            m ^= ks[j][i];
+            __builtin_memcpy(out + 16 * i, &m, 16);
+        }
+    }
+    if (rest > 0) {
+        __builtin_memcpy(tail, in, rest);
+        for (i = 0; i < 4; i++) {
+            __builtin_memcpy(&m, tail + 16 * i, 16);
+            m ^= ks[whole][i];
+            __builtin_memcpy(tail + 16 * i, &m, 16);
+        }
+        __builtin_memcpy(out, tail, rest);
+        zl_crypto_wipe(tail, sizeof tail);
     }
 }
 
-/* n bytes (at most LANES blocks) at in XORed with four blocks' keystream. */
-static void xor_four(uint8_t *out, const uint8_t *in, const uint32_t state[16], size_t n)
+/* XORs n bytes (at most PASS_BLOCKS) at in with the keystream of blocks
+ * state[12] to state[12] + 4 (wrapping past 2^32 only in blocks the caller
+ * then does not use): the first four in vectors, vector i holding word i of
+ * the four, the fifth in words in the same loop, where the scalar units
+ * would otherwise wait on the vector ones. */
+VECTOR_FN static void xor_pass(uint8_t *out, const uint8_t *in, const uint32_t state[16],
+                               size_t n)
 {
-    uint32_t x[LANES][16], s[16];
-    size_t j, m;
-    four_blocks(x, state);
-    for (j = 0; j < 16; j++)
-        s[j] = state[j];
-    /* Block j's state is state with the counter j further on. */
-    for (j = 0; n > 0; j++, n -= m, s[12]++) {
-        m = n < ZL_CHACHA20_BLOCK_SIZE ? n : ZL_CHACHA20_BLOCK_SIZE;
-        xor_keystream(out + ZL_CHACHA20_BLOCK_SIZE * j, in + ZL_CHACHA20_BLOCK_SIZE * j, x[j], s,
-                      m);
+    const lanes step = {0, 1, 2, 3};
+    lanes v[16], start[16], block[PASS_BLOCKS][4], t[4];
+    uint32_t x[16];
+    size_t i, j;
+    for (i = 0; i < 16; i++) {
+        start[i] = (lanes){state[i], state[i], state[i], state[i]};
+        x[i] = state[i];
     }
+    start[12] += step;
+    x[12] += LANES;
+    for (i = 0; i < 16; i++)
+        v[i] = start[i];
+    for (i = 0; i < 10; i++) {
+        DOUBLE_ROUND(v, ROT16_LANES);
+        DOUBLE_ROUND(x, ROT16_WORD);
+    }
+    for (i = 0; i < 16; i++)
+        v[i] += start[i];
+    for (i = 0; i < 4; i++) {
+        TRANSPOSE(t, v, 4 * i);
+        for (j = 0; j < LANES; j++)
+            block[j][i] = t[j];
+    }
+    /* The fifth block started from state with its counter LANES on. */
+    x[12] += LANES;
+    for (i = 0; i < 4; i++)
+        block[LANES][i] = (lanes){x[4 * i] + state[4 * i], x[4 * i + 1] + state[4 * i + 1],
+                                  x[4 * i + 2] + state[4 * i + 2], x[4 * i + 3] + state[4 * i + 3]};
+    xor_blocks(out, in, n, block);
+    zl_crypto_wipe(block, sizeof block);
     zl_crypto_wipe(x, sizeof x);
-    zl_crypto_wipe(s, sizeof s);
 }
 #endif
 
@@ -186,11 +237,13 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
     state[14] = zl_get_le32(nonce + 4);
     state[15] = zl_get_le32(nonce + 8);
 #ifdef LANES
-    /* Four blocks a pass while more than one is left. */
-    while (len > ZL_CHACHA20_BLOCK_SIZE) {
-        n = len < LANES * ZL_CHACHA20_BLOCK_SIZE ? len : LANES * ZL_CHACHA20_BLOCK_SIZE;
-        xor_four(out, in, state, n);
-        state[12] += LANES;
+    /* Five blocks a pass while more than two are left: a pass costs
+     * about what three blocks one at a time do (the vector rotations take
+     * three instructions where the scalar ones take one). */
+    while (len > 2 * ZL_CHACHA20_BLOCK_SIZE) {
+        n = len < PASS_BLOCKS * ZL_CHACHA20_BLOCK_SIZE ? len : PASS_BLOCKS * ZL_CHACHA20_BLOCK_SIZE;
+        xor_pass(out, in, state, n);
+        state[12] += PASS_BLOCKS;
         in += n;
         out += n;
         len -= n;
@@ -209,6 +262,27 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
     zl_crypto_wipe(state, sizeof state);
     zl_crypto_wipe(x, sizeof x);
     return ZL_OK;
+}
+
+size_t zl_chacha20_head(uint8_t ks[ZL_CHACHA20_BLOCK_SIZE + ZL_CHACHA20_HEAD_MAX], size_t len,
+                        const uint8_t key[ZL_CHACHA20_KEY_SIZE],
+                        const uint8_t nonce[ZL_CHACHA20_NONCE_SIZE])
+{
+#ifdef LANES
+    /* Block 0 and up to PASS_BLOCKS - 1 more: one pass of xor_pass. */
+    size_t k = len < (PASS_BLOCKS - 1) * ZL_CHACHA20_BLOCK_SIZE
+                   ? len
+                   : (PASS_BLOCKS - 1) * ZL_CHACHA20_BLOCK_SIZE;
+#else
+    /* One block at a time gains nothing from more at once. */
+    size_t k = 0;
+    (void)len;
+#endif
+    ZL_ASSERT(ks != NULL);
+    memset(ks, 0, ZL_CHACHA20_BLOCK_SIZE + k);
+    /* At most five blocks from block 0 never wrap the counter. */
+    (void)zl_chacha20_xor(ks, ks, ZL_CHACHA20_BLOCK_SIZE + k, key, nonce, 0);
+    return k;
 }
 
 void zl_hchacha20_derive(uint8_t out[ZL_CHACHA20_KEY_SIZE], const uint8_t key[ZL_CHACHA20_KEY_SIZE],

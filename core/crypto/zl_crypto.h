@@ -57,6 +57,20 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
                     const uint8_t key[ZL_CHACHA20_KEY_SIZE],
                     const uint8_t nonce[ZL_CHACHA20_NONCE_SIZE], uint32_t counter);
 
+/* The most payload bytes zl_chacha20_head covers: four blocks. */
+#define ZL_CHACHA20_HEAD_MAX (4 * ZL_CHACHA20_BLOCK_SIZE)
+
+/* For the AEADs below, which take block 0's keystream for the Poly1305 key
+ * and encrypt from block 1: writes to ks the keystream of block 0 and of
+ * the first k bytes from block 1, and returns k, 64 + k bytes in all: as
+ * many of len bytes as this build makes in one pass with block 0 (up to
+ * ZL_CHACHA20_HEAD_MAX where the cipher runs several blocks at once, 0
+ * where it runs one at a time), so a short packet costs one pass. k is len
+ * or a multiple of 64. ks is the caller's (secret: wipe it). Cannot fail. */
+size_t zl_chacha20_head(uint8_t ks[ZL_CHACHA20_BLOCK_SIZE + ZL_CHACHA20_HEAD_MAX], size_t len,
+                        const uint8_t key[ZL_CHACHA20_KEY_SIZE],
+                        const uint8_t nonce[ZL_CHACHA20_NONCE_SIZE]);
+
 /* HChaCha20 (draft-irtf-cfrg-xchacha section 2.2): derives a 32-byte
  * subkey into out from key and the 16-byte input (the first 16 bytes of an
  * XChaCha20 nonce). out may alias key. Cannot fail. */
@@ -82,6 +96,9 @@ typedef uint32_t zl_poly1305_limb;
 #endif
 typedef struct zl_poly1305 {
     zl_poly1305_limb r[ZL_POLY1305_LIMBS]; /* the clamped half r of the key */
+#ifdef ZL_POLY1305_WIDE
+    zl_poly1305_limb rr[ZL_POLY1305_LIMBS]; /* r^2, for two blocks at a time */
+#endif
     zl_poly1305_limb h[ZL_POLY1305_LIMBS]; /* accumulator, partly reduced */
     uint32_t s[4];   /* the half s of the key, added at the end */
     uint8_t buf[16]; /* a partial block waiting for more bytes */

@@ -21,59 +21,94 @@ static inline uint64_t get_le64(const uint8_t *p)
     return (uint64_t)zl_get_le32(p) | (uint64_t)zl_get_le32(p + 4) << 32;
 }
 
+/* The limb sums of a * b mod 2^130 - 5, added to d0..d2: limb products
+ * landing at 2^132 or above fold back times 20 (2^130 = 5 mod p, and the
+ * limbs' weights put them 2 bits higher), so b's limbs 1 and 2 come in also
+ * times 20 (b1x20, b2x20). With a's limbs below 2^45 and b's below 2^44
+ * (times 20 below 2^49), each product is below 2^94. */
+#define ADD_PRODUCTS(d0, d1, d2, a0, a1, a2, b0, b1, b2, b1x20, b2x20) \
+    do {                                                                \
+        d0 += (wide)(a0) * (b0) + (wide)(a1) * (b2x20) + (wide)(a2) * (b1x20); \
+        d1 += (wide)(a0) * (b1) + (wide)(a1) * (b0) + (wide)(a2) * (b2x20);   \
+        d2 += (wide)(a0) * (b2) + (wide)(a1) * (b1) + (wide)(a2) * (b0);      \
+    } while (0)
+
+/* h = d0 + d1 2^44 + d2 2^88 (sums of at most six products) only partly
+ * reduced: what passes 2^130 comes back times 5, and h1 may exceed 44 bits
+ * by a little (the last carry). */
+static inline void carry(uint64_t h[3], wide d0, wide d1, wide d2)
+{
+    uint64_t c, h0;
+    c = (uint64_t)(d0 >> 44);
+    h0 = (uint64_t)d0 & M44;
+    d1 += c;
+    c = (uint64_t)(d1 >> 44);
+    h[1] = (uint64_t)d1 & M44;
+    d2 += c;
+    c = (uint64_t)(d2 >> 42);
+    h[2] = (uint64_t)d2 & M42;
+    h0 += c * 5u;
+    h[0] = h0 & M44;
+    h[1] += h0 >> 44;
+}
+
 /* Clamping clears the top 4 bits of every 32-bit word of r and the low 2
  * bits of words 1..3 (RFC 8439 2.5): r < 2^124, which bounds the products
- * below. Then r is cut into limbs. */
+ * below. Then r is cut into limbs, and r^2 kept beside it for two blocks
+ * at a time. */
 static void set_r(zl_poly1305 *p, const uint8_t key[16])
 {
     uint64_t lo = get_le64(key) & 0x0FFFFFFC0FFFFFFFull;
     uint64_t hi = get_le64(key + 8) & 0x0FFFFFFC0FFFFFFCull;
+    wide d0 = 0, d1 = 0, d2 = 0;
     p->r[0] = lo & M44;
     p->r[1] = (lo >> 44 | hi << 20) & M44;
     p->r[2] = hi >> 24;
+    ADD_PRODUCTS(d0, d1, d2, p->r[0], p->r[1], p->r[2], p->r[0], p->r[1], p->r[2],
+                 p->r[1] * 20u, p->r[2] * 20u);
+    carry(p->rr, d0, d1, d2);
 }
 
 /* h = (h + m + hibit * 2^128) * r mod 2^130 - 5 for each 16-byte block at
- * m, only partly reduced: h1 may exceed 44 bits by a little (the last
- * carry below). hibit is 1 for a full block, 0 for the padded last one. */
+ * m, only partly reduced (carry). hibit is 1 for full blocks, 0 for the
+ * padded last one. Two blocks at a time as (h + m1) r^2 + m2 r: the
+ * products of one pass are independent, where block by block each waits
+ * for the last one's carries. */
 static void absorb(zl_poly1305 *p, const uint8_t *m, size_t blocks, unsigned hibit)
 {
     const uint64_t r0 = p->r[0], r1 = p->r[1], r2 = p->r[2];
-    /* Limb products landing at 2^132 or above fold back times 20 (2^130 =
-     * 5 mod p, and the limbs' weights put them 2 bits higher). r1, r2 are
-     * below 2^44, so 20 times them below 2^49. */
-    const uint64_t f1 = r1 * 20u, f2 = r2 * 20u, top = (uint64_t)hibit << 40;
-    uint64_t h0 = p->h[0], h1 = p->h[1], h2 = p->h[2], c;
+    const uint64_t q0 = p->rr[0], q1 = p->rr[1], q2 = p->rr[2];
+    /* r1, r2 are below 2^44, so 20 times them below 2^49; so are r^2's
+     * limbs (h1's small excess included). */
+    const uint64_t f1 = r1 * 20u, f2 = r2 * 20u, g1 = q1 * 20u, g2 = q2 * 20u;
+    const uint64_t top = (uint64_t)hibit << 40;
+    uint64_t h[3];
     wide d0, d1, d2;
-    for (; blocks > 0; blocks--, m += 16) {
+    h[0] = p->h[0];
+    h[1] = p->h[1];
+    h[2] = p->h[2];
+    for (; blocks >= 2; blocks -= 2, m += 32) {
         const uint64_t t0 = get_le64(m), t1 = get_le64(m + 8);
-        /* Each limb below 2^45: three products of one by a number below
-         * 2^49 sum below 2^96. */
-        h0 += t0 & M44;
-        h1 += (t0 >> 44 | t1 << 20) & M44;
-        h2 += t1 >> 24 | top;
-
-        d0 = (wide)h0 * r0 + (wide)h1 * f2 + (wide)h2 * f1;
-        d1 = (wide)h0 * r1 + (wide)h1 * r0 + (wide)h2 * f2;
-        d2 = (wide)h0 * r2 + (wide)h1 * r1 + (wide)h2 * r0;
-
-        /* Carry up; what passes 2^130 comes back times 5. */
-        c = (uint64_t)(d0 >> 44);
-        h0 = (uint64_t)d0 & M44;
-        d1 += c;
-        c = (uint64_t)(d1 >> 44);
-        h1 = (uint64_t)d1 & M44;
-        d2 += c;
-        c = (uint64_t)(d2 >> 42);
-        h2 = (uint64_t)d2 & M42;
-        h0 += c * 5u;
-        c = h0 >> 44;
-        h0 &= M44;
-        h1 += c;
+        const uint64_t u0 = get_le64(m + 16), u1 = get_le64(m + 24);
+        /* Six products of limbs below 2^45 by numbers below 2^49: each
+         * sum below 2^97. */
+        d0 = d1 = d2 = 0;
+        ADD_PRODUCTS(d0, d1, d2, h[0] + (t0 & M44), h[1] + ((t0 >> 44 | t1 << 20) & M44),
+                     h[2] + (t1 >> 24 | top), q0, q1, q2, g1, g2);
+        ADD_PRODUCTS(d0, d1, d2, u0 & M44, (u0 >> 44 | u1 << 20) & M44, u1 >> 24 | top, r0, r1,
+                     r2, f1, f2);
+        carry(h, d0, d1, d2);
     }
-    p->h[0] = h0;
-    p->h[1] = h1;
-    p->h[2] = h2;
+    if (blocks > 0) {
+        const uint64_t t0 = get_le64(m), t1 = get_le64(m + 8);
+        d0 = d1 = d2 = 0;
+        ADD_PRODUCTS(d0, d1, d2, h[0] + (t0 & M44), h[1] + ((t0 >> 44 | t1 << 20) & M44),
+                     h[2] + (t1 >> 24 | top), r0, r1, r2, f1, f2);
+        carry(h, d0, d1, d2);
+    }
+    p->h[0] = h[0];
+    p->h[1] = h[1];
+    p->h[2] = h[2];
 }
 
 /* h mod p as four 32-bit words, least significant first. */
