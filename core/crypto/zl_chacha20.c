@@ -174,7 +174,8 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
                     const uint8_t key[ZL_CHACHA20_KEY_SIZE],
                     const uint8_t nonce[ZL_CHACHA20_NONCE_SIZE], uint32_t counter)
 {
-    uint32_t state[16], x[16];
+    /* The state and the rounds' output side by side: one wipe for both. */
+    uint32_t words[32], *state = words, *x = words + 16;
     uint64_t blocks_left = ((uint64_t)1 << 32) - counter;
     size_t n;
     ZL_ASSERT(key != NULL && nonce != NULL && ((out != NULL && in != NULL) || len == 0));
@@ -206,8 +207,7 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
         out += n;
         len -= n;
     }
-    zl_crypto_wipe(state, sizeof state);
-    zl_crypto_wipe(x, sizeof x);
+    zl_crypto_wipe(words, sizeof words);
     return ZL_OK;
 }
 
