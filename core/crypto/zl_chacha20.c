@@ -73,6 +73,14 @@ static void rounds(uint32_t x[16], const uint32_t s[16])
 }
 #endif
 
+/* A port may bring the XOR of a whole block too (ZL_PORT_CHACHA20_XOR):
+ * zl_port_chacha20_xor, with the contract of xor_keystream below for n of
+ * 64, proven by the same test vectors. */
+#ifdef ZL_PORT_CHACHA20_XOR
+void zl_port_chacha20_xor(uint8_t out[64], const uint8_t in[64], const uint32_t x[16],
+                          const uint32_t s[16]);
+#endif
+
 /* XORs n bytes (at most a block) at in with a keystream block: the rounds'
  * output x plus the state they started from, which is what makes the block
  * function impossible to run backwards. Whole words first, then the odd
@@ -83,6 +91,12 @@ static void xor_keystream(uint8_t *out, const uint8_t *in, const uint32_t x[16],
 {
     size_t i, words = n / 4;
     uint32_t k;
+#ifdef ZL_PORT_CHACHA20_XOR
+    if (n == ZL_CHACHA20_BLOCK_SIZE) {
+        zl_port_chacha20_xor(out, in, x, state);
+        return;
+    }
+#endif
     for (i = 0; i < words; i++) {
         k = x[i] + state[i];
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__

@@ -1,5 +1,5 @@
-/* zl_chacha20_cortex_m3.c - ChaCha20's 20 rounds in Thumb-2 assembly for the
- * Cortex-M3, which core's block function calls (ZL_PORT_CHACHA20_ROUNDS). */
+/* zl_chacha20_cortex_m3.c - ChaCha20's 20 rounds and a whole block's XOR in
+ * Thumb-2 assembly for the Cortex-M3, which core calls (ZL_PORT_CHACHA20_*). */
 #include "zl_base.h"
 
 /* The contract of core's rounds(): x = the 20 rounds of state s, without
@@ -93,3 +93,48 @@ __asm__(".text\n\t"
         "add sp, sp, #20\n\t"
         "pop {r4-r11, pc}\n\t"
         ".size zl_port_chacha20_rounds, . - zl_port_chacha20_rounds\n\t");
+
+/* The contract of core's xor_keystream() for a whole block: out = in XOR
+ * (x + s), word by word, 64 bytes (zl_chacha20.c). x and s are word
+ * arrays, read four words at a time (LDM); in and out may be unaligned
+ * (single-word loads and stores, which the Cortex-M3 allows) and may be
+ * the same buffer: each group of four words is read before it is written.
+ * Unrolled (.rept) like the rounds. Registers r4..r11 hold key stream and
+ * message; they are the caller's again on return. */
+void zl_port_chacha20_xor(uint8_t out[64], const uint8_t in[64], const uint32_t x[16],
+                          const uint32_t s[16]);
+
+__asm__(".text\n\t"
+        ".syntax unified\n\t"
+        ".thumb\n\t"
+        ".align 2\n\t"
+        ".global zl_port_chacha20_xor\n\t"
+        ".type zl_port_chacha20_xor, %function\n\t"
+        ".thumb_func\n"
+        "zl_port_chacha20_xor:\n\t"
+        "push {r4-r11}\n\t"
+        ".rept 4\n\t"
+        "ldm r2!, {r4-r7}\n\t"
+        "ldm r3!, {r8-r11}\n\t"
+        "add r4, r4, r8\n\t"
+        "add r5, r5, r9\n\t"
+        "add r6, r6, r10\n\t"
+        "add r7, r7, r11\n\t"
+        "ldr r8, [r1]\n\t"
+        "ldr r9, [r1, #4]\n\t"
+        "ldr r10, [r1, #8]\n\t"
+        "ldr r11, [r1, #12]\n\t"
+        "add r1, r1, #16\n\t"
+        "eor r4, r4, r8\n\t"
+        "eor r5, r5, r9\n\t"
+        "eor r6, r6, r10\n\t"
+        "eor r7, r7, r11\n\t"
+        "str r4, [r0]\n\t"
+        "str r5, [r0, #4]\n\t"
+        "str r6, [r0, #8]\n\t"
+        "str r7, [r0, #12]\n\t"
+        "add r0, r0, #16\n\t"
+        ".endr\n\t"
+        "pop {r4-r11}\n\t"
+        "bx lr\n\t"
+        ".size zl_port_chacha20_xor, . - zl_port_chacha20_xor\n\t");
