@@ -6,15 +6,17 @@
 
 #include "zl_bytes.h"
 
-/* Padding for Poly1305, and the plaintext of the one-time key. */
-static const uint8_t zeros[ZL_POLY1305_KEY_SIZE];
+static const uint8_t zeros[16];
 
 /* The one-time Poly1305 key: the first 32 bytes of keystream block 0. */
 static void one_time_key(uint8_t pk[ZL_POLY1305_KEY_SIZE], const uint8_t nonce[ZL_AEAD_NONCE_SIZE],
                          const uint8_t key[ZL_AEAD_KEY_SIZE])
 {
+    int i;
+    for (i = 0; i < ZL_POLY1305_KEY_SIZE; i++)
+        pk[i] = 0;
     /* 32 bytes from block 0 never wrap the counter. */
-    (void)zl_chacha20_xor(pk, zeros, ZL_POLY1305_KEY_SIZE, key, nonce, 0);
+    (void)zl_chacha20_xor(pk, pk, ZL_POLY1305_KEY_SIZE, key, nonce, 0);
 }
 
 /* The tag over aad, zeros to a 16-byte boundary, the ciphertext, zeros
