@@ -6,6 +6,8 @@
 #                             (PORT=posix) as built, then with SANITIZE=1
 #   make check-core           prove core/ is allocation-free and sans-IO (nm)
 #   make bench | demo | fuzz  benchmarks, demo match, fuzzers
+#   make profile PORT=cortex-m3  instructions per function of the sealed
+#                             64-player tick (mk/profile.mk)
 #   make fuzz-long            every fuzzer to FUZZ_LONG_RUNS (10 million) executions
 #   make ... SANITIZE=1       everything (library, programs, tests, demo) with the
 #                             port's sanitizers (ASan+UBSan on posix), in build/<port>-sanitize

@@ -73,6 +73,14 @@ static void rounds(uint32_t x[16], const uint32_t s[16])
 }
 #endif
 
+/* A port may bring the XOR of a whole block too (ZL_PORT_CHACHA20_XOR):
+ * zl_port_chacha20_xor, with the contract of xor_keystream below for n of
+ * 64, proven by the same test vectors. */
+#ifdef ZL_PORT_CHACHA20_XOR
+void zl_port_chacha20_xor(uint8_t out[64], const uint8_t in[64], const uint32_t x[16],
+                          const uint32_t s[16]);
+#endif
+
 /* XORs n bytes (at most a block) at in with a keystream block: the rounds'
  * output x plus the state they started from, which is what makes the block
  * function impossible to run backwards. Whole words first, then the odd
@@ -83,6 +91,12 @@ static void xor_keystream(uint8_t *out, const uint8_t *in, const uint32_t x[16],
 {
     size_t i, words = n / 4;
     uint32_t k;
+#ifdef ZL_PORT_CHACHA20_XOR
+    if (n == ZL_CHACHA20_BLOCK_SIZE) {
+        zl_port_chacha20_xor(out, in, x, state);
+        return;
+    }
+#endif
     for (i = 0; i < words; i++) {
         k = x[i] + state[i];
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -225,7 +239,8 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
                     const uint8_t key[ZL_CHACHA20_KEY_SIZE],
                     const uint8_t nonce[ZL_CHACHA20_NONCE_SIZE], uint32_t counter)
 {
-    uint32_t state[16], x[16];
+    /* The state and the rounds' output side by side: one wipe for both. */
+    uint32_t words[32], *state = words, *x = words + 16;
     uint64_t blocks_left = ((uint64_t)1 << 32) - counter;
     size_t n;
     ZL_ASSERT(key != NULL && nonce != NULL && ((out != NULL && in != NULL) || len == 0));
@@ -259,8 +274,7 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
         out += n;
         len -= n;
     }
-    zl_crypto_wipe(state, sizeof state);
-    zl_crypto_wipe(x, sizeof x);
+    zl_crypto_wipe(words, sizeof words);
     return ZL_OK;
 }
 

@@ -152,6 +152,21 @@ static void reduce(const zl_poly1305 *p, uint32_t out[4])
     out[3] = (uint32_t)(h1 >> 32);
 }
 
+#elif defined(ZL_PORT_POLY1305)
+/* ---- The port's own limbs ----
+ * A port may bring the arithmetic (assembly where the compiler spills):
+ * its build defines ZL_PORT_POLY1305 and supplies these three functions on
+ * zl_poly1305's five words of r and of h, in a radix of its choosing (h
+ * starts at zero), with the contracts of set_r, absorb and reduce below,
+ * proven by the same test vectors. */
+void zl_port_poly1305_set_r(uint32_t r[5], const uint8_t key[16]);
+void zl_port_poly1305_absorb(uint32_t h[5], const uint32_t r[5], const uint8_t *m, size_t blocks,
+                             uint32_t hibit);
+void zl_port_poly1305_reduce(const uint32_t h[5], uint32_t out[4]);
+#define set_r(p, key) zl_port_poly1305_set_r((p)->r, key)
+#define absorb(p, m, blocks, hibit) zl_port_poly1305_absorb((p)->h, (p)->r, m, blocks, hibit)
+#define reduce(p, out) zl_port_poly1305_reduce((p)->h, out)
+
 #else
 /* ---- Five 26-bit limbs with 32x32->64 products ---- */
 

@@ -7,14 +7,18 @@ CROSS := arm-none-eabi-
 PORT_PACKAGES := arm-none-eabi-gcc:gcc-arm-none-eabi qemu-system-arm:qemu-system-arm \
 	/usr/lib/arm-none-eabi/newlib/thumb/v7-m/nofp/librdimon.a:libnewlib-arm-none-eabi
 EXE := .elf
-# ChaCha20's rounds in Thumb-2 assembly (zl_chacha20_cortex_m3.c) in place
-# of core's C, which spills a third of the state every double round.
+# ChaCha20's rounds and a whole block's XOR in Thumb-2 assembly
+# (zl_chacha20_cortex_m3.c) in place of core's C, which spills a third of
+# the state every double round and XORs a word at a time, and
+# Poly1305 in radix 2^32 with its block loop in assembly
+# (zl_poly1305_cortex_m3.c) in place of core's 26-bit limbs.
 PORT_CFLAGS := -mcpu=cortex-m3 -mthumb -ffunction-sections -fdata-sections -DZL_PRINT_PORT_OUTPUT \
-	-DZL_PORT_CHACHA20_ROUNDS
+	-DZL_PORT_CHACHA20_ROUNDS -DZL_PORT_CHACHA20_XOR -DZL_PORT_POLY1305
 PORT_LDFLAGS := --specs=rdimon.specs -nostartfiles -Tports/cortex-m3/mps2-an385.ld \
 	-Wl,--gc-sections -Wl,--wrap=_sbrk
 PORT_LIBS := -lm
-PORT_SRC := ports/cortex-m3/zl_port_cortex_m3.c ports/common/zl_port_loopnet.c ports/cortex-m3/zl_uart.c ports/cortex-m3/zl_chacha20_cortex_m3.c
+PORT_SRC := ports/cortex-m3/zl_port_cortex_m3.c ports/common/zl_port_loopnet.c ports/cortex-m3/zl_uart.c ports/cortex-m3/zl_chacha20_cortex_m3.c \
+	ports/cortex-m3/zl_poly1305_cortex_m3.c
 PORT_IMAGE_SRC := ports/cortex-m3/startup.c
 PORT_BENCH_SRC := ports/cortex-m3/zl_timer_cortex_m3.c
 # The emulated board runs long loops about 100x slower than a host.
