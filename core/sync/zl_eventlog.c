@@ -281,23 +281,26 @@ static void write_event(zl_bitwriter *w, uint32_t lead, uint32_t lead_bits, uint
 
 /* Writes e's base choice and body for a reader holding its source's state
  * of the world at the run's tick: the cheapest of the zero event and the
- * bases of b. */
-static void write_cheapest(zl_bitwriter *w, const zl_event_bases *b, const zl_event_entry *e)
+ * bases of b, the first of them already built into *base. */
+static void write_cheapest(zl_bitwriter *w, const zl_event_bases *b, const zl_event_entry *e,
+                           zl_event *base)
 {
     uint8_t best[ZL_EVENT_BODY_BYTES], code[ZL_EVENT_BODY_BYTES];
     uint32_t which, choice = 0, best_bits = e->bits - e->source_bits;
     zl_bitreader r;
-    zl_event ev, base;
+    zl_event ev;
     memset(&ev, 0, sizeof ev);
     zl_bitreader_init(&r, e->body, ZL_EVENT_BODY_BYTES);
     zl_bitreader_bits(&r, e->source_bits);
     zl_schema_plan_read_delta(b->plan, &r, NULL, &ev, ZL_SCHEMA_WIRE);
     for (which = 1; which <= b->count; which++) {
         zl_bitwriter cw;
-        memset(&base, 0, sizeof base);
-        b->build(b->ctx, e->source, which, &base);
+        if (which > 1) {
+            memset(base, 0, sizeof *base);
+            b->build(b->ctx, e->source, which, base);
+        }
         zl_bitwriter_init(&cw, code, sizeof code);
-        zl_schema_plan_write_delta(b->plan, &cw, &base, &ev, ZL_SCHEMA_WIRE);
+        zl_schema_plan_write_delta(b->plan, &cw, base, &ev, ZL_SCHEMA_WIRE);
         if (cw.error == ZL_OK && zl_bitwriter_bits_used(&cw) < best_bits) {
             best_bits = zl_bitwriter_bits_used(&cw);
             memcpy(best, code, sizeof best);
@@ -342,13 +345,14 @@ static void code_run(zl_event_log *log, const zl_event_bases *b, uint32_t tick, 
         if (tick - e->tick > ZL_EVENT_MAX_AGE)
             break;
         run->at[run->count] = zl_bitwriter_bits_used(&w);
+        memset(&base, 0, sizeof base);
         run->chose[run->count] =
             (uint8_t)(b && b->count && e->source >= 0 && b->build(b->ctx, e->source, 1, &base));
         if (run->chose[run->count]) {
             zl_bitwriter_bits(&w, lead | age_code(tick - e->tick) << lead_bits,
                               lead_bits + age_code_bits(tick - e->tick));
             zl_bitwriter_copy(&w, e->body, e->source_bits);
-            write_cheapest(&w, b, e);
+            write_cheapest(&w, b, e, &base);
         } else {
             write_event(&w, lead, lead_bits, tick - e->tick, e, 0);
         }
