@@ -132,46 +132,25 @@ void zl_event_sender_acked(zl_event_sender *s, uint16_t sequence)
     }
 }
 
-/* What the sent snapshots say about event id at `tick`. */
-typedef struct fate {
-    uint8_t done;    /* an acknowledged snapshot carried it */
-    uint8_t coming;  /* a copy may still arrive: in flight, not overdue */
-    uint32_t copies; /* snapshots remembered that carried it */
-} fate;
-
-static void fate_of(const zl_event_sender *s, uint32_t id, uint32_t tick, fate *f)
-{
-    uint32_t i;
-    memset(f, 0, sizeof *f);
-    for (i = 0; i < ZL_SNAPSHOT_SENT; i++) {
-        const zl_event_sent *r = &s->sent[i];
-        uint32_t k = id - r->start;
-        if (state_of(r) == ZL_EVENT_SENT_FREE || k >= ZL_EVENT_SPAN || !((r->carried >> k) & 1u))
-            continue;
-        f->copies++;
-        f->done |= (uint8_t)(state_of(r) == ZL_EVENT_SENT_ACKED);
-        f->coming |= (uint8_t)(state_of(r) == ZL_EVENT_SENT_FLIGHT && !overdue(r, tick));
-    }
-}
-
 /* What the sent snapshots say about the FATE_WINDOW ids from `base`,
  * gathered in one pass over them, a bit per id: the section's questions
- * are then bit tests, not a pass each. `copies` counts in bit planes
- * (plane j holds bit j of every id's count), so a snapshot's ids are
- * added at once. */
+ * are then bit tests, not a pass each. Copies are counted in bit planes
+ * (plane j holds bit j of every id's count, saturating), so a snapshot's
+ * ids are added at once; the answers are kept in 32-bit words. */
 #define FATE_WINDOW 64u
+#define FATE_WORDS (FATE_WINDOW / 32u)
 #define COPY_PLANES 4u /* counts to 15: more than ZL_EVENT_COPIES (8 at most) */
 
 typedef struct fates {
     uint32_t base;
-    uint64_t done, coming;
-    uint64_t copies[COPY_PLANES];
+    uint32_t done[FATE_WORDS]; /* an acknowledged snapshot carried it */
+    uint32_t send[FATE_WORDS]; /* not done; in its first copies, or none may still arrive */
 } fates;
 
 static void gather(const zl_event_sender *s, uint32_t base, uint32_t tick, fates *t)
 {
+    uint64_t done = 0, coming = 0, copies[COPY_PLANES] = {0}, few = 0, same = ~(uint64_t)0, send;
     uint32_t i, j;
-    memset(t, 0, sizeof *t);
     t->base = base;
     for (i = 0; i < ZL_SNAPSHOT_SENT; i++) {
         const zl_event_sent *r = &s->sent[i];
@@ -183,30 +162,45 @@ static void gather(const zl_event_sender *s, uint32_t base, uint32_t tick, fates
             continue;
         ids = at >= 0 ? (uint64_t)r->carried << at : (uint64_t)r->carried >> -at;
         if (state == ZL_EVENT_SENT_ACKED)
-            t->done |= ids;
+            done |= ids;
         else if (state == ZL_EVENT_SENT_FLIGHT && !overdue(r, tick))
-            t->coming |= ids;
+            coming |= ids;
         for (j = 0, carry = ids; j < COPY_PLANES && carry; j++) {
-            uint64_t plane = t->copies[j];
-            t->copies[j] = plane ^ carry;
+            uint64_t plane = copies[j];
+            copies[j] = plane ^ carry;
             carry &= plane;
         }
+        for (j = 0; j < COPY_PLANES && carry; j++)
+            copies[j] |= carry; /* past the top: stays at the most */
+    }
+    /* The ids counted fewer than ZL_EVENT_COPIES, plane by plane from the
+     * top: fewer where a plane first has a 0 where the bound has a 1. */
+    for (j = COPY_PLANES; j-- > 0;) {
+        if ((ZL_EVENT_COPIES >> j) & 1u) {
+            few |= same & ~copies[j];
+            same &= copies[j];
+        } else {
+            same &= ~copies[j];
+        }
+    }
+    send = ~done & (few | ~coming);
+    for (j = 0; j < FATE_WORDS; j++) {
+        t->done[j] = (uint32_t)(done >> (32u * j));
+        t->send[j] = (uint32_t)(send >> (32u * j));
     }
 }
 
-/* fate_of(id), from t where it covers id. */
-static void fate_at(const zl_event_sender *s, const fates *t, uint32_t id, uint32_t tick, fate *f)
+/* Bit `id` of one of t's sets (done or send), t moved on to cover id
+ * first when it does not: ids are asked in order. */
+static int fate_is(const zl_event_sender *s, fates *t, const uint32_t *set, uint32_t id,
+                   uint32_t tick)
 {
-    uint32_t at = id - t->base, j;
+    uint32_t at = id - t->base;
     if (at >= FATE_WINDOW) {
-        fate_of(s, id, tick, f);
-        return;
+        gather(s, id, tick, t);
+        at = 0;
     }
-    f->done = (uint8_t)((t->done >> at) & 1u);
-    f->coming = (uint8_t)((t->coming >> at) & 1u);
-    f->copies = 0;
-    for (j = 0; j < COPY_PLANES; j++)
-        f->copies |= (uint32_t)((t->copies[j] >> at) & 1u) << j;
+    return (int)((set[at >> 5] >> (at & 31u)) & 1u);
 }
 
 static int concerns(const zl_event_entry *e, const zl_event_audience *a)
@@ -222,7 +216,7 @@ static int concerns(const zl_event_entry *e, const zl_event_audience *a)
  * done or that do not concern it, and events too old to send at `tick`,
  * counting the lost ones. */
 static void retire(zl_event_sender *s, const zl_event_log *log, const zl_event_audience *a,
-                   const fates *t, uint32_t tick)
+                   fates *t, uint32_t tick)
 {
     if (log->next - s->acked > ZL_EVENT_LOG) {
         s->stats.overrun += log->next - s->acked - ZL_EVENT_LOG;
@@ -230,25 +224,12 @@ static void retire(zl_event_sender *s, const zl_event_log *log, const zl_event_a
     }
     for (; s->acked != log->next; s->acked++) {
         const zl_event_entry *e = entry_of(log, s->acked);
-        fate f;
-        if (!concerns(e, a))
-            continue;
-        fate_at(s, t, s->acked, tick, &f);
-        if (f.done)
+        if (!concerns(e, a) || fate_is(s, t, t->done, s->acked, tick))
             continue;
         if (tick - e->tick <= ZL_EVENT_MAX_AGE)
             break;
         s->stats.aged++;
     }
-}
-
-/* Whether event id (not done, concerning the client) goes in the
- * snapshot of `tick`: in its first copies, or when none may still arrive. */
-static int needs_sending(const zl_event_sender *s, const fates *t, uint32_t id, uint32_t tick)
-{
-    fate f;
-    fate_at(s, t, id, tick, &f);
-    return !f.done && (f.copies < ZL_EVENT_COPIES || !f.coming);
 }
 
 /* Bits of an age's code: 0 is the snapshot's own tick (a 0 bit); 1..4
@@ -300,23 +281,26 @@ static void write_event(zl_bitwriter *w, uint32_t lead, uint32_t lead_bits, uint
 
 /* Writes e's base choice and body for a reader holding its source's state
  * of the world at the run's tick: the cheapest of the zero event and the
- * bases of b. */
-static void write_cheapest(zl_bitwriter *w, const zl_event_bases *b, const zl_event_entry *e)
+ * bases of b, the first of them already built into *base. */
+static void write_cheapest(zl_bitwriter *w, const zl_event_bases *b, const zl_event_entry *e,
+                           zl_event *base)
 {
     uint8_t best[ZL_EVENT_BODY_BYTES], code[ZL_EVENT_BODY_BYTES];
     uint32_t which, choice = 0, best_bits = e->bits - e->source_bits;
     zl_bitreader r;
-    zl_event ev, base;
+    zl_event ev;
     memset(&ev, 0, sizeof ev);
     zl_bitreader_init(&r, e->body, ZL_EVENT_BODY_BYTES);
     zl_bitreader_bits(&r, e->source_bits);
     zl_schema_plan_read_delta(b->plan, &r, NULL, &ev, ZL_SCHEMA_WIRE);
     for (which = 1; which <= b->count; which++) {
         zl_bitwriter cw;
-        memset(&base, 0, sizeof base);
-        b->build(b->ctx, e->source, which, &base);
+        if (which > 1) {
+            memset(base, 0, sizeof *base);
+            b->build(b->ctx, e->source, which, base);
+        }
         zl_bitwriter_init(&cw, code, sizeof code);
-        zl_schema_plan_write_delta(b->plan, &cw, &base, &ev, ZL_SCHEMA_WIRE);
+        zl_schema_plan_write_delta(b->plan, &cw, base, &ev, ZL_SCHEMA_WIRE);
         if (cw.error == ZL_OK && zl_bitwriter_bits_used(&cw) < best_bits) {
             best_bits = zl_bitwriter_bits_used(&cw);
             memcpy(best, code, sizeof best);
@@ -361,13 +345,14 @@ static void code_run(zl_event_log *log, const zl_event_bases *b, uint32_t tick, 
         if (tick - e->tick > ZL_EVENT_MAX_AGE)
             break;
         run->at[run->count] = zl_bitwriter_bits_used(&w);
+        memset(&base, 0, sizeof base);
         run->chose[run->count] =
             (uint8_t)(b && b->count && e->source >= 0 && b->build(b->ctx, e->source, 1, &base));
         if (run->chose[run->count]) {
             zl_bitwriter_bits(&w, lead | age_code(tick - e->tick) << lead_bits,
                               lead_bits + age_code_bits(tick - e->tick));
             zl_bitwriter_copy(&w, e->body, e->source_bits);
-            write_cheapest(&w, b, e);
+            write_cheapest(&w, b, e, &base);
         } else {
             write_event(&w, lead, lead_bits, tick - e->tick, e, 0);
         }
@@ -447,7 +432,7 @@ uint32_t zl_event_section_choose(zl_event_sender *s, zl_event_log *log,
         const zl_event_entry *e = entry_of(log, id);
         if ((count > 0 && id - start >= ZL_EVENT_SPAN) || tick - e->tick > ZL_EVENT_MAX_AGE)
             break;
-        if (!concerns(e, audience) || !needs_sending(s, &t, id, tick))
+        if (!concerns(e, audience) || !fate_is(s, &t, t.send, id, tick))
             continue;
         if (count++ == 0)
             start = id;
