@@ -269,24 +269,32 @@ static void test_crypto_chacha20_blocks(void)
     }
 }
 
-/* The AEADs' first pass: block 0's keystream and that of the first k
- * payload bytes, k all of a short payload or whole blocks, as the plain
- * keystream from block 0 has them. */
+/* The AEADs' first pass: the first half of block 0's keystream and that
+ * of the first k payload bytes, k all of a short payload or whole blocks,
+ * as the plain keystream from block 0 has them; the stream goes on from
+ * there. */
 static void test_crypto_chacha20_head(void)
 {
     static const size_t lens[] = {0, 1, 63, 64, 65, 200, 255, 256, 257, 1000};
     uint8_t key[32], nonce[12], zero[ZL_CHACHA20_BLOCK_SIZE + ZL_CHACHA20_HEAD_MAX];
-    uint8_t head[sizeof zero], stream[sizeof zero];
+    uint8_t head[sizeof zero], stream[sizeof zero], next[ZL_CHACHA20_BLOCK_SIZE];
+    zl_chacha20 c;
     size_t i, k;
     counting(key, sizeof key, 3);
     counting(nonce, sizeof nonce, 90);
     memset(zero, 0, sizeof zero);
     ZL_CHECK_EQ(zl_chacha20_xor(stream, zero, sizeof zero, key, nonce, 0), ZL_OK);
     for (i = 0; i < sizeof lens / sizeof lens[0]; i++) {
-        k = zl_chacha20_head(head, lens[i], key, nonce);
+        zl_chacha20_start(&c, key, nonce, 0);
+        k = zl_chacha20_head(&c, head, lens[i]);
         ZL_CHECK(k <= lens[i] && k <= ZL_CHACHA20_HEAD_MAX);
         ZL_CHECK(k == lens[i] || k % ZL_CHACHA20_BLOCK_SIZE == 0);
-        ZL_CHECK(memcmp(head, stream, ZL_CHACHA20_BLOCK_SIZE + k) == 0);
+        ZL_CHECK(memcmp(head, stream, ZL_POLY1305_KEY_SIZE) == 0);
+        ZL_CHECK(memcmp(head + ZL_CHACHA20_BLOCK_SIZE, stream + ZL_CHACHA20_BLOCK_SIZE, k) == 0);
+        if (k < lens[i] && k < ZL_CHACHA20_HEAD_MAX) {
+            zl_chacha20_stream(&c, next, zero, sizeof next);
+            ZL_CHECK(memcmp(next, stream + ZL_CHACHA20_BLOCK_SIZE + k, sizeof next) == 0);
+        }
     }
 }
 

@@ -1,48 +1,76 @@
 /* zl_aead.c - ChaCha20-Poly1305 (RFC 8439 section 2.8), its 24-byte-nonce
  * form XChaCha20-Poly1305, and the built-in entry of the port hook. */
 #include <limits.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "zl_crypto.h"
 
 #include "zl_bytes.h"
 
-static const uint8_t zeros[16];
-
-/* The keystream of one pass from block 0: the one-time Poly1305 key (the
- * block's first 32 bytes), then that of the first `head` payload bytes. */
+/* One packet's keystream: the ChaCha20 state from block 0, then what
+ * zl_chacha20_head made of it (the one-time Poly1305 key, then the
+ * keystream of the first `head` payload bytes at ks + 64). The secrets are
+ * the first bytes of the struct, so one wipe covers them (wipe_stream). */
 typedef struct stream_head {
+    zl_chacha20 c;
     uint8_t ks[ZL_CHACHA20_BLOCK_SIZE + ZL_CHACHA20_HEAD_MAX];
     size_t head;
 } stream_head;
 
+static void start_stream(stream_head *s, size_t len, const uint8_t nonce[ZL_AEAD_NONCE_SIZE],
+                         const uint8_t key[ZL_AEAD_KEY_SIZE])
+{
+    zl_chacha20_start(&s->c, key, nonce, 0);
+    s->head = zl_chacha20_head(&s->c, s->ks, len);
+}
+
+static void wipe_stream(stream_head *s)
+{
+    zl_crypto_wipe(s, offsetof(stream_head, ks) + ZL_CHACHA20_BLOCK_SIZE + s->head);
+}
+
+/* Feeds the len bytes at data to mac, then zeros to a 16-byte boundary:
+ * the whole blocks straight from data, the rest padded in pad[0..15]. The
+ * bytes are public (aad, ciphertext). Returns the bytes used in pad. */
+static size_t mac_whole(zl_poly1305 *mac, uint8_t pad[16], const uint8_t *data, size_t len)
+{
+    size_t whole = len - len % 16u;
+    zl_poly1305_update(mac, data, whole);
+    if (whole == len)
+        return 0;
+    memset(pad, 0, 16);
+    memcpy(pad, data + whole, len - whole);
+    return 16;
+}
+
 /* The tag over aad, zeros to a 16-byte boundary, the ciphertext, zeros
  * again, then both lengths as 64-bit little-endian numbers, under the
- * one-time key at s->ks. */
+ * one-time key at s->ks. The ciphertext's padded tail and the lengths go
+ * in as one update. */
 static void compute_tag(uint8_t tag[ZL_AEAD_TAG_SIZE], const uint8_t *aad, size_t aad_len,
                         const uint8_t *ct, size_t ct_len, const stream_head *s)
 {
-    uint8_t lengths[16];
+    uint8_t last[32];
+    size_t n;
     zl_poly1305 mac;
     zl_poly1305_init(&mac, s->ks);
-    zl_poly1305_update(&mac, aad, aad_len);
-    zl_poly1305_update(&mac, zeros, (16u - aad_len % 16u) % 16u);
-    zl_poly1305_update(&mac, ct, ct_len);
-    zl_poly1305_update(&mac, zeros, (16u - ct_len % 16u) % 16u);
-    zl_put_le32(lengths, (uint32_t)aad_len);
-    zl_put_le32(lengths + 4, (uint32_t)((uint64_t)aad_len >> 32));
-    zl_put_le32(lengths + 8, (uint32_t)ct_len);
-    zl_put_le32(lengths + 12, (uint32_t)((uint64_t)ct_len >> 32));
-    zl_poly1305_update(&mac, lengths, sizeof lengths);
+    zl_poly1305_update(&mac, last, mac_whole(&mac, last, aad, aad_len));
+    n = mac_whole(&mac, last, ct, ct_len);
+    zl_put_le32(last + n, (uint32_t)aad_len);
+    zl_put_le32(last + n + 4, (uint32_t)((uint64_t)aad_len >> 32));
+    zl_put_le32(last + n + 8, (uint32_t)ct_len);
+    zl_put_le32(last + n + 12, (uint32_t)((uint64_t)ct_len >> 32));
+    zl_poly1305_update(&mac, last, n + 16);
     zl_poly1305_final(&mac, tag);
 }
 
 /* Encrypts or decrypts len bytes at in into out (out == in works): the
- * first s->head with the keystream already made, the rest from the block
- * after it (s->head is then a whole number of blocks). XOR is bytewise, so
- * eight bytes at a time through a word read either byte order. */
-static void apply_stream(uint8_t *out, const uint8_t *in, size_t len, const stream_head *s,
-                  const uint8_t nonce[ZL_AEAD_NONCE_SIZE], const uint8_t key[ZL_AEAD_KEY_SIZE])
+ * first s->head with the keystream already made, the rest from s->c,
+ * which stands at the block after it (s->head is then a whole number of
+ * blocks). XOR is bytewise, so eight bytes at a time through a word read
+ * either byte order. */
+static void apply_stream(uint8_t *out, const uint8_t *in, size_t len, stream_head *s)
 {
     const uint8_t *k = s->ks + ZL_CHACHA20_BLOCK_SIZE;
     size_t i;
@@ -57,8 +85,7 @@ static void apply_stream(uint8_t *out, const uint8_t *in, size_t len, const stre
         out[i] = (uint8_t)(in[i] ^ k[i]);
     /* len < INT_MAX bytes never wrap the counter. */
     if (len > s->head)
-        (void)zl_chacha20_xor(out + s->head, in + s->head, len - s->head, key, nonce,
-                              (uint32_t)(1u + s->head / ZL_CHACHA20_BLOCK_SIZE));
+        zl_chacha20_stream(&s->c, out + s->head, in + s->head, len - s->head);
 }
 
 int zl_chacha20poly1305_seal(uint8_t *out, size_t out_cap, const uint8_t *in, size_t len,
@@ -74,10 +101,10 @@ int zl_chacha20poly1305_seal(uint8_t *out, size_t out_cap, const uint8_t *in, si
         return ZL_ERR_INVALID;
     if (out_cap < len + ZL_AEAD_TAG_SIZE)
         return ZL_ERR_OVERFLOW;
-    s.head = zl_chacha20_head(s.ks, len, key, nonce);
-    apply_stream(out, in, len, &s, nonce, key);
+    start_stream(&s, len, nonce, key);
+    apply_stream(out, in, len, &s);
     compute_tag(out + len, aad, aad_len, out, len, &s);
-    zl_crypto_wipe(s.ks, ZL_CHACHA20_BLOCK_SIZE + s.head);
+    wipe_stream(&s);
     return (int)(len + ZL_AEAD_TAG_SIZE);
 }
 
@@ -102,14 +129,14 @@ int zl_chacha20poly1305_open(uint8_t *out, size_t out_cap, const uint8_t *in, si
     ZL_ASSERT(out != NULL || ct_len == 0);
     /* Authenticate first: a forged packet is never decrypted, so no
      * plaintext of it can reach the caller, even by mistake. The
-     * keystream's head waits in s meanwhile. */
-    s.head = zl_chacha20_head(s.ks, ct_len, key, nonce);
+     * keystream's head and the state wait in s meanwhile. */
+    start_stream(&s, ct_len, nonce, key);
     compute_tag(tag, aad, aad_len, in, ct_len, &s);
     ok = zl_crypto_equal(tag, in + ct_len, ZL_AEAD_TAG_SIZE);
     zl_crypto_wipe(tag, sizeof tag);
     if (ok)
-        apply_stream(out, in, ct_len, &s, nonce, key);
-    zl_crypto_wipe(s.ks, ZL_CHACHA20_BLOCK_SIZE + s.head);
+        apply_stream(out, in, ct_len, &s);
+    wipe_stream(&s);
     return ok ? (int)ct_len : ZL_ERR_AUTH;
 }
 

@@ -235,30 +235,29 @@ VECTOR_FN static void xor_pass(uint8_t *out, const uint8_t *in, const uint32_t s
 }
 #endif
 
-int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
-                    const uint8_t key[ZL_CHACHA20_KEY_SIZE],
-                    const uint8_t nonce[ZL_CHACHA20_NONCE_SIZE], uint32_t counter)
+void zl_chacha20_start(zl_chacha20 *c, const uint8_t key[ZL_CHACHA20_KEY_SIZE],
+                       const uint8_t nonce[ZL_CHACHA20_NONCE_SIZE], uint32_t counter)
 {
-    /* The state and the rounds' output side by side: one wipe for both. */
-    uint32_t words[32], *state = words, *x = words + 16;
-    uint64_t blocks_left = ((uint64_t)1 << 32) - counter;
+    ZL_ASSERT(c != NULL && key != NULL && nonce != NULL);
+    set_key(c->state, key);
+    c->state[12] = counter;
+    c->state[13] = zl_get_le32(nonce);
+    c->state[14] = zl_get_le32(nonce + 4);
+    c->state[15] = zl_get_le32(nonce + 8);
+}
+
+void zl_chacha20_stream(zl_chacha20 *c, uint8_t *out, const uint8_t *in, size_t len)
+{
     size_t n;
-    ZL_ASSERT(key != NULL && nonce != NULL && ((out != NULL && in != NULL) || len == 0));
-    if ((uint64_t)len / ZL_CHACHA20_BLOCK_SIZE + (len % ZL_CHACHA20_BLOCK_SIZE != 0) > blocks_left)
-        return ZL_ERR_INVALID;
-    set_key(state, key);
-    state[12] = counter;
-    state[13] = zl_get_le32(nonce);
-    state[14] = zl_get_le32(nonce + 4);
-    state[15] = zl_get_le32(nonce + 8);
+    ZL_ASSERT(c != NULL && ((out != NULL && in != NULL) || len == 0));
 #ifdef LANES
     /* Five blocks a pass while more than two are left: a pass costs
      * about what three blocks one at a time do (the vector rotations take
      * three instructions where the scalar ones take one). */
     while (len > 2 * ZL_CHACHA20_BLOCK_SIZE) {
         n = len < PASS_BLOCKS * ZL_CHACHA20_BLOCK_SIZE ? len : PASS_BLOCKS * ZL_CHACHA20_BLOCK_SIZE;
-        xor_pass(out, in, state, n);
-        state[12] += PASS_BLOCKS;
+        xor_pass(out, in, c->state, n);
+        c->state[12] += PASS_BLOCKS;
         in += n;
         out += n;
         len -= n;
@@ -267,36 +266,54 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
     /* One keystream block at a time. */
     while (len > 0) {
         n = len < ZL_CHACHA20_BLOCK_SIZE ? len : ZL_CHACHA20_BLOCK_SIZE;
-        rounds(x, state);
-        xor_keystream(out, in, x, state, n);
-        state[12]++;
+        rounds(c->x, c->state);
+        xor_keystream(out, in, c->x, c->state, n);
+        c->state[12]++;
         in += n;
         out += n;
         len -= n;
     }
-    zl_crypto_wipe(words, sizeof words);
+}
+
+int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
+                    const uint8_t key[ZL_CHACHA20_KEY_SIZE],
+                    const uint8_t nonce[ZL_CHACHA20_NONCE_SIZE], uint32_t counter)
+{
+    zl_chacha20 c;
+    uint64_t blocks_left = ((uint64_t)1 << 32) - counter;
+    ZL_ASSERT(key != NULL && nonce != NULL && ((out != NULL && in != NULL) || len == 0));
+    if ((uint64_t)len / ZL_CHACHA20_BLOCK_SIZE + (len % ZL_CHACHA20_BLOCK_SIZE != 0) > blocks_left)
+        return ZL_ERR_INVALID;
+    zl_chacha20_start(&c, key, nonce, counter);
+    zl_chacha20_stream(&c, out, in, len);
+    zl_crypto_wipe(&c, sizeof c);
     return ZL_OK;
 }
 
-size_t zl_chacha20_head(uint8_t ks[ZL_CHACHA20_BLOCK_SIZE + ZL_CHACHA20_HEAD_MAX], size_t len,
-                        const uint8_t key[ZL_CHACHA20_KEY_SIZE],
-                        const uint8_t nonce[ZL_CHACHA20_NONCE_SIZE])
+size_t zl_chacha20_head(zl_chacha20 *c, uint8_t ks[ZL_CHACHA20_BLOCK_SIZE + ZL_CHACHA20_HEAD_MAX],
+                        size_t len)
 {
 #ifdef LANES
     /* Block 0 and up to PASS_BLOCKS - 1 more: one pass of xor_pass. */
     size_t k = len < (PASS_BLOCKS - 1) * ZL_CHACHA20_BLOCK_SIZE
                    ? len
                    : (PASS_BLOCKS - 1) * ZL_CHACHA20_BLOCK_SIZE;
-#else
-    /* One block at a time gains nothing from more at once. */
-    size_t k = 0;
-    (void)len;
-#endif
-    ZL_ASSERT(ks != NULL);
+    ZL_ASSERT(c != NULL && ks != NULL);
     memset(ks, 0, ZL_CHACHA20_BLOCK_SIZE + k);
-    /* At most five blocks from block 0 never wrap the counter. */
-    (void)zl_chacha20_xor(ks, ks, ZL_CHACHA20_BLOCK_SIZE + k, key, nonce, 0);
+    zl_chacha20_stream(c, ks, ks, ZL_CHACHA20_BLOCK_SIZE + k);
     return k;
+#else
+    /* One block at a time gains nothing from more at once: block 0 alone,
+     * only its first half (the key) written, with no zeros to XOR. */
+    int i;
+    ZL_ASSERT(c != NULL && ks != NULL);
+    (void)len;
+    rounds(c->x, c->state);
+    for (i = 0; i < ZL_POLY1305_KEY_SIZE / 4; i++)
+        zl_put_le32(ks + 4 * i, c->x[i] + c->state[i]);
+    c->state[12]++;
+    return 0;
+#endif
 }
 
 void zl_hchacha20_derive(uint8_t out[ZL_CHACHA20_KEY_SIZE], const uint8_t key[ZL_CHACHA20_KEY_SIZE],

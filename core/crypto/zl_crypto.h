@@ -57,19 +57,40 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
                     const uint8_t key[ZL_CHACHA20_KEY_SIZE],
                     const uint8_t nonce[ZL_CHACHA20_NONCE_SIZE], uint32_t counter);
 
+/* A keystream in progress, for a caller that takes several pieces of one
+ * (the AEADs below: the Poly1305 key, then the payload) under one key
+ * schedule. Caller-owned; its fields are private and secret: wipe it with
+ * zl_crypto_wipe when done. */
+typedef struct zl_chacha20 {
+    uint32_t state[16]; /* constants, key, block counter, nonce */
+    uint32_t x[16];     /* the rounds' output */
+} zl_chacha20;
+
+/* Sets *c to the keystream of key and nonce from block number counter.
+ * Cannot fail. */
+void zl_chacha20_start(zl_chacha20 *c, const uint8_t key[ZL_CHACHA20_KEY_SIZE],
+                       const uint8_t nonce[ZL_CHACHA20_NONCE_SIZE], uint32_t counter);
+
+/* As zl_chacha20_xor from *c's block counter, which then stands at the
+ * block after the last one used (a partial block counts as used), so
+ * pieces that are whole blocks but the last continue one stream. The
+ * caller keeps the counter from wrapping past 2^32 blocks. */
+void zl_chacha20_stream(zl_chacha20 *c, uint8_t *out, const uint8_t *in, size_t len);
+
 /* The most payload bytes zl_chacha20_head covers: four blocks. */
 #define ZL_CHACHA20_HEAD_MAX (4 * ZL_CHACHA20_BLOCK_SIZE)
 
-/* For the AEADs below, which take block 0's keystream for the Poly1305 key
- * and encrypt from block 1: writes to ks the keystream of block 0 and of
- * the first k bytes from block 1, and returns k, 64 + k bytes in all: as
- * many of len bytes as this build makes in one pass with block 0 (up to
- * ZL_CHACHA20_HEAD_MAX where the cipher runs several blocks at once, 0
- * where it runs one at a time), so a short packet costs one pass. k is len
- * or a multiple of 64. ks is the caller's (secret: wipe it). Cannot fail. */
-size_t zl_chacha20_head(uint8_t ks[ZL_CHACHA20_BLOCK_SIZE + ZL_CHACHA20_HEAD_MAX], size_t len,
-                        const uint8_t key[ZL_CHACHA20_KEY_SIZE],
-                        const uint8_t nonce[ZL_CHACHA20_NONCE_SIZE]);
+/* For the AEADs below, which take the first 32 bytes of block 0's
+ * keystream for the Poly1305 key and encrypt from block 1, with *c started
+ * at block 0: writes that key to ks, then the keystream of the first k
+ * bytes from block 1 to ks + 64, and returns k: as many of len bytes as
+ * this build makes in one pass with block 0 (up to ZL_CHACHA20_HEAD_MAX
+ * where the cipher runs several blocks at once, 0 where it runs one at a
+ * time), so a short packet costs one pass. k is len or a multiple of 64,
+ * and in the latter case *c then stands at the block after it. ks is the
+ * caller's (secret: wipe 64 + k bytes). Cannot fail. */
+size_t zl_chacha20_head(zl_chacha20 *c, uint8_t ks[ZL_CHACHA20_BLOCK_SIZE + ZL_CHACHA20_HEAD_MAX],
+                        size_t len);
 
 /* HChaCha20 (draft-irtf-cfrg-xchacha section 2.2): derives a 32-byte
  * subkey into out from key and the 16-byte input (the first 16 bytes of an
