@@ -363,19 +363,28 @@ static void plan_write_value(const zl_plan_field *f, delta_out *o, unsigned drop
         write_change(o, f->width - drop, base_code, code, f->op & OP_WRAPS);
 }
 
+/* GCC keeps one out-of-line copy of a function this long unless told. */
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+/* The deltas are coded in one copy per selection (`which` a constant):
+ * the audience's grid and the field test fold away, and what they held in
+ * registers is free for the coding. They run for every entity of every
+ * snapshot and every command in. */
+
 /* The walk's two passes with each code taken once: the sent fields' codes
  * and their bases' are kept from the first pass for the second. */
-int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
-                               const void *state, int which)
+static ALWAYS_INLINE int write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
+                                     const void *state, int which)
 {
     uint32_t code[ZL_SCHEMA_PLAN_FIELDS], base_code[ZL_SCHEMA_PLAN_FIELDS];
     uint8_t field[ZL_SCHEMA_PLAN_FIELDS];
     uint32_t start;
     int last = -1, sent = 0, i;
     delta_out o;
-    ZL_ASSERT(p && w && state && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
-    if (!p->planned)
-        return zl_schema_write_delta(p->schema, w, base, state, which);
     start = zl_bitwriter_bits_used(w);
     for (i = 0; i < p->schema->count; i++) {
         const zl_plan_field *f = &p->field[i];
@@ -416,16 +425,12 @@ int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const v
     return (int)(zl_bitwriter_bits_used(w) - start);
 }
 
-int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const void *base,
-                              void *out, int which)
+static ALWAYS_INLINE int read_delta(const zl_schema_plan *p, zl_bitreader *r,
+                                    const void *base, void *out, int which)
 {
-    const zl_schema *s;
+    const zl_schema *s = p->schema;
     int last, place = 0;
     int i;
-    ZL_ASSERT(p && r && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
-    s = p->schema;
-    if (!p->planned)
-        return zl_schema_read_delta(s, r, base, out, which);
     last = read_last(r, p->sent[which]);
     for (i = 0; i < s->count && r->error == ZL_OK; i++) {
         const zl_plan_field *f = &p->field[i];
@@ -457,4 +462,26 @@ int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const vo
         place++;
     }
     return r->error;
+}
+
+int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
+                               const void *state, int which)
+{
+    ZL_ASSERT(p && w && state && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
+    if (!p->planned)
+        return zl_schema_write_delta(p->schema, w, base, state, which);
+    if (which == ZL_SCHEMA_WIRE)
+        return write_delta(p, w, base, state, ZL_SCHEMA_WIRE);
+    return write_delta(p, w, base, state, ZL_SCHEMA_SHARED);
+}
+
+int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const void *base,
+                              void *out, int which)
+{
+    ZL_ASSERT(p && r && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
+    if (!p->planned)
+        return zl_schema_read_delta(p->schema, r, base, out, which);
+    if (which == ZL_SCHEMA_WIRE)
+        return read_delta(p, r, base, out, ZL_SCHEMA_WIRE);
+    return read_delta(p, r, base, out, ZL_SCHEMA_SHARED);
 }
