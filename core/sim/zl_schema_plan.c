@@ -363,13 +363,6 @@ static void plan_write_value(const zl_plan_field *f, delta_out *o, unsigned drop
         write_change(o, f->width - drop, base_code, code, f->op & OP_WRAPS);
 }
 
-/* GCC keeps one out-of-line copy of a function this long unless told. */
-#if defined(__GNUC__)
-#define ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define ALWAYS_INLINE inline
-#endif
-
 /* The deltas are coded in one copy per selection (`which` a constant):
  * the audience's grid and the field test fold away, and what they held in
  * registers is free for the coding. They run for every entity of every
