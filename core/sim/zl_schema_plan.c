@@ -363,21 +363,19 @@ static void plan_write_value(const zl_plan_field *f, delta_out *o, unsigned drop
         write_change(o, f->width - drop, base_code, code, f->op & OP_WRAPS);
 }
 
-/* The deltas are coded in one copy per selection (`which` a constant):
- * the audience's grid and the field test fold away, and what they held in
- * registers is free for the coding. They run for every entity of every
- * snapshot and every command in. */
-
 /* The walk's two passes with each code taken once: the sent fields' codes
  * and their bases' are kept from the first pass for the second. */
-static ALWAYS_INLINE int write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
-                                     const void *state, int which)
+int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
+                               const void *state, int which)
 {
     uint32_t code[ZL_SCHEMA_PLAN_FIELDS], base_code[ZL_SCHEMA_PLAN_FIELDS];
     uint8_t field[ZL_SCHEMA_PLAN_FIELDS];
     uint32_t start;
     int last = -1, sent = 0, i;
     delta_out o;
+    ZL_ASSERT(p && w && state && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
+    if (!p->planned)
+        return zl_schema_write_delta(p->schema, w, base, state, which);
     start = zl_bitwriter_bits_used(w);
     for (i = 0; i < p->schema->count; i++) {
         const zl_plan_field *f = &p->field[i];
@@ -418,15 +416,17 @@ static ALWAYS_INLINE int write_delta(const zl_schema_plan *p, zl_bitwriter *w, c
     return (int)(zl_bitwriter_bits_used(w) - start);
 }
 
+/* Commands are read in one copy per selection (`which` a constant): the
+ * audience's grid and the field test fold away, and what they held in
+ * registers is free for the reads. */
 static ALWAYS_INLINE int read_delta(const zl_schema_plan *p, zl_bitreader *r,
                                     const void *base, void *out, int which)
 {
-    const zl_schema *s = p->schema;
+    /* Bounds read once: the stores below could alias the plan. */
+    const zl_plan_field *f = p->field, *end = f + p->schema->count;
     int last, place = 0;
-    int i;
     last = read_last(r, p->sent[which]);
-    for (i = 0; i < s->count && r->error == ZL_OK; i++) {
-        const zl_plan_field *f = &p->field[i];
+    for (; f < end && r->error == ZL_OK; f++) {
         uint32_t code;
         unsigned drop;
         if (place > last && out == base)
@@ -455,17 +455,6 @@ static ALWAYS_INLINE int read_delta(const zl_schema_plan *p, zl_bitreader *r,
         place++;
     }
     return r->error;
-}
-
-int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
-                               const void *state, int which)
-{
-    ZL_ASSERT(p && w && state && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
-    if (!p->planned)
-        return zl_schema_write_delta(p->schema, w, base, state, which);
-    if (which == ZL_SCHEMA_WIRE)
-        return write_delta(p, w, base, state, ZL_SCHEMA_WIRE);
-    return write_delta(p, w, base, state, ZL_SCHEMA_SHARED);
 }
 
 int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const void *base,
