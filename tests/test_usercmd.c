@@ -204,6 +204,42 @@ static void test_hostile(void)
     zl_test_note("random streams: %d accepted (all valid), %d rejected", ok, bad);
 }
 
+/* The first command of a run is read over a copy of what a delta from
+ * nothing decodes to: random streams give the same verdict, the same bits
+ * taken and the same command as the schema's own read from nothing. */
+static void test_first_from_nothing(void)
+{
+    zl_test_rng rng;
+    uint8_t buf[24];
+    int i, ok = 0, bad = 0;
+    zl_test_rng_seed(&rng, 33);
+    for (i = 0; i < ZL_TEST_ITERATIONS(20000); i++) {
+        zl_bitreader r1, r2;
+        zl_usercmd a, b;
+        size_t len = (size_t)zl_test_rng_range(&rng, 0, (int32_t)sizeof buf), k;
+        int rc1, rc2;
+        for (k = 0; k < len; k++)
+            buf[k] = (uint8_t)zl_test_rng_u32(&rng);
+        memset(&a, 0, sizeof a);
+        memset(&b, 0xA5, sizeof b);
+        zl_bitreader_init(&r1, buf, len);
+        zl_bitreader_init(&r2, buf, len);
+        rc1 = zl_schema_read_delta(&zl_usercmd_schema, &r1, NULL, &a, ZL_SCHEMA_WIRE);
+        rc2 = zl_usercmd_read(&r2, &cmd_plan, NULL, &b);
+        ZL_CHECK_EQ(rc2, rc1);
+        ZL_CHECK_EQ(r2.bit_pos, r1.bit_pos);
+        if (rc1 != ZL_OK) {
+            bad++;
+            continue;
+        }
+        ok++;
+        ZL_CHECK(zl_schema_equal(&zl_usercmd_schema, &a, &b, ZL_SCHEMA_WIRE));
+        ZL_CHECK_EQ(b.sequence, 0u);
+    }
+    ZL_CHECK(ok > 0 && bad > 0);
+    zl_test_note("random first commands: %d read alike, %d refused alike", ok, bad);
+}
+
 void zl_suite_usercmd(void)
 {
     (void)zl_schema_plan_init(&cmd_plan, &zl_usercmd_schema);
@@ -212,4 +248,5 @@ void zl_suite_usercmd(void)
     ZL_RUN(test_stream);
     ZL_RUN(test_write_refuses);
     ZL_RUN(test_hostile);
+    ZL_RUN(test_first_from_nothing);
 }

@@ -185,7 +185,7 @@ uint32_t zl_schema_hash(const zl_schema *s, const void *state, int which, uint32
 /* decode(encode(v)) on the stored bits, in 32-bit steps: quantising runs
  * after every predicted command, so it skips the wire codes and the int64
  * detour. The same results for every valid field (zl_schema_validate). */
-static uint32_t quantized(const zl_field *f, uint32_t raw)
+static ALWAYS_INLINE uint32_t quantized(const zl_field *f, uint32_t raw)
 {
     unsigned shift;
     uint32_t half, off;
@@ -201,8 +201,16 @@ static uint32_t quantized(const zl_field *f, uint32_t raw)
         off = (uint32_t)v - (uint32_t)f->min;
         return (uint32_t)f->min + ((off + half) >> shift << shift);
     case ZL_FIELD_KIND_INT:
-        /* The low 32 bits of the clamped value are its storage. */
-        return (uint32_t)zl_clamp64(load_value_of(f, raw), f->min, f->max);
+        /* In 32 bits: a signed field's value is an int32, an unsigned
+         * one's (min >= 0) orders as its uint32 bits. The clamped value's
+         * bits are its storage. */
+        if (is_signed(f)) {
+            uint32_t s = 1u << (f->size * 8u - 1u);
+            v = zl_to_i32((raw ^ s) - s);
+            return (uint32_t)(v < f->min ? f->min : v > f->max ? f->max : v);
+        }
+        return raw < (uint32_t)f->min ? (uint32_t)f->min
+               : raw > (uint32_t)f->max ? (uint32_t)f->max : raw;
     case ZL_FIELD_KIND_ANGLE:
         shift = step_shift(f);
         half = shift ? 1u << (shift - 1u) : 0u;

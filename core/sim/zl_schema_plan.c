@@ -416,19 +416,17 @@ int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const v
     return (int)(zl_bitwriter_bits_used(w) - start);
 }
 
-int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const void *base,
-                              void *out, int which)
+/* Commands are read in one copy per selection (`which` a constant): the
+ * audience's grid and the field test fold away, and what they held in
+ * registers is free for the reads. */
+static ALWAYS_INLINE int read_delta(const zl_schema_plan *p, zl_bitreader *r,
+                                    const void *base, void *out, int which)
 {
-    const zl_schema *s;
+    /* Bounds read once: the stores below could alias the plan. */
+    const zl_plan_field *f = p->field, *end = f + p->schema->count;
     int last, place = 0;
-    int i;
-    ZL_ASSERT(p && r && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
-    s = p->schema;
-    if (!p->planned)
-        return zl_schema_read_delta(s, r, base, out, which);
     last = read_last(r, p->sent[which]);
-    for (i = 0; i < s->count && r->error == ZL_OK; i++) {
-        const zl_plan_field *f = &p->field[i];
+    for (; f < end && r->error == ZL_OK; f++) {
         uint32_t code;
         unsigned drop;
         if (place > last && out == base)
@@ -457,4 +455,15 @@ int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const vo
         place++;
     }
     return r->error;
+}
+
+int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const void *base,
+                              void *out, int which)
+{
+    ZL_ASSERT(p && r && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
+    if (!p->planned)
+        return zl_schema_read_delta(p->schema, r, base, out, which);
+    if (which == ZL_SCHEMA_WIRE)
+        return read_delta(p, r, base, out, ZL_SCHEMA_WIRE);
+    return read_delta(p, r, base, out, ZL_SCHEMA_SHARED);
 }

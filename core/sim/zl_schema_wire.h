@@ -9,6 +9,14 @@
 #include "zl_int.h"
 #include "zl_schema.h"
 
+/* For the hot loops' helpers: GCC keeps one out-of-line copy of a function
+ * called from two places, or of some length, unless told. */
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
 static inline int selected(const zl_field *f, int which)
 {
     if (which == ZL_SCHEMA_ALL)

@@ -49,6 +49,11 @@ int zl_usercmd_write(zl_bitwriter *w, const zl_usercmd *prev, const zl_usercmd *
     return zl_schema_write_delta(&zl_usercmd_schema, w, prev, cmd, ZL_SCHEMA_WIRE);
 }
 
+/* What a delta from nothing (zl_usercmd_write's NULL prev) decodes to:
+ * each field's code for 0, which is 0 but for msec, whose range starts at
+ * 1. tests/test_usercmd.c reads random runs both ways. */
+static const zl_usercmd from_nothing = {.msec = 1};
+
 int zl_usercmd_read(zl_bitreader *r, const zl_schema_plan *plan, const zl_usercmd *prev,
                     zl_usercmd *out)
 {
@@ -56,17 +61,13 @@ int zl_usercmd_read(zl_bitreader *r, const zl_schema_plan *plan, const zl_usercm
     uint32_t sequence = prev ? prev->sequence + 1u : 0u;
     int rc;
     ZL_ASSERT(r && plan && plan->schema == &zl_usercmd_schema && out);
-    if (!prev) {
-        rc = zl_schema_plan_read_delta(plan, r, NULL, out, ZL_SCHEMA_WIRE);
-    } else {
-        /* In place over a copy of prev: a valid command's every value is a
-         * code of its field, so the fields the delta leaves alone keep
-         * prev's bytes without coding them again, and reading stops at
-         * the last field sent. */
-        if (out != prev)
-            *out = *prev;
-        rc = zl_schema_plan_read_delta(plan, r, out, out, ZL_SCHEMA_WIRE);
-    }
+    /* In place over a copy of the base: a valid command's every value is a
+     * code of its field, so the fields the delta leaves alone keep the
+     * base's bytes without coding them again, and reading stops at the
+     * last field sent. */
+    if (out != prev)
+        *out = prev ? *prev : from_nothing;
+    rc = zl_schema_plan_read_delta(plan, r, out, out, ZL_SCHEMA_WIRE);
     out->sequence = sequence;
     return rc;
 }
