@@ -147,6 +147,11 @@ static void xor_keystream(uint8_t *out, const uint8_t *in, const uint32_t x[16],
 /* zl_chacha20_head's buffer holds block 0 and the rest of a pass. */
 ZL_STATIC_ASSERT((PASS_BLOCKS - 1) * ZL_CHACHA20_BLOCK_SIZE <= ZL_CHACHA20_HEAD_MAX, head_holds_pass);
 
+/* The wide passes' helpers, built into each caller with its instructions:
+ * in the AVX2 pass they are VEX-encoded too, where legacy SSE instructions
+ * after 256-bit ones would stall for hundreds of cycles on some CPUs. */
+#define PASS_HELPER VECTOR_FN __attribute__((always_inline)) static inline
+
 typedef uint32_t lanes __attribute__((vector_size(16)));
 typedef uint16_t halves __attribute__((vector_size(16)));
 
@@ -171,7 +176,7 @@ typedef uint16_t halves __attribute__((vector_size(16)));
 /* XORs n bytes at in with the keystream blocks ks[0..], each four
  * vectors of 16 bytes in order, into out (out == in works); a last partial
  * block goes through a buffer. */
-VECTOR_FN static void xor_blocks(uint8_t *out, const uint8_t *in, size_t n, lanes ks[][4])
+PASS_HELPER void xor_blocks(uint8_t *out, const uint8_t *in, size_t n, lanes ks[][4])
 {
     uint8_t tail[ZL_CHACHA20_BLOCK_SIZE];
     size_t i, j, whole = n / ZL_CHACHA20_BLOCK_SIZE, rest = n % ZL_CHACHA20_BLOCK_SIZE;
@@ -213,7 +218,7 @@ VECTOR_FN static void xor_blocks(uint8_t *out, const uint8_t *in, size_t n, lane
 
 /* The keystream block of a pass's words x, which started from state with
  * its counter `ahead` on, as four vectors of 16 bytes. */
-VECTOR_FN static void word_block(lanes b[4], uint32_t x[16], const uint32_t state[16],
+PASS_HELPER void word_block(lanes b[4], uint32_t x[16], const uint32_t state[16],
                                  uint32_t ahead)
 {
     size_t i;
@@ -379,7 +384,10 @@ static size_t pass_blocks(int p)
  * one at a time do, so it runs while more than two blocks are left. */
 static size_t pass(int p, zl_chacha20 *c, uint8_t *out, const uint8_t *in, size_t len)
 {
-    size_t n = pass_blocks(p) * ZL_CHACHA20_BLOCK_SIZE;
+    size_t n;
+    if (p == ZL_CHACHA20_VEC256 && len <= pass_blocks(ZL_CHACHA20_VEC128) * ZL_CHACHA20_BLOCK_SIZE)
+        p = ZL_CHACHA20_VEC128;
+    n = pass_blocks(p) * ZL_CHACHA20_BLOCK_SIZE;
     if (len <= 2 * ZL_CHACHA20_BLOCK_SIZE) {
         p = ZL_CHACHA20_WORDS;
         n = ZL_CHACHA20_BLOCK_SIZE;
