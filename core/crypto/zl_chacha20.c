@@ -147,9 +147,10 @@ static void xor_keystream(uint8_t *out, const uint8_t *in, const uint32_t x[16],
 /* zl_chacha20_head's buffer holds block 0 and the rest of a pass. */
 ZL_STATIC_ASSERT((PASS_BLOCKS - 1) * ZL_CHACHA20_BLOCK_SIZE <= ZL_CHACHA20_HEAD_MAX, head_holds_pass);
 
-/* The wide passes' helpers, built into each caller with its instructions:
- * in the AVX2 pass they are VEX-encoded too, where legacy SSE instructions
- * after 256-bit ones would stall for hundreds of cycles on some CPUs. */
+/* The wide passes' helpers, built into each caller with its instructions
+ * (VEX-encoded in the AVX2 pass). Called as functions, a pass that
+ * followed another measured two to four times its cost on an AVX-512
+ * host: legacy SSE code running among 256-bit code can stall so. */
 #define PASS_HELPER VECTOR_FN __attribute__((always_inline)) static inline
 
 typedef uint32_t lanes __attribute__((vector_size(16)));
