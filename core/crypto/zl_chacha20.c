@@ -220,7 +220,7 @@ PASS_HELPER void xor_blocks(uint8_t *out, const uint8_t *in, size_t n, lanes ks[
 /* The keystream block of a pass's words x, which started from state with
  * its counter `ahead` on, as four vectors of 16 bytes. */
 PASS_HELPER void word_block(lanes b[4], uint32_t x[16], const uint32_t state[16],
-                                 uint32_t ahead)
+                            uint32_t ahead)
 {
     size_t i;
     x[12] += ahead;
@@ -382,7 +382,9 @@ static size_t pass_blocks(int p)
  * counter into out, as many as one pass of path p takes, and returns how
  * many. The counter is the caller's to move. A wide pass (five blocks on
  * the 128-bit path, nine on the 256-bit one) costs about what three blocks
- * one at a time do, so it runs while more than two blocks are left. */
+ * one at a time do, so it runs while more than two blocks are left; five
+ * or fewer take the 128-bit pass, a little cheaper than the nine-block one
+ * (BENCHMARKS.md). */
 static size_t pass(int p, zl_chacha20 *c, uint8_t *out, const uint8_t *in, size_t len)
 {
     size_t n;
