@@ -255,6 +255,7 @@ static void test_crypto_chacha20_blocks(void)
 {
     /* Eleven blocks: passes of several blocks start at every offset. */
     uint8_t key[32], nonce[12], zero[704], whole[704], part[704];
+    zl_chacha20 c;
     size_t split;
     counting(key, sizeof key, 7);
     counting(nonce, sizeof nonce, 40);
@@ -266,6 +267,11 @@ static void test_crypto_chacha20_blocks(void)
                                     5u + (uint32_t)(split / 64)),
                     ZL_OK);
         ZL_CHECK(memcmp(part, whole, sizeof whole) == 0);
+        /* The same pieces continuing one keystream. */
+        zl_chacha20_start(&c, key, nonce, 5);
+        zl_chacha20_stream(&c, part, zero, split);
+        zl_chacha20_stream(&c, part + split, zero, sizeof zero - split);
+        ZL_CHECK(memcmp(part, whole, sizeof whole) == 0);
     }
 }
 
@@ -275,7 +281,7 @@ static void test_crypto_chacha20_blocks(void)
  * there. */
 static void test_crypto_chacha20_head(void)
 {
-    static const size_t lens[] = {0, 1, 63, 64, 65, 200, 255, 256, 257, 1000};
+    static const size_t lens[] = {0, 1, 63, 64, 65, 200, 255, 256, 257, 511, 512, 513, 1000};
     uint8_t key[32], nonce[12], zero[ZL_CHACHA20_BLOCK_SIZE + ZL_CHACHA20_HEAD_MAX];
     uint8_t head[sizeof zero], stream[sizeof zero], next[ZL_CHACHA20_BLOCK_SIZE];
     zl_chacha20 c;
@@ -679,6 +685,60 @@ static void test_crypto_port_hook(void)
     ZL_CHECK(seals == 1 && memcmp(direct, hooked, sizeof direct) == 0);
 }
 
+/* The ChaCha20 paths: each one taken where the build and CPU have it, and
+ * only the narrower ones below it where they do not. */
+static void test_crypto_chacha20_limit(void)
+{
+    int p, got;
+    ZL_CHECK_EQ(zl_chacha20_limit(-1), ZL_CHACHA20_WORDS);
+    ZL_CHECK_EQ(zl_chacha20_limit(ZL_CHACHA20_WORDS), ZL_CHACHA20_WORDS);
+    for (p = ZL_CHACHA20_WORDS; p <= ZL_CHACHA20_VEC256; p++) {
+        got = zl_chacha20_limit(p);
+        ZL_CHECK(got >= ZL_CHACHA20_WORDS && got <= p);
+        zl_test_note("path %d asked, %d taken", p, got);
+    }
+#if !defined(ZL_CRYPTO_PORTABLE) && defined(__x86_64__)
+    /* Every x86-64 CPU has the 128-bit lanes. */
+    ZL_CHECK_EQ(zl_chacha20_limit(ZL_CHACHA20_VEC128), ZL_CHACHA20_VEC128);
+#endif
+    zl_chacha20_limit(ZL_CHACHA20_VEC256);
+}
+
+/* The tests whose bytes come from the keystream again, on path p where it
+ * is narrower than the default (the widest this build and CPU have, which
+ * the rest of the suite runs on). */
+static void on_path(int p)
+{
+    int widest = zl_chacha20_limit(ZL_CHACHA20_VEC256);
+    if (p >= widest) {
+        zl_test_note("path %d: %s", p,
+                     p == widest ? "the default, run above" : "not in this build or CPU");
+        return;
+    }
+    ZL_CHECK_EQ(zl_chacha20_limit(p), p);
+    test_crypto_chacha20_rfc();
+    test_crypto_chacha20_blocks();
+    test_crypto_chacha20_head();
+    test_crypto_chacha20_counter_limit();
+    test_crypto_hchacha20_draft();
+    test_crypto_aead_published();
+    test_crypto_wycheproof_chacha20poly1305();
+    test_crypto_wycheproof_xchacha20poly1305();
+    test_crypto_in_place();
+    test_crypto_tamper_refused();
+    zl_chacha20_limit(ZL_CHACHA20_VEC256);
+}
+
+static void test_crypto_path_words(void)
+{
+    on_path(ZL_CHACHA20_WORDS);
+}
+
+static void test_crypto_path_vec128(void)
+{
+    on_path(ZL_CHACHA20_VEC128);
+}
+
 void zl_suite_crypto(void)
 {
     ZL_RUN(test_crypto_chacha20_rfc);
@@ -697,4 +757,7 @@ void zl_suite_crypto(void)
     ZL_RUN(test_crypto_buffer_errors);
     ZL_RUN(test_crypto_equal_and_wipe);
     ZL_RUN(test_crypto_port_hook);
+    ZL_RUN(test_crypto_chacha20_limit);
+    ZL_RUN(test_crypto_path_words);
+    ZL_RUN(test_crypto_path_vec128);
 }

@@ -10,36 +10,38 @@
 /* No cast: the same text rotates a uint32_t and a vector of them. */
 #define ROTL(x, n) ((x) << (n) | (x) >> (32 - (n)))
 
-/* Rotation by 16 of a word; vectors swap their lanes' halves (below). */
+/* Rotations by 16 and by 8 of a word; vectors may do them by shuffling
+ * bytes (below). */
 #define ROT16_WORD(x) ROTL(x, 16)
+#define ROT8_WORD(x) ROTL(x, 8)
 
 /* One quarter round on words a, b, c, d of x: an array of uint32_t, or
- * of vectors of them (below): the same text works on both, with rot16 the
- * rotation by 16 for the kind. */
-#define QUARTER(x, a, b, c, d, rot16) \
-    do {                              \
-        x[a] += x[b];                 \
-        x[d] = rot16(x[d] ^ x[a]);    \
-        x[c] += x[d];                 \
-        x[b] = ROTL(x[b] ^ x[c], 12); \
-        x[a] += x[b];                 \
-        x[d] = ROTL(x[d] ^ x[a], 8);  \
-        x[c] += x[d];                 \
-        x[b] = ROTL(x[b] ^ x[c], 7);  \
+ * of vectors of them (below): the same text works on both, with rot16 and
+ * rot8 the rotations by 16 and 8 for the kind. */
+#define QUARTER(x, a, b, c, d, rot16, rot8) \
+    do {                                    \
+        x[a] += x[b];                       \
+        x[d] = rot16(x[d] ^ x[a]);          \
+        x[c] += x[d];                       \
+        x[b] = ROTL(x[b] ^ x[c], 12);       \
+        x[a] += x[b];                       \
+        x[d] = rot8(x[d] ^ x[a]);           \
+        x[c] += x[d];                       \
+        x[b] = ROTL(x[b] ^ x[c], 7);        \
     } while (0)
 
 /* Two of the 20 rounds on x[0..15] in place: a column round, then a
  * diagonal round. */
-#define DOUBLE_ROUND(x, rot16)             \
-    do {                                   \
-        QUARTER(x, 0, 4, 8, 12, rot16);    \
-        QUARTER(x, 1, 5, 9, 13, rot16);    \
-        QUARTER(x, 2, 6, 10, 14, rot16);   \
-        QUARTER(x, 3, 7, 11, 15, rot16);   \
-        QUARTER(x, 0, 5, 10, 15, rot16);   \
-        QUARTER(x, 1, 6, 11, 12, rot16);   \
-        QUARTER(x, 2, 7, 8, 13, rot16);    \
-        QUARTER(x, 3, 4, 9, 14, rot16);    \
+#define DOUBLE_ROUND(x, rot16, rot8)             \
+    do {                                         \
+        QUARTER(x, 0, 4, 8, 12, rot16, rot8);    \
+        QUARTER(x, 1, 5, 9, 13, rot16, rot8);    \
+        QUARTER(x, 2, 6, 10, 14, rot16, rot8);   \
+        QUARTER(x, 3, 7, 11, 15, rot16, rot8);   \
+        QUARTER(x, 0, 5, 10, 15, rot16, rot8);   \
+        QUARTER(x, 1, 6, 11, 12, rot16, rot8);   \
+        QUARTER(x, 2, 7, 8, 13, rot16, rot8);    \
+        QUARTER(x, 3, 4, 9, 14, rot16, rot8);    \
     } while (0)
 
 /* Words 0..11 of the state: "expand 32-byte k" and the key. */
@@ -69,7 +71,7 @@ static void rounds(uint32_t x[16], const uint32_t s[16])
     int i;
     memcpy(x, s, 16 * sizeof x[0]);
     for (i = 0; i < 10; i++)
-        DOUBLE_ROUND(x, ROT16_WORD);
+        DOUBLE_ROUND(x, ROT16_WORD, ROT8_WORD);
 }
 #endif
 
@@ -145,6 +147,12 @@ static void xor_keystream(uint8_t *out, const uint8_t *in, const uint32_t x[16],
 /* zl_chacha20_head's buffer holds block 0 and the rest of a pass. */
 ZL_STATIC_ASSERT((PASS_BLOCKS - 1) * ZL_CHACHA20_BLOCK_SIZE <= ZL_CHACHA20_HEAD_MAX, head_holds_pass);
 
+/* The wide passes' helpers, built into each caller with its instructions
+ * (VEX-encoded in the AVX2 pass). Called as functions, a pass that
+ * followed another measured two to four times its cost on an AVX-512
+ * host: legacy SSE code running among 256-bit code can stall so. */
+#define PASS_HELPER VECTOR_FN __attribute__((always_inline)) static inline
+
 typedef uint32_t lanes __attribute__((vector_size(16)));
 typedef uint16_t halves __attribute__((vector_size(16)));
 
@@ -169,7 +177,7 @@ typedef uint16_t halves __attribute__((vector_size(16)));
 /* XORs n bytes at in with the keystream blocks ks[0..], each four
  * vectors of 16 bytes in order, into out (out == in works); a last partial
  * block goes through a buffer. */
-VECTOR_FN static void xor_blocks(uint8_t *out, const uint8_t *in, size_t n, lanes ks[][4])
+PASS_HELPER void xor_blocks(uint8_t *out, const uint8_t *in, size_t n, lanes ks[][4])
 {
     uint8_t tail[ZL_CHACHA20_BLOCK_SIZE];
     size_t i, j, whole = n / ZL_CHACHA20_BLOCK_SIZE, rest = n % ZL_CHACHA20_BLOCK_SIZE;
@@ -193,6 +201,34 @@ VECTOR_FN static void xor_blocks(uint8_t *out, const uint8_t *in, size_t n, lane
     }
 }
 
+/* The rounds of a pass: the vectors v (of any width) from start, and
+ * beside them in the same loop the words x, where the scalar units would
+ * otherwise wait on the vector ones; then start added to v. */
+#define PASS_ROUNDS(v, start, x, rot16, rot8)             \
+    do {                                                  \
+        size_t r_;                                        \
+        for (r_ = 0; r_ < 16; r_++)                       \
+            v[r_] = start[r_];                            \
+        for (r_ = 0; r_ < 10; r_++) {                     \
+            DOUBLE_ROUND(v, rot16, rot8);                 \
+            DOUBLE_ROUND(x, ROT16_WORD, ROT8_WORD);       \
+        }                                                 \
+        for (r_ = 0; r_ < 16; r_++)                       \
+            v[r_] += start[r_];                           \
+    } while (0)
+
+/* The keystream block of a pass's words x, which started from state with
+ * its counter `ahead` on, as four vectors of 16 bytes. */
+PASS_HELPER void word_block(lanes b[4], uint32_t x[16], const uint32_t state[16],
+                            uint32_t ahead)
+{
+    size_t i;
+    x[12] += ahead;
+    for (i = 0; i < 4; i++)
+        b[i] = (lanes){x[4 * i] + state[4 * i], x[4 * i + 1] + state[4 * i + 1],
+                       x[4 * i + 2] + state[4 * i + 2], x[4 * i + 3] + state[4 * i + 3]};
+}
+
 /* XORs n bytes (at most PASS_BLOCKS) at in with the keystream of blocks
  * state[12] to state[12] + 4 (wrapping past 2^32 only in blocks the caller
  * then does not use): the first four in vectors, vector i holding word i of
@@ -211,29 +247,173 @@ VECTOR_FN static void xor_pass(uint8_t *out, const uint8_t *in, const uint32_t s
     }
     start[12] += step;
     x[12] += LANES;
-    for (i = 0; i < 16; i++)
-        v[i] = start[i];
-    for (i = 0; i < 10; i++) {
-        DOUBLE_ROUND(v, ROT16_LANES);
-        DOUBLE_ROUND(x, ROT16_WORD);
-    }
-    for (i = 0; i < 16; i++)
-        v[i] += start[i];
+    PASS_ROUNDS(v, start, x, ROT16_LANES, ROT8_WORD);
     for (i = 0; i < 4; i++) {
         TRANSPOSE(t, v, 4 * i);
         for (j = 0; j < LANES; j++)
             block[j][i] = t[j];
     }
-    /* The fifth block started from state with its counter LANES on. */
-    x[12] += LANES;
-    for (i = 0; i < 4; i++)
-        block[LANES][i] = (lanes){x[4 * i] + state[4 * i], x[4 * i + 1] + state[4 * i + 1],
-                                  x[4 * i + 2] + state[4 * i + 2], x[4 * i + 3] + state[4 * i + 3]};
+    word_block(block[LANES], x, state, LANES);
     xor_blocks(out, in, n, block);
     zl_crypto_wipe(block, sizeof block);
     zl_crypto_wipe(x, sizeof x);
 }
 #endif
+
+/* Eight blocks at once in 256-bit integer lanes where the CPU has AVX2,
+ * which only some x86-64 CPUs do: these functions alone are built for it
+ * (by attribute), and path() below asks the CPU before any of them runs.
+ * (Two blocks side by side, a row of each in a vector, cost here what two
+ * blocks in words do: the rounds are one chain of dependent steps, where
+ * words run four quarter rounds at once.) */
+#ifdef ZL_CHACHA20_AVX2
+#define AVX2_FN __attribute__((target("avx2")))
+/* A pass: eight blocks in vectors and one in words (xor_pass8). */
+#define PASS8_BLOCKS 9
+ZL_STATIC_ASSERT((PASS8_BLOCKS - 1) * ZL_CHACHA20_BLOCK_SIZE <= ZL_CHACHA20_HEAD_MAX,
+                 head_holds_pass8);
+
+typedef uint32_t lanes8 __attribute__((vector_size(32)));
+typedef uint8_t bytes32 __attribute__((vector_size(32)));
+
+/* Rotations by 16 and 8 move whole bytes: one byte shuffle each. */
+#define ROT16_LANES8(x)                                                                       \
+    ((lanes8)__builtin_shufflevector((bytes32)(x), (bytes32)(x), 2, 3, 0, 1, 6, 7, 4, 5, 10,  \
+                                     11, 8, 9, 14, 15, 12, 13, 18, 19, 16, 17, 22, 23, 20, 21, \
+                                     26, 27, 24, 25, 30, 31, 28, 29))
+#define ROT8_LANES8(x)                                                                       \
+    ((lanes8)__builtin_shufflevector((bytes32)(x), (bytes32)(x), 3, 0, 1, 2, 7, 4, 5, 6, 11, \
+                                     8, 9, 10, 15, 12, 13, 14, 19, 16, 17, 18, 23, 20, 21, 22, \
+                                     27, 24, 25, 26, 31, 28, 29, 30))
+
+/* The low and high 16 bytes of a 256-bit vector. */
+#define LOW(y) __builtin_shufflevector(y, y, 0, 1, 2, 3)
+#define HIGH(y) __builtin_shufflevector(y, y, 4, 5, 6, 7)
+
+/* Turns v[i..i+3] (words i..i+3 of eight blocks, block j in lane j) into
+ * t[0..3]: words i..i+3 of block j in the low half of t[j], of block j + 4
+ * in its high half (each 128-bit half transposed as TRANSPOSE does). */
+#define TRANSPOSE8(t, v, i)                                                                 \
+    do {                                                                                    \
+        lanes8 lo0_ = __builtin_shufflevector(v[i], v[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);     \
+        lanes8 hi0_ = __builtin_shufflevector(v[i], v[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);   \
+        lanes8 lo1_ = __builtin_shufflevector(v[i + 2], v[i + 3], 0, 8, 1, 9, 4, 12, 5, 13); \
+        lanes8 hi1_ = __builtin_shufflevector(v[i + 2], v[i + 3], 2, 10, 3, 11, 6, 14, 7, 15); \
+        t[0] = __builtin_shufflevector(lo0_, lo1_, 0, 1, 8, 9, 4, 5, 12, 13);               \
+        t[1] = __builtin_shufflevector(lo0_, lo1_, 2, 3, 10, 11, 6, 7, 14, 15);             \
+        t[2] = __builtin_shufflevector(hi0_, hi1_, 0, 1, 8, 9, 4, 5, 12, 13);               \
+        t[3] = __builtin_shufflevector(hi0_, hi1_, 2, 3, 10, 11, 6, 7, 14, 15);             \
+    } while (0)
+
+/* As xor_pass, for n bytes (at most PASS8_BLOCKS) with the keystream of
+ * blocks state[12] to state[12] + 8: the first eight in vectors, vector i
+ * holding word i of the eight, the ninth in words beside them. */
+AVX2_FN static void xor_pass8(uint8_t *out, const uint8_t *in, const uint32_t state[16],
+                              size_t n)
+{
+    const lanes8 step = {0, 1, 2, 3, 4, 5, 6, 7};
+    lanes8 v[16], start[16], t[4];
+    lanes block[PASS8_BLOCKS][4];
+    uint32_t x[16];
+    size_t i, j;
+    for (i = 0; i < 16; i++) {
+        uint32_t w = state[i];
+        start[i] = (lanes8){w, w, w, w, w, w, w, w};
+        x[i] = w;
+    }
+    start[12] += step;
+    x[12] += 8;
+    PASS_ROUNDS(v, start, x, ROT16_LANES8, ROT8_LANES8);
+    for (i = 0; i < 4; i++) {
+        TRANSPOSE8(t, v, 4 * i);
+        for (j = 0; j < 4; j++) {
+            block[j][i] = LOW(t[j]);
+            block[j + 4][i] = HIGH(t[j]);
+        }
+    }
+    word_block(block[8], x, state, 8);
+    xor_blocks(out, in, n, block);
+    zl_crypto_wipe(block, sizeof block);
+    zl_crypto_wipe(x, sizeof x);
+}
+#endif
+
+/* The widest path allowed (zl_chacha20_limit). */
+static int widest_allowed = ZL_CHACHA20_VEC256;
+
+/* The path a call takes: the widest allowed that the build has and the
+ * CPU runs. The CPU's features are read once, when the program starts
+ * (the compiler's runtime), so asking costs a load and a test. */
+static int path(void)
+{
+#ifdef ZL_CHACHA20_AVX2
+    if (widest_allowed >= ZL_CHACHA20_VEC256 && __builtin_cpu_supports("avx2"))
+        return ZL_CHACHA20_VEC256;
+#endif
+#ifdef LANES
+    if (widest_allowed >= ZL_CHACHA20_VEC128)
+        return ZL_CHACHA20_VEC128;
+#endif
+    return ZL_CHACHA20_WORDS;
+}
+
+int zl_chacha20_limit(int widest)
+{
+    widest_allowed = widest;
+    return path();
+}
+
+/* The blocks in one pass of path p. */
+static size_t pass_blocks(int p)
+{
+#ifdef ZL_CHACHA20_AVX2
+    if (p == ZL_CHACHA20_VEC256)
+        return PASS8_BLOCKS;
+#endif
+#ifdef LANES
+    if (p == ZL_CHACHA20_VEC128)
+        return PASS_BLOCKS;
+#endif
+    (void)p;
+    return 1;
+}
+
+/* XORs the first bytes of the len at in with the keystream from c's block
+ * counter into out, as many as one pass of path p takes, and returns how
+ * many. The counter is the caller's to move. A wide pass (five blocks on
+ * the 128-bit path, nine on the 256-bit one) costs about what three blocks
+ * one at a time do, so it runs while more than two blocks are left; five
+ * or fewer take the 128-bit pass, a little cheaper than the nine-block one
+ * (BENCHMARKS.md). */
+static size_t pass(int p, zl_chacha20 *c, uint8_t *out, const uint8_t *in, size_t len)
+{
+    size_t n;
+    if (p == ZL_CHACHA20_VEC256 && len <= pass_blocks(ZL_CHACHA20_VEC128) * ZL_CHACHA20_BLOCK_SIZE)
+        p = ZL_CHACHA20_VEC128;
+    n = pass_blocks(p) * ZL_CHACHA20_BLOCK_SIZE;
+    if (len <= 2 * ZL_CHACHA20_BLOCK_SIZE) {
+        p = ZL_CHACHA20_WORDS;
+        n = ZL_CHACHA20_BLOCK_SIZE;
+    }
+    n = len < n ? len : n;
+    switch (p) {
+#ifdef ZL_CHACHA20_AVX2
+    case ZL_CHACHA20_VEC256:
+        xor_pass8(out, in, c->state, n);
+        break;
+#endif
+#ifdef LANES
+    case ZL_CHACHA20_VEC128:
+        xor_pass(out, in, c->state, n);
+        break;
+#endif
+    default:
+        rounds(c->x, c->state);
+        xor_keystream(out, in, c->x, c->state, n);
+        break;
+    }
+    return n;
+}
 
 void zl_chacha20_start(zl_chacha20 *c, const uint8_t key[ZL_CHACHA20_KEY_SIZE],
                        const uint8_t nonce[ZL_CHACHA20_NONCE_SIZE], uint32_t counter)
@@ -248,27 +428,13 @@ void zl_chacha20_start(zl_chacha20 *c, const uint8_t key[ZL_CHACHA20_KEY_SIZE],
 
 void zl_chacha20_stream(zl_chacha20 *c, uint8_t *out, const uint8_t *in, size_t len)
 {
+    int p = path();
     size_t n;
     ZL_ASSERT(c != NULL && ((out != NULL && in != NULL) || len == 0));
-#ifdef LANES
-    /* Five blocks a pass while more than two are left: a pass costs
-     * about what three blocks one at a time do (the vector rotations take
-     * three instructions where the scalar ones take one). */
-    while (len > 2 * ZL_CHACHA20_BLOCK_SIZE) {
-        n = len < PASS_BLOCKS * ZL_CHACHA20_BLOCK_SIZE ? len : PASS_BLOCKS * ZL_CHACHA20_BLOCK_SIZE;
-        xor_pass(out, in, c->state, n);
-        c->state[12] += PASS_BLOCKS;
-        in += n;
-        out += n;
-        len -= n;
-    }
-#endif
-    /* One keystream block at a time. */
     while (len > 0) {
-        n = len < ZL_CHACHA20_BLOCK_SIZE ? len : ZL_CHACHA20_BLOCK_SIZE;
-        rounds(c->x, c->state);
-        xor_keystream(out, in, c->x, c->state, n);
-        c->state[12]++;
+        n = pass(p, c, out, in, len);
+        /* The blocks used, a partial one included. */
+        c->state[12] += (uint32_t)((n + ZL_CHACHA20_BLOCK_SIZE - 1) / ZL_CHACHA20_BLOCK_SIZE);
         in += n;
         out += n;
         len -= n;
@@ -293,27 +459,23 @@ int zl_chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
 size_t zl_chacha20_head(zl_chacha20 *c, uint8_t ks[ZL_CHACHA20_BLOCK_SIZE + ZL_CHACHA20_HEAD_MAX],
                         size_t len)
 {
-#ifdef LANES
-    /* Block 0 and up to PASS_BLOCKS - 1 more: one pass of xor_pass. */
-    size_t k = len < (PASS_BLOCKS - 1) * ZL_CHACHA20_BLOCK_SIZE
-                   ? len
-                   : (PASS_BLOCKS - 1) * ZL_CHACHA20_BLOCK_SIZE;
-    ZL_ASSERT(c != NULL && ks != NULL);
-    memset(ks, 0, ZL_CHACHA20_BLOCK_SIZE + k);
-    zl_chacha20_stream(c, ks, ks, ZL_CHACHA20_BLOCK_SIZE + k);
-    return k;
-#else
-    /* One block at a time gains nothing from more at once: block 0 alone,
-     * only its first half (the key) written, with no zeros to XOR. */
+    /* Block 0 and as many more as fill the path's pass. */
+    size_t k = (pass_blocks(path()) - 1) * ZL_CHACHA20_BLOCK_SIZE;
     int i;
     ZL_ASSERT(c != NULL && ks != NULL);
-    (void)len;
+    if (k > 0) {
+        k = len < k ? len : k;
+        memset(ks, 0, ZL_CHACHA20_BLOCK_SIZE + k);
+        zl_chacha20_stream(c, ks, ks, ZL_CHACHA20_BLOCK_SIZE + k);
+        return k;
+    }
+    /* One block at a time gains nothing from more at once: block 0 alone,
+     * only its first half (the key) written, with no zeros to XOR. */
     rounds(c->x, c->state);
     for (i = 0; i < ZL_POLY1305_KEY_SIZE / 4; i++)
         zl_put_le32(ks + 4 * i, c->x[i] + c->state[i]);
     c->state[12]++;
     return 0;
-#endif
 }
 
 void zl_hchacha20_derive(uint8_t out[ZL_CHACHA20_KEY_SIZE], const uint8_t key[ZL_CHACHA20_KEY_SIZE],

@@ -77,14 +77,40 @@ void zl_chacha20_start(zl_chacha20 *c, const uint8_t key[ZL_CHACHA20_KEY_SIZE],
  * caller keeps the counter from wrapping past 2^32 blocks. */
 void zl_chacha20_stream(zl_chacha20 *c, uint8_t *out, const uint8_t *in, size_t len);
 
-/* The most payload bytes zl_chacha20_head covers: four blocks. */
+/* The ChaCha20 code paths, narrowest first: one block at a time in 32-bit
+ * words (every build); four blocks in 128-bit vector lanes beside one in
+ * words (little-endian x86-64, and ARM with NEON); eight blocks in 256-bit
+ * lanes beside one in words (x86-64 built by GCC or Clang where the CPU has
+ * AVX2, which is asked of the CPU at run time). The same keystream on
+ * every path. */
+#define ZL_CHACHA20_WORDS 0
+#define ZL_CHACHA20_VEC128 1
+#define ZL_CHACHA20_VEC256 2
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(ZL_CRYPTO_PORTABLE)
+#define ZL_CHACHA20_AVX2 1
+#endif
+
+/* Lets ChaCha20 take paths up to widest (ZL_CHACHA20_WORDS ..
+ * ZL_CHACHA20_VEC256; the default is the widest) and returns the path it
+ * now takes: the widest of those the build and this CPU have. For tests
+ * and benchmarks that run each path: the setting is the whole program's,
+ * so change it only while no other thread uses ChaCha20. A widest below
+ * ZL_CHACHA20_WORDS is taken as ZL_CHACHA20_WORDS. */
+int zl_chacha20_limit(int widest);
+
+/* The most payload bytes zl_chacha20_head covers: eight blocks where a
+ * pass can run nine, else four. */
+#ifdef ZL_CHACHA20_AVX2
+#define ZL_CHACHA20_HEAD_MAX (8 * ZL_CHACHA20_BLOCK_SIZE)
+#else
 #define ZL_CHACHA20_HEAD_MAX (4 * ZL_CHACHA20_BLOCK_SIZE)
+#endif
 
 /* For the AEADs below, which take the first 32 bytes of block 0's
  * keystream for the Poly1305 key and encrypt from block 1, with *c started
  * at block 0: writes that key to ks, then the keystream of the first k
  * bytes from block 1 to ks + 64, and returns k: as many of len bytes as
- * this build makes in one pass with block 0 (up to ZL_CHACHA20_HEAD_MAX
+ * the path taken makes in one pass with block 0 (up to ZL_CHACHA20_HEAD_MAX
  * where the cipher runs several blocks at once, 0 where it runs one at a
  * time), so a short packet costs one pass. k is len or a multiple of 64,
  * and in the latter case *c then stands at the block after it. ks is the

@@ -14,7 +14,10 @@
  *               bits 1-2: how the sealed packet is tampered with (below)
  *   aad_len     bytes of aad taken from the input
  *   where, how  position (2 bytes) and XOR mask of the tampering
- *   counter     4 bytes, the ChaCha20 block counter
+ *   counter     4 bytes, the ChaCha20 block counter; then a byte: bit 0
+ *               puts the counter near its wrap, bits 1-2 the widest
+ *               ChaCha20 path to take (zl_chacha20_limit), so every path
+ *               the build and CPU have is compared
  *   key         32 bytes
  *   nonce       24 bytes (ChaCha20-Poly1305 uses the first 12)
  *   aad, then the message: the rest, up to MAX_MSG bytes. */
@@ -48,6 +51,7 @@ static int parse(input *in, const uint8_t *data, size_t size)
     /* Counters near the wrap come up often enough to test the limit. */
     if (data[9] & 1)
         in->counter = 0xFFFFFFFFu - (uint32_t)data[5];
+    zl_chacha20_limit((data[9] >> 1) & 3);
     in->key = data + HEAD;
     in->nonce = data + HEAD + 32;
     rest = size - MIN_INPUT;
