@@ -112,11 +112,20 @@ void zl_snapshot_acked(zl_snapshot_client *c, uint16_t packet_sequence)
         const zl_snapshot_record *rec = &c->record[i];
         if (!rec->used || rec->sequence != packet_sequence)
             continue;
+        c->record[i].acked = 1;
         /* Serials only grow, so "newer" is exact even when acks reorder. */
         if (c->baseline < 0 || rec->serial - c->record[c->baseline].serial - 1u < 0x7FFFFFFFu)
             c->baseline = (int32_t)i;
         return;
     }
+}
+
+void zl_snapshot_client_hold_only_baseline(zl_snapshot_client *c)
+{
+    uint32_t i;
+    ZL_ASSERT(c != NULL);
+    for (i = 0; i < ZL_SNAPSHOT_SENT; i++)
+        c->record[i].acked = (uint8_t)((int32_t)i == c->baseline);
 }
 
 /* The baseline if the client can still be sent a delta against it: the
@@ -134,6 +143,34 @@ static const zl_snapshot_record *usable_baseline(const zl_snapshot_client *c, ui
         age >= (int32_t)ZL_SNAPSHOT_WORLD_TICKS)
         return NULL;
     return base;
+}
+
+/* The acknowledged snapshot moving fields are extrapolated from, with the
+ * baseline: the client decoded it, and still holds it, since it keeps as
+ * many frames as the server remembers snapshots. Of those before the
+ * baseline, within the world history, the one whose distance to the
+ * baseline is nearest the baseline's to this tick (the newer on a tie):
+ * the extrapolation then spans about what it covers. NULL when none. */
+static const zl_snapshot_record *usable_pred(const zl_snapshot_client *c, uint32_t tick,
+                                             const zl_snapshot_record *base)
+{
+    const zl_snapshot_record *best = NULL;
+    int32_t ahead = tick_diff(tick, base->tick), best_miss = 0;
+    uint32_t i;
+    for (i = 0; i < ZL_SNAPSHOT_SENT; i++) {
+        const zl_snapshot_record *rec = &c->record[i];
+        int32_t behind = tick_diff(base->tick, rec->tick), miss;
+        if (!rec->used || !rec->acked || c->written - rec->serial >= ZL_SNAPSHOT_SENT ||
+            behind <= 0 || ahead + behind >= (int32_t)ZL_SNAPSHOT_WORLD_TICKS)
+            continue;
+        miss = behind > ahead ? behind - ahead : ahead - behind;
+        if (!best || miss < best_miss ||
+            (miss == best_miss && tick_diff(rec->tick, best->tick) > 0)) {
+            best = rec;
+            best_miss = miss;
+        }
+    }
+    return best;
 }
 
 int zl_snapshot_client_has_base(const zl_snapshot_client *c, uint32_t tick, uint32_t *executed)
@@ -191,6 +228,7 @@ typedef struct writer_job {
     const zl_snapshot_world_slot *now;
     const zl_snapshot_record *base;
     const zl_snapshot_world_slot *base_slot; /* the baseline's tick, or NULL */
+    const zl_snapshot_record *pred; /* the older acknowledged one (usable_pred), or NULL */
     uint32_t tick;
     uint16_t own;
     uint8_t listed;   /* 1: a relevance list says what is wanted */
@@ -213,16 +251,45 @@ typedef struct writer_job {
     uint8_t any[ZL_SNAPSHOT_BITMAP_BYTES];
 } writer_job;
 
+/* How far before this tick lies the state the client holds of e in the
+ * extrapolation's older frame (at least 2): 0 when that frame holds no e
+ * (or there is none), AGED when the state has left the world history. */
+static uint32_t pred_state_age(const writer_job *j, uint16_t e)
+{
+    uint16_t age;
+    const zl_snapshot_world_slot *s;
+    if (!j->pred || (age = j->pred->age[e]) == ZL_SNAPSHOT_ABSENT)
+        return 0;
+    s = age < ZL_SNAPSHOT_AGED ? world_slot(j->w, j->pred->tick - age) : NULL;
+    return s && bit_get(s->present, e) ? j->tick - (j->pred->tick - age) : ZL_SNAPSHOT_AGED;
+}
+
+/* The older frame's distance before the baseline, 0 for none. */
+static uint32_t pred_age(const writer_job *j)
+{
+    return j->pred ? j->base->tick - j->pred->tick : 0u;
+}
+
+/* How far before this tick lies the older state e's base is extrapolated
+ * from, 0 for none (op_for made an update whose older state is gone a
+ * full entry). Codes and runs are per tick, so this names the state. */
+static uint32_t pfrom_of(const writer_job *j, uint16_t e)
+{
+    return j->op[e] == OP_UPDATE ? pred_state_age(j, e) : 0;
+}
+
 static unsigned header_bits(const writer_job *j)
 {
-    return 1u + (j->base ? age_bits() : 0u) + count_bits();
+    return 1u + (j->base ? 2u * age_bits() : 0u) + count_bits();
 }
 
 static void write_header(const writer_job *j, zl_bitwriter *bw, uint32_t count)
 {
     zl_bitwriter_bool(bw, j->base != NULL);
-    if (j->base)
+    if (j->base) {
         zl_bitwriter_bits(bw, j->tick - j->base->tick, age_bits());
+        zl_bitwriter_bits(bw, pred_age(j), age_bits());
+    }
     zl_bitwriter_bits(bw, count, count_bits());
 }
 
@@ -244,6 +311,7 @@ static int write_body(const writer_job *j, zl_bitwriter *bw, uint16_t e)
     const zl_schema *schema;
     const zl_schema_plan *plan;
     const void *base;
+    uint32_t predicted[ZL_STATE_MAX / 4];
     uint8_t op = j->op[e];
     write_kind(bw, op);
     if (op == OP_LEAVE)
@@ -251,6 +319,11 @@ static int write_body(const writer_job *j, zl_bitwriter *bw, uint16_t e)
     schema = schema_of(j->layout, e);
     plan = plan_slot(j->w, j->layout, schema);
     base = op == OP_UPDATE ? base_state(j->w, j->base_slot, j->base, e) : NULL;
+    if (pfrom_of(j, e) != 0 &&
+        zl_schema_extrapolate(schema, predicted, base,
+                              world_slot(j->w, j->tick - pfrom_of(j, e))->states[e],
+                              j->tick - j->base->tick, pred_age(j), fields_for(e, j->own)))
+        base = predicted;
     if (plan->schema == schema)
         return zl_schema_plan_write_delta(plan, bw, base, j->now->states[e], fields_for(e, j->own));
     return zl_schema_write_delta(schema, bw, base, j->now->states[e], fields_for(e, j->own));
@@ -284,13 +357,16 @@ static void codes_for(zl_snapshot_world *w, uint32_t tick)
  * code found moves to the front of e's list, where the next client with
  * the same baseline finds it first. */
 static inline const zl_snapshot_code *find_code(const writer_job *j, uint16_t e, uint8_t op,
-                                                uint8_t which, uint32_t from)
+                                                uint8_t which, uint32_t from, uint32_t pfrom)
 {
+    uint8_t ahead = pfrom ? (uint8_t)(j->tick - j->base->tick) : 0u;
+    uint8_t behind = pfrom ? (uint8_t)pred_age(j) : 0u;
     zl_snapshot_world *w = j->w;
     uint16_t i, before = 0;
     for (i = w->code_head[e]; i != 0; before = i, i = w->code[i - 1u].next) {
         zl_snapshot_code *code = &w->code[i - 1u];
-        if (code->op == op && code->which == which && code->from == from) {
+        if (code->op == op && code->which == which && code->from == from &&
+            code->pfrom == pfrom && code->ahead == ahead && code->behind == behind) {
             if (before != 0) {
                 w->code[before - 1u].next = code->next;
                 code->next = w->code_head[e];
@@ -305,7 +381,7 @@ static inline const zl_snapshot_code *find_code(const writer_job *j, uint16_t e,
 /* e's entry body written into the world's codes for the tick, or NULL
  * when the codes are full. */
 static const zl_snapshot_code *new_code(const writer_job *j, uint16_t e, uint8_t op,
-                                        uint8_t which, uint32_t from)
+                                        uint8_t which, uint32_t from, uint32_t pfrom)
 {
     zl_snapshot_world *w = j->w;
     zl_snapshot_code *code;
@@ -319,6 +395,9 @@ static const zl_snapshot_code *new_code(const writer_job *j, uint16_t e, uint8_t
         return NULL;
     code = &w->code[w->code_count++];
     code->from = from;
+    code->pfrom = pfrom;
+    code->ahead = pfrom ? (uint8_t)(j->tick - j->base->tick) : 0u;
+    code->behind = pfrom ? (uint8_t)pred_age(j) : 0u;
     code->offset = w->code_used;
     code->next = w->code_head[e];
     code->bits = (uint16_t)zl_bitwriter_bits_used(&cw);
@@ -335,9 +414,9 @@ static const zl_snapshot_code *new_code(const writer_job *j, uint16_t e, uint8_t
 static inline const zl_snapshot_code *body_code(const writer_job *j, uint16_t e)
 {
     uint8_t op = j->op[e], which = (uint8_t)fields_for(e, j->own);
-    uint32_t from = from_of(j, e);
-    const zl_snapshot_code *code = find_code(j, e, op, which, from);
-    return code ? code : new_code(j, e, op, which, from);
+    uint32_t from = from_of(j, e), pfrom = pfrom_of(j, e);
+    const zl_snapshot_code *code = find_code(j, e, op, which, from, pfrom);
+    return code ? code : new_code(j, e, op, which, from, pfrom);
 }
 
 /* Writes e's entry body into bw, from the codes when it can. Returns the
@@ -430,7 +509,9 @@ static inline uint8_t op_for(writer_job *j, uint32_t e, int wanted)
         const void *ref = base_state(j->w, j->base_slot, j->base, (uint16_t)e);
         if (!ref)
             return OP_FULL;
-        return unchanged(j, e, ref) ? OP_KEEP : OP_UPDATE;
+        if (unchanged(j, e, ref))
+            return OP_KEEP;
+        return pred_state_age(j, (uint16_t)e) == ZL_SNAPSHOT_AGED ? OP_FULL : OP_UPDATE;
     }
     if (wanted)
         return OP_ENTER;
@@ -508,7 +589,9 @@ static int classify_twin(writer_job *j)
     const zl_snapshot_run *run = &j->w->run;
     uint32_t i;
     if (j->listed || j->c->owed || !run->valid || !run->twin || !j->base ||
-        j->base->content == 0 || j->base->content != run->base_content)
+        j->base->content == 0 || j->base->content != run->base_content ||
+        pred_age(j) != run->pred_age ||
+        (j->pred && (j->pred->content == 0 || j->pred->content != run->pred_content)))
         return 0;
     if (!same_op(j, j->own) || !same_op(j, run->own))
         return 0;
@@ -757,11 +840,13 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget)
     const zl_snapshot_code *own = NULL;
     uint32_t i, k = 0, bits;
     if (!run->valid || run->count != j->cand_count || run->has_base != (j->base != NULL) ||
-        (j->base && run->base_tick != j->base->tick))
+        (j->base && run->base_tick != j->base->tick) ||
+        run->pred_age != pred_age(j))
         return 0;
     for (i = 0; i < j->cand_count; i++) {
         uint16_t e = j->cand[i];
-        if (run->entity[i] != e || run->op[i] != j->op[e] || run->from[i] != from_of(j, e))
+        if (run->entity[i] != e || run->op[i] != j->op[e] || run->from[i] != from_of(j, e) ||
+            run->pfrom[i] != pfrom_of(j, e))
             return 0;
         if (e == j->own)
             k = i;
@@ -814,10 +899,12 @@ static void keep_run(writer_job *j, uint32_t bits)
         run->entity[i] = e;
         run->op[i] = j->op[e];
         run->from[i] = from_of(j, e);
+        run->pfrom[i] = pfrom_of(j, e);
     }
     run->count = (uint16_t)j->cand_count;
     run->has_base = j->base != NULL;
     run->base_tick = j->base ? j->base->tick : 0;
+    run->pred_age = pred_age(j);
     run->hits = 0;
     run->written = 0;
     run->valid = 1;
@@ -825,6 +912,7 @@ static void keep_run(writer_job *j, uint32_t bits)
     if (run->twin) {
         run->own = j->own;
         run->base_content = j->base ? j->base->content : 0u;
+        run->pred_content = j->pred ? j->pred->content : 0u;
         memcpy(run->op_of, j->op, sizeof run->op_of);
         memcpy(run->op_map, j->op_map, sizeof run->op_map);
         if (++j->w->contents == 0)
@@ -929,6 +1017,7 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
     rec->serial = c->written;
     rec->sequence = packet_sequence;
     rec->used = 1;
+    rec->acked = 0;
     c->written++;
     c->last_tick = j->tick;
     c->have_last = 1;
@@ -959,6 +1048,7 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     j->content = 0;
     j->base = usable_baseline(c, tick);
     j->base_slot = j->base ? world_slot(world, j->base->tick) : NULL;
+    j->pred = j->base ? usable_pred(c, tick, j->base) : NULL;
     codes_for(world, tick);
     twin = classify_twin(j);
     if (!twin)
