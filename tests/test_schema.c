@@ -698,6 +698,7 @@ static void test_extrapolate(void)
     ZL_CHECK_EQ(zl_schema_extrapolate(&xschema, &out, &base, &older, 1, 1, ZL_SCHEMA_WIRE), 0);
     older = base;
     older.health = 7;
+    memset(&out, 0xA5, sizeof out);
     ZL_CHECK_EQ(zl_schema_extrapolate(&xschema, &out, &base, &older, 1, 1, ZL_SCHEMA_WIRE), 0);
     ZL_CHECK_EQ(out.health, 0xA5); /* untouched */
 }

@@ -392,30 +392,27 @@ static uint32_t extrapolated(const zl_field *f, uint32_t b, uint32_t o, uint32_t
 int zl_schema_extrapolate(const zl_schema *s, void *out, const void *base, const void *older,
                           uint32_t ahead, uint32_t behind, int which)
 {
-    uint16_t i;
+    const zl_field *f, *end;
     int moved = 0;
     zl_field coarser;
     ZL_ASSERT(s && out && base && older && out != base && out != older);
     ZL_ASSERT(ahead >= 1 && ahead <= 63 && behind >= 1 && behind <= 63);
-    for (i = 0; i < s->count; i++) {
-        const zl_field *f = &s->fields[i];
-        if ((f->flags & ZL_TELEPORT) && selected(f, which) &&
-            load_raw(f, base) != load_raw(f, older))
-            return 0;
-    }
-    for (i = 0; i < s->count; i++) {
-        const zl_field *f = for_audience(&s->fields[i], which, &coarser);
+    for (f = s->fields, end = f + s->count; f < end; f++) {
+        const zl_field *g;
         uint32_t b, o;
-        if (!(f->flags & ZL_EXTRAPOLATE) || !selected(f, which))
+        if (!(f->flags & (ZL_EXTRAPOLATE | ZL_TELEPORT)) || !selected(f, which))
             continue;
-        b = code_of(f, base);
-        o = code_of(f, older);
+        g = for_audience(f, which, &coarser);
+        b = code_of(g, base);
+        o = code_of(g, older);
         if (b == o)
             continue;
+        if (f->flags & ZL_TELEPORT)
+            return 0;
         if (!moved)
             memcpy(out, base, s->size);
         moved = 1;
-        store_value(f, out, decode(f, extrapolated(f, b, o, ahead, behind)));
+        store_value(g, out, decode(g, extrapolated(g, b, o, ahead, behind)));
     }
     return moved;
 }

@@ -213,9 +213,9 @@ int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, 
  * halves away from zero, ANGLE the short way round and modulo its codes,
  * FX clamped to 0..its largest code. ahead and behind: 1..63. Returns 1
  * with out (s->size bytes, not aliasing base or older) a copy of base
- * with those fields replaced; 0, out untouched, when a selected
- * ZL_TELEPORT field differs between the two or no extrapolated field
- * moved (the prediction is base itself). */
+ * with those fields replaced; 0 when a selected ZL_TELEPORT field differs
+ * between the two (out then unspecified) or no extrapolated field moved
+ * (out untouched): the prediction is base itself. */
 int zl_schema_extrapolate(const zl_schema *s, void *out, const void *base, const void *older,
                           uint32_t ahead, uint32_t behind, int which);
 

@@ -161,7 +161,7 @@ static const zl_snapshot_record *usable_pred(const zl_snapshot_client *c, uint32
         const zl_snapshot_record *rec = &c->record[i];
         int32_t behind = tick_diff(base->tick, rec->tick), miss;
         if (!rec->used || !rec->acked || c->written - rec->serial >= ZL_SNAPSHOT_SENT ||
-            behind <= 0 || ahead + behind >= (int32_t)ZL_SNAPSHOT_WORLD_TICKS)
+            behind <= 0 || ahead + behind >= (int32_t)older_limit())
             continue;
         miss = behind > ahead ? behind - ahead : ahead - behind;
         if (!best || miss < best_miss ||
@@ -234,6 +234,9 @@ typedef struct writer_job {
     uint8_t listed;   /* 1: a relevance list says what is wanted */
     uint32_t content; /* the run the new record holds the entities of, or 0 */
     uint8_t op[ZL_MAX_ENTITIES];
+    /* Of each update, how far before the tick lies the older state its
+     * base is extrapolated from (pred_state_age, 0: none), found once. */
+    uint16_t pfrom[ZL_MAX_ENTITIES];
     uint32_t op_map[OP_LEAVE + 1][MAP_WORDS]; /* the entities of each op */
     uint16_t size[ZL_MAX_ENTITIES]; /* entry body bits (kind and state code) of each candidate */
     uint16_t cand[ZL_MAX_ENTITIES]; /* entries to consider, ascending */
@@ -251,17 +254,20 @@ typedef struct writer_job {
     uint8_t any[ZL_SNAPSHOT_BITMAP_BYTES];
 } writer_job;
 
+/* The older state gone from the world history (pred_state_age). */
+#define PRED_GONE 0xFFFFu
+
 /* How far before this tick lies the state the client holds of e in the
- * extrapolation's older frame (at least 2): 0 when that frame holds no e
- * (or there is none), AGED when the state has left the world history. */
-static uint32_t pred_state_age(const writer_job *j, uint16_t e)
+ * extrapolation's older frame (2 or more): 0 when that frame holds no e (or
+ * there is none), PRED_GONE when the state has left the world history. */
+static uint16_t pred_state_age(const writer_job *j, uint16_t e)
 {
     uint16_t age;
     const zl_snapshot_world_slot *s;
     if (!j->pred || (age = j->pred->age[e]) == ZL_SNAPSHOT_ABSENT)
         return 0;
     s = age < ZL_SNAPSHOT_AGED ? world_slot(j->w, j->pred->tick - age) : NULL;
-    return s && bit_get(s->present, e) ? j->tick - (j->pred->tick - age) : ZL_SNAPSHOT_AGED;
+    return s && bit_get(s->present, e) ? (uint16_t)(j->tick - (j->pred->tick - age)) : PRED_GONE;
 }
 
 /* The older frame's distance before the baseline, 0 for none. */
@@ -273,9 +279,9 @@ static uint32_t pred_age(const writer_job *j)
 /* How far before this tick lies the older state e's base is extrapolated
  * from, 0 for none (op_for made an update whose older state is gone a
  * full entry). Codes and runs are per tick, so this names the state. */
-static uint32_t pfrom_of(const writer_job *j, uint16_t e)
+static uint16_t pfrom_of(const writer_job *j, uint16_t e)
 {
-    return j->op[e] == OP_UPDATE ? pred_state_age(j, e) : 0;
+    return j->op[e] == OP_UPDATE ? j->pfrom[e] : 0u;
 }
 
 static unsigned header_bits(const writer_job *j)
@@ -357,7 +363,7 @@ static void codes_for(zl_snapshot_world *w, uint32_t tick)
  * code found moves to the front of e's list, where the next client with
  * the same baseline finds it first. */
 static inline const zl_snapshot_code *find_code(const writer_job *j, uint16_t e, uint8_t op,
-                                                uint8_t which, uint32_t from, uint32_t pfrom)
+                                                uint8_t which, uint32_t from, uint16_t pfrom)
 {
     uint8_t ahead = pfrom ? (uint8_t)(j->tick - j->base->tick) : 0u;
     uint8_t behind = pfrom ? (uint8_t)pred_age(j) : 0u;
@@ -381,7 +387,7 @@ static inline const zl_snapshot_code *find_code(const writer_job *j, uint16_t e,
 /* e's entry body written into the world's codes for the tick, or NULL
  * when the codes are full. */
 static const zl_snapshot_code *new_code(const writer_job *j, uint16_t e, uint8_t op,
-                                        uint8_t which, uint32_t from, uint32_t pfrom)
+                                        uint8_t which, uint32_t from, uint16_t pfrom)
 {
     zl_snapshot_world *w = j->w;
     zl_snapshot_code *code;
@@ -414,7 +420,8 @@ static const zl_snapshot_code *new_code(const writer_job *j, uint16_t e, uint8_t
 static inline const zl_snapshot_code *body_code(const writer_job *j, uint16_t e)
 {
     uint8_t op = j->op[e], which = (uint8_t)fields_for(e, j->own);
-    uint32_t from = from_of(j, e), pfrom = pfrom_of(j, e);
+    uint32_t from = from_of(j, e);
+    uint16_t pfrom = pfrom_of(j, e);
     const zl_snapshot_code *code = find_code(j, e, op, which, from, pfrom);
     return code ? code : new_code(j, e, op, which, from, pfrom);
 }
@@ -511,7 +518,8 @@ static inline uint8_t op_for(writer_job *j, uint32_t e, int wanted)
             return OP_FULL;
         if (unchanged(j, e, ref))
             return OP_KEEP;
-        return pred_state_age(j, (uint16_t)e) == ZL_SNAPSHOT_AGED ? OP_FULL : OP_UPDATE;
+        j->pfrom[e] = pred_state_age(j, (uint16_t)e);
+        return j->pfrom[e] == PRED_GONE ? OP_FULL : OP_UPDATE;
     }
     if (wanted)
         return OP_ENTER;
@@ -599,8 +607,10 @@ static int classify_twin(writer_job *j)
     memcpy(j->op_map, run->op_map, sizeof j->op_map);
     memcpy(j->cand, run->entity, run->count * sizeof j->cand[0]);
     j->cand_count = run->count;
-    for (i = 0; i < j->cand_count; i++)
+    for (i = 0; i < j->cand_count; i++) {
         j->code_at[j->cand[i]] = 0; /* not measured yet */
+        j->pfrom[j->cand[i]] = run->pfrom[i]; /* the older states are the same */
+    }
     return 1;
 }
 

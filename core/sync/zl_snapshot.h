@@ -60,7 +60,7 @@ typedef struct zl_snapshot_world_slot {
  * base, written once per tick. */
 typedef struct zl_snapshot_code {
     uint32_t from;       /* the base state's tick (0 when coded against zero) */
-    uint32_t pfrom;      /* the older state's age below the tick when
+    uint16_t pfrom;      /* the older state's age below the tick when
                             extrapolated (2 or more), else 0 */
     uint8_t ahead, behind; /* the extrapolation's ticks (0 when not) */
     uint32_t offset;     /* where the body starts in code_bytes */
@@ -91,7 +91,7 @@ typedef struct zl_snapshot_run {
     uint16_t entity[ZL_MAX_ENTITIES]; /* per entry, ascending */
     uint8_t op[ZL_MAX_ENTITIES];
     uint32_t from[ZL_MAX_ENTITIES];   /* the base state's tick, as in a code */
-    uint32_t pfrom[ZL_MAX_ENTITIES];  /* the older state's age, as in a code */
+    uint16_t pfrom[ZL_MAX_ENTITIES];  /* the older state's age, as in a code */
     uint32_t pred_age;   /* the extrapolation's older frame before the base, 0: none */
     uint16_t body[ZL_MAX_ENTITIES];   /* bit where the entry's kind starts */
     uint16_t end[ZL_MAX_ENTITIES];    /* bit after its state code */

@@ -156,8 +156,7 @@ int zl_snapshot_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout,
     if (has_base) {
         uint32_t age = zl_bitreader_bits(r, age_bits());
         uint32_t pred_age = zl_bitreader_bits(r, age_bits());
-        /* Both frames inside the server's world history. */
-        if (age == 0 || age + pred_age >= ZL_SNAPSHOT_WORLD_TICKS)
+        if (age == 0 || (pred_age != 0 && age + pred_age >= older_limit()))
             malformed(r);
         if (r->error == ZL_OK) {
             base = find_frame(rx, tick - age);

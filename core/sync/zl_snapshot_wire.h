@@ -10,7 +10,7 @@
  *   then count entries in ascending entity number, each: gap, kind, state.
  * base_age = tick - base tick (1 .. ZL_SNAPSHOT_WORLD_TICKS - 1);
  * older_age = base tick - the older frame's tick, 0 for none, the two ages
- * together below ZL_SNAPSHOT_WORLD_TICKS: an update of an entity the older
+ * together below older_limit(): an update of an entity the older
  * frame holds is coded against its base state with the ZL_EXTRAPOLATE
  * fields extrapolated from there (zl_schema_extrapolate). The gap
  * is the number of entity numbers skipped since the previous entry, in an
@@ -81,6 +81,12 @@ static inline unsigned highest_bit(uint32_t x)
 /* Widths of constants, worked out while compiling (zl_bits_required is
  * inline): the gap costs ask for entity_bits on every escape. */
 static inline unsigned age_bits(void) { return zl_bits_required(ZL_SNAPSHOT_WORLD_TICKS - 1u); }
+/* A base age and an older age add up to less than this: inside the world
+ * history and zl_schema_extrapolate's range of ticks. */
+static inline uint32_t older_limit(void)
+{
+    return ZL_SNAPSHOT_WORLD_TICKS < 64u ? ZL_SNAPSHOT_WORLD_TICKS : 64u;
+}
 static inline unsigned count_bits(void) { return zl_bits_required(ZL_MAX_ENTITIES); }
 static inline unsigned entity_bits(void) { return zl_bits_required(ZL_MAX_ENTITIES - 1u); }
 
