@@ -148,27 +148,33 @@ static const zl_snapshot_record *usable_baseline(const zl_snapshot_client *c, ui
 /* The acknowledged snapshot moving fields are extrapolated from, with the
  * baseline: the client decoded it, and still holds it, since it keeps as
  * many frames as the server remembers snapshots. Of those before the
- * baseline, within the world history, the one whose distance to the
- * baseline is nearest the baseline's to this tick (the newer on a tie):
- * the extrapolation then spans about what it covers. NULL when none. */
+ * baseline, within older_limit(), the one whose distance to the baseline
+ * is nearest the baseline's to this tick (the newer on a tie): the
+ * extrapolation then spans about what it covers. Ticks grow with serials,
+ * so going back from the newest the distance only grows, and the first
+ * acknowledged one at least as far back as ahead ends the search. NULL
+ * when none. */
 static const zl_snapshot_record *usable_pred(const zl_snapshot_client *c, uint32_t tick,
                                              const zl_snapshot_record *base)
 {
     const zl_snapshot_record *best = NULL;
     int32_t ahead = tick_diff(tick, base->tick), best_miss = 0;
-    uint32_t i;
-    for (i = 0; i < ZL_SNAPSHOT_SENT; i++) {
-        const zl_snapshot_record *rec = &c->record[i];
-        int32_t behind = tick_diff(base->tick, rec->tick), miss;
-        if (!rec->used || !rec->acked || c->written - rec->serial >= ZL_SNAPSHOT_SENT ||
-            behind <= 0 || ahead + behind >= (int32_t)older_limit())
+    uint32_t back;
+    for (back = 1; back < ZL_SNAPSHOT_SENT && back <= c->written; back++) {
+        const zl_snapshot_record *rec = &c->record[(c->written - back) % ZL_SNAPSHOT_SENT];
+        int32_t behind = tick_diff(base->tick, rec->tick);
+        if (!rec->used || rec->serial != c->written - back)
+            break;
+        if (behind <= 0 || !rec->acked)
             continue;
-        miss = behind > ahead ? behind - ahead : ahead - behind;
-        if (!best || miss < best_miss ||
-            (miss == best_miss && tick_diff(rec->tick, best->tick) > 0)) {
+        if (ahead + behind >= (int32_t)older_limit())
+            break;
+        if (!best || (behind > ahead ? behind - ahead : ahead - behind) < best_miss) {
             best = rec;
-            best_miss = miss;
+            best_miss = behind > ahead ? behind - ahead : ahead - behind;
         }
+        if (behind >= ahead)
+            break;
     }
     return best;
 }
@@ -229,6 +235,7 @@ typedef struct writer_job {
     const zl_snapshot_record *base;
     const zl_snapshot_world_slot *base_slot; /* the baseline's tick, or NULL */
     const zl_snapshot_record *pred; /* the older acknowledged one (usable_pred), or NULL */
+    const zl_snapshot_world_slot *pred_slot; /* its tick, or NULL */
     uint32_t tick;
     uint16_t own;
     uint8_t listed;   /* 1: a relevance list says what is wanted */
@@ -266,7 +273,10 @@ static uint16_t pred_state_age(const writer_job *j, uint16_t e)
     const zl_snapshot_world_slot *s;
     if (!j->pred || (age = j->pred->age[e]) == ZL_SNAPSHOT_ABSENT)
         return 0;
-    s = age < ZL_SNAPSHOT_AGED ? world_slot(j->w, j->pred->tick - age) : NULL;
+    /* Most were sent in that snapshot itself, whose slot is at hand. */
+    s = age == 0 && j->pred_slot ? j->pred_slot
+        : age < ZL_SNAPSHOT_AGED ? world_slot(j->w, j->pred->tick - age)
+                                 : NULL;
     return s && bit_get(s->present, e) ? (uint16_t)(j->tick - (j->pred->tick - age)) : PRED_GONE;
 }
 
@@ -1059,6 +1069,7 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     j->base = usable_baseline(c, tick);
     j->base_slot = j->base ? world_slot(world, j->base->tick) : NULL;
     j->pred = j->base ? usable_pred(c, tick, j->base) : NULL;
+    j->pred_slot = j->pred ? world_slot(world, j->pred->tick) : NULL;
     codes_for(world, tick);
     twin = classify_twin(j);
     if (!twin)
