@@ -248,7 +248,7 @@ int zl_snapshot_client_has_base(const zl_snapshot_client *c, uint32_t tick, uint
  * Returns the bits written (stats in c->last), or ZL_ERR_OVERFLOW (nothing
  * written or recorded) when even the header and the own entity do not fit
  * the budget or bw. The world is written only to keep the tick's state
- * codes, which later clients of the same tick reuse. Uses about 2.5 KiB of stack. */
+ * codes, which later clients of the same tick reuse. Uses about 3 KiB of stack. */
 int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
                       const zl_snapshot_layout *layout, uint32_t tick, const uint16_t *relevant,
                       int relevant_count, const uint32_t *priority, uint16_t own_entity,
