@@ -145,33 +145,37 @@ static const zl_snapshot_record *usable_baseline(const zl_snapshot_client *c, ui
     return base;
 }
 
+/* Snapshots written since the older one, at most: a client keeping
+ * ZL_SNAPSHOT_FRAMES frames (the server's own build's; both ends are
+ * built alike) has decoded fewer after it than that, so still holds it. */
+#define PRED_BACK (ZL_SNAPSHOT_FRAMES < ZL_SNAPSHOT_SENT ? ZL_SNAPSHOT_FRAMES : ZL_SNAPSHOT_SENT)
+
 /* The acknowledged snapshot moving fields are extrapolated from, with the
- * baseline: the client decoded it, and still holds it, since it keeps as
- * many frames as the server remembers snapshots. Of those before the
- * baseline, within older_limit(), the one whose distance to the baseline
- * is nearest the baseline's to this tick (the newer on a tie): the
- * extrapolation then spans about what it covers. Ticks grow with serials,
- * so going back from the newest the distance only grows, and the first
- * acknowledged one at least as far back as ahead ends the search. NULL
- * when none. */
+ * baseline: the client decoded it (it acknowledges nothing else) and
+ * still holds it (PRED_BACK). Of those before the baseline, within
+ * older_limit(), the one whose distance to the baseline is nearest the
+ * baseline's to this tick (the newer on a tie): the extrapolation then
+ * spans about what it covers. Ticks grow with serials, so going back from
+ * the newest the distance only grows, and the first acknowledged one at
+ * least as far back as ahead ends the search. NULL when none. */
 static const zl_snapshot_record *usable_pred(const zl_snapshot_client *c, uint32_t tick,
                                              const zl_snapshot_record *base)
 {
     const zl_snapshot_record *best = NULL;
     int32_t ahead = tick_diff(tick, base->tick), best_miss = 0;
     uint32_t back;
-    for (back = 1; back < ZL_SNAPSHOT_SENT && back <= c->written; back++) {
+    for (back = 1; back < PRED_BACK && back <= c->written; back++) {
         const zl_snapshot_record *rec = &c->record[(c->written - back) % ZL_SNAPSHOT_SENT];
-        int32_t behind = tick_diff(base->tick, rec->tick);
-        if (!rec->used || rec->serial != c->written - back)
+        int32_t behind = tick_diff(base->tick, rec->tick), miss;
+        if (!rec->used || rec->serial != c->written - back ||
+            ahead + behind >= (int32_t)older_limit())
             break;
         if (behind <= 0 || !rec->acked)
             continue;
-        if (ahead + behind >= (int32_t)older_limit())
-            break;
-        if (!best || (behind > ahead ? behind - ahead : ahead - behind) < best_miss) {
+        miss = behind > ahead ? behind - ahead : ahead - behind;
+        if (!best || miss < best_miss) {
             best = rec;
-            best_miss = behind > ahead ? behind - ahead : ahead - behind;
+            best_miss = miss;
         }
         if (behind >= ahead)
             break;
