@@ -856,33 +856,36 @@ static void test_extrapolated_entries(void)
                 3u + 2u + (uint32_t)plain_code_bits(1, tick, tick - 1u));
 }
 
-/* An older age the client cannot hold: past the world history with the
- * base age (malformed), or a frame it does not keep (asks for a full one). */
+/* An older age the client cannot hold: with the base age past 63 or the
+ * world history (malformed), or naming a frame it does not keep (it asks
+ * for a full one). */
 static void test_older_age_refused(void)
 {
     static uint8_t buf[BUF_BYTES];
     const zl_snapshot_frame *f;
     zl_bitwriter w;
     unsigned age = zl_bits_required(ZL_SNAPSHOT_WORLD_TICKS - 1u);
+    uint32_t limit = ZL_SNAPSHOT_WORLD_TICKS < 64u ? ZL_SNAPSHOT_WORLD_TICKS : 64u;
+    uint32_t base_age = limit / 2u, tick = 1u + base_age;
     start();
     alive[0] = 1;
     send_tick(buf, 1, 1);
-    /* A delta of tick 41 against tick 1 whose older frame is 23 more back. */
+    /* A delta against tick 1 whose older frame lies one tick too far back. */
     zl_bitwriter_init(&w, buf, sizeof buf);
     zl_bitwriter_bool(&w, 1);
-    zl_bitwriter_bits(&w, 40, age);
-    zl_bitwriter_bits(&w, ZL_SNAPSHOT_WORLD_TICKS - 40u, age);
+    zl_bitwriter_bits(&w, base_age, age);
+    zl_bitwriter_bits(&w, limit - base_age, age);
     zl_bitwriter_bits(&w, 0, zl_bits_required(ZL_MAX_ENTITIES));
-    ZL_CHECK_EQ(decode(buf, zl_bitwriter_finish(&w), 41, &f), ZL_ERR_MALFORMED);
+    ZL_CHECK_EQ(decode(buf, zl_bitwriter_finish(&w), tick, &f), ZL_ERR_MALFORMED);
     ZL_CHECK(f == NULL);
     ZL_CHECK_EQ(rx.malformed, 1u);
-    /* One tick less is inside the history, but no frame of tick 0 is kept. */
+    /* One tick less is allowed, but no frame older than tick 1 is kept. */
     zl_bitwriter_init(&w, buf, sizeof buf);
     zl_bitwriter_bool(&w, 1);
-    zl_bitwriter_bits(&w, 40, age);
-    zl_bitwriter_bits(&w, 1, age);
+    zl_bitwriter_bits(&w, base_age, age);
+    zl_bitwriter_bits(&w, limit - base_age - 1u, age);
     zl_bitwriter_bits(&w, 0, zl_bits_required(ZL_MAX_ENTITIES));
-    ZL_CHECK_EQ(decode(buf, zl_bitwriter_finish(&w), 41, &f), ZL_ERR_AGAIN);
+    ZL_CHECK_EQ(decode(buf, zl_bitwriter_finish(&w), tick, &f), ZL_ERR_AGAIN);
     ZL_CHECK(rx.need_full && rx.missing_base == 1u);
 }
 
