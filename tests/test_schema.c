@@ -132,8 +132,18 @@ static void test_validate(void)
     bad[0].interp = ZL_INTERP_LINEAR;
     ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
     bad[0] = tfields[F_HEALTH];
-    bad[0].flags = 0x40;
+    bad[0].flags = 0x80;
     ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    /* Extrapolated: FX or ANGLE only, never a ZL_DELTA counter. */
+    bad[0] = tfields[F_HEALTH];
+    bad[0].flags = ZL_EXTRAPOLATE;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    bad[0] = tfields[F_POSX];
+    bad[0].flags = ZL_EXTRAPOLATE | ZL_DELTA;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_ERR_INVALID);
+    bad[0] = tfields[F_POSX];
+    bad[0].flags = ZL_EXTRAPOLATE;
+    ZL_CHECK_EQ(zl_schema_validate(&s), ZL_OK);
     /* Coarser grids for other clients: FX down to whole units with bounds
      * on that grid, ANGLE down to 1 bit, nothing else. */
     bad[0] = tfields[F_POSX];
@@ -614,6 +624,85 @@ static void test_writer_overflow(void)
     ZL_CHECK_EQ(zl_schema_write_delta(&tschema, &w, NULL, &s, ZL_SCHEMA_WIRE), ZL_ERR_OVERFLOW);
 }
 
+/* Extrapolation in codes: the line through the older and the base code,
+ * rounded to the nearest code (halves away from zero), an angle the short
+ * way round and modulo its codes, an FX field clamped to its range; a
+ * teleport counter that differs, or nothing moving, leaves the base. */
+typedef struct xstate {
+    zl_fx x;
+    zl_angle yaw;
+    uint8_t teleport;
+    uint8_t health;
+} xstate;
+
+static const zl_field xfields[] = {
+    ZL_FIELD_FX_SHARED(xstate, x, -64, 63, 2, 1, ZL_INTERP_LINEAR | ZL_EXTRAPOLATE),
+    ZL_FIELD_ANGLE(xstate, yaw, 8, ZL_INTERP_ARC | ZL_EXTRAPOLATE),
+    ZL_FIELD_INT(xstate, teleport, 0, 255, ZL_INTERP_STEP | ZL_TELEPORT),
+    ZL_FIELD_INT(xstate, health, 0, 100, ZL_INTERP_STEP),
+};
+static const zl_schema xschema = ZL_SCHEMA(xstate, xfields);
+
+/* The state of x code cx (quarter units from -64) and yaw code cy (of 256). */
+static xstate xat(int32_t cx, uint32_t cy)
+{
+    xstate s;
+    memset(&s, 0, sizeof s);
+    s.x = ZL_FX_INT(-64) + cx * (ZL_FX_ONE / 4);
+    s.yaw = (zl_angle)(cy << 8);
+    s.health = 50;
+    return s;
+}
+
+static void test_extrapolate(void)
+{
+    xstate base, older, out;
+    /* x: codes 100 then 103 over 2 ticks, 3 ahead: 103 + 4.5 -> 108;
+     * going down, 103 - 4.5 -> 98 (the half away from zero). */
+    static const struct {
+        int32_t older, base;
+        uint32_t ahead, behind;
+        int32_t expect;
+    } lines[] = {
+        {100, 103, 3, 2, 108}, {106, 103, 3, 2, 98}, {100, 103, 1, 3, 104},
+        {100, 103, 2, 3, 105}, {100, 101, 63, 1, 164},
+        /* Clamped at the ends of the range (codes 0..508). */
+        {500, 505, 7, 1, 508}, {8, 3, 7, 1, 0},
+    };
+    size_t i;
+    ZL_CHECK_EQ(zl_schema_validate(&xschema), ZL_OK);
+    for (i = 0; i < ZL_COUNTOF(lines); i++) {
+        base = xat(lines[i].base, 0);
+        older = xat(lines[i].older, 0);
+        memset(&out, 0xA5, sizeof out);
+        ZL_CHECK_EQ(zl_schema_extrapolate(&xschema, &out, &base, &older, lines[i].ahead,
+                                          lines[i].behind, ZL_SCHEMA_WIRE), 1);
+        ZL_CHECK_EQ(out.x, xat(lines[i].expect, 0).x);
+        ZL_CHECK_EQ(out.yaw, base.yaw);       /* unmoved fields are the base's */
+        ZL_CHECK_EQ(out.health, base.health); /* and so is everything else */
+    }
+    /* The yaw crosses 0 the short way: 250 then 254, 2 ahead of 1 -> 262 = 6. */
+    base = xat(0, 254);
+    older = xat(0, 250);
+    ZL_CHECK_EQ(zl_schema_extrapolate(&xschema, &out, &base, &older, 2, 1, ZL_SCHEMA_WIRE), 1);
+    ZL_CHECK_EQ(out.yaw, (zl_angle)(6u << 8));
+    /* Shared precision: half-unit codes (x codes 50 -> 52 on the shared grid). */
+    base = xat(104, 0);
+    older = xat(100, 0);
+    ZL_CHECK_EQ(zl_schema_extrapolate(&xschema, &out, &base, &older, 1, 1, ZL_SCHEMA_SHARED), 1);
+    ZL_CHECK_EQ(out.x, xat(108, 0).x);
+    /* A teleport between the two, or nothing extrapolated moving: the base. */
+    older = xat(100, 0);
+    older.teleport = 1;
+    memset(&out, 0xA5, sizeof out);
+    ZL_CHECK_EQ(zl_schema_extrapolate(&xschema, &out, &base, &older, 1, 1, ZL_SCHEMA_WIRE), 0);
+    older = base;
+    older.health = 7;
+    memset(&out, 0xA5, sizeof out);
+    ZL_CHECK_EQ(zl_schema_extrapolate(&xschema, &out, &base, &older, 1, 1, ZL_SCHEMA_WIRE), 0);
+    ZL_CHECK_EQ(out.health, 0xA5); /* untouched */
+}
+
 void zl_suite_schema(void)
 {
     ZL_RUN(test_validate);
@@ -622,6 +711,7 @@ void zl_suite_schema(void)
     ZL_RUN(test_quantize);
     ZL_RUN(test_interpolate);
     ZL_RUN(test_delta_round_trip);
+    ZL_RUN(test_extrapolate);
     ZL_RUN(test_owner_fields);
     ZL_RUN(test_delta_sizes);
     ZL_RUN(test_delta_hostile);

@@ -387,12 +387,15 @@ static int sim_deliver(sim *s, uint32_t now)
         if (!flights[i].used || flights[i].due != now)
             continue;
         flights[i].used = 0;
-        /* Like the link: each packet is acknowledged, decoded or not. */
-        bit_set(client_got, flights[i].seq);
-        if (!s->client_any || zl_seq_newer(flights[i].seq, s->client_newest))
-            s->client_newest = flights[i].seq;
-        s->client_any = 1;
         r = decode(flights[i].data, flights[i].len, flights[i].tick, &f);
+        /* Like the client: a packet is acknowledged only when its snapshot
+         * decoded (a late one, older than the newest frame, is not). */
+        if (r == ZL_OK) {
+            bit_set(client_got, flights[i].seq);
+            if (!s->client_any || zl_seq_newer(flights[i].seq, s->client_newest))
+                s->client_newest = flights[i].seq;
+            s->client_any = 1;
+        }
         if (r == ZL_ERR_DUPLICATE) {
             s->refused++;
         } else if (r != ZL_OK || !frame_matches(f, NULL)) {
@@ -726,7 +729,8 @@ static void test_leave_and_reenter(void)
             ZL_CHECK(client.last.entered == 3 && f->count == 3);
             break;
         case 2:
-            ZL_CHECK(client.last.unchanged == 3 && client.last.bits <= 16);
+            /* Nothing but the header: has_base, the two ages, the count. */
+            ZL_CHECK(client.last.unchanged == 3 && client.last.bits <= 22);
             break;
         case 3:
             ZL_CHECK(client.last.left == 1 && f->count == 2 && !zl_snapshot_frame_state(f, THING_A));
@@ -747,6 +751,144 @@ static void test_leave_and_reenter(void)
 
 /* A real snapshot cut at every length, and the same with bits flipped:
  * errors, never a crash, and a failed read leaves the receiver usable. */
+/* The section's older age (bits 7..12 of a delta's section). */
+static uint32_t older_age_of(const uint8_t *buf, int len)
+{
+    zl_bitreader r;
+    zl_bitreader_init(&r, buf, (size_t)len);
+    (void)zl_bitreader_bits(&r, 1 + zl_bits_required(ZL_SNAPSHOT_WORLD_TICKS - 1u));
+    return zl_bitreader_bits(&r, zl_bits_required(ZL_SNAPSHOT_WORLD_TICKS - 1u));
+}
+
+/* Bits of player e's state code at `tick` against its world state at
+ * `from`, as another client gets it: what an entry coded against the plain
+ * base costs. */
+static int plain_code_bits(uint16_t e, uint32_t tick, uint32_t from)
+{
+    uint8_t scratch[64];
+    zl_bitwriter w;
+    zl_bitwriter_init(&w, scratch, sizeof scratch);
+    return zl_schema_write_delta(layout.player_schema, &w,
+                                 zl_snapshot_world_state(&world, from, e),
+                                 zl_snapshot_world_state(&world, tick, e), ZL_SCHEMA_SHARED);
+}
+
+/* Sends the snapshot of tick, decodes it (it must match the world) and,
+ * when `ack`, acknowledges it at once. Returns its bytes into buf. */
+static int send_tick(uint8_t *buf, uint32_t tick, int ack)
+{
+    const zl_snapshot_frame *f;
+    int len;
+    record_tick(tick, 2);
+    len = encode(buf, tick, NULL, 0, NULL, ZL_SNAPSHOT_NONE, NO_BUDGET, (uint16_t)tick);
+    ZL_CHECK(len > 0 && decode(buf, len, tick, &f) == ZL_OK && frame_matches(f, NULL));
+    if (ack)
+        zl_snapshot_acked(&client, (uint16_t)tick);
+    return len;
+}
+
+/* A steady runner's entry is coded against where its two newest held
+ * states carry it: one "nothing changed" bit; a teleport between them, an
+ * older snapshot lost or unacknowledged, or an entity the older one lacks
+ * fall back to the plain base. Every frame decodes exact. */
+static void test_extrapolated_entries(void)
+{
+    static uint8_t buf[BUF_BYTES];
+    uint32_t tick;
+    start();
+    alive[0] = 1;
+    players[0].origin.x = ZL_FX_INT(100);
+    players[0].yaw = 1000;
+    players[0].health = 100;
+    for (tick = 1; tick <= 12; tick++) {
+        /* The first packet is lost: tick 2 is full, tick 3 a delta with
+         * nothing older acknowledged, the older frame exists from tick 4
+         * (1 unit and 16/65536 of a turn a tick). */
+        send_tick(buf, tick, tick != 1);
+        if (tick == 3)
+            ZL_CHECK_EQ(older_age_of(buf, (int)sizeof buf), 0u);
+        if (tick >= 4) {
+            ZL_CHECK_EQ(older_age_of(buf, (int)sizeof buf), 1u);
+            ZL_CHECK_EQ(client.last.updated, 1);
+            ZL_CHECK_EQ(client.last.update_bits, 3u); /* gap, kind, nothing changed */
+        }
+        players[0].origin.x += ZL_FX_INT(1);
+        players[0].yaw = (zl_angle)(players[0].yaw + 16u);
+    }
+    /* Respawned far away: the next entry against the prediction of the
+     * old run, the one after against the base (the counter differs). */
+    players[0].origin.x = ZL_FX_INT(-2000);
+    players[0].teleport++;
+    send_tick(buf, tick++, 1);
+    players[0].origin.x += ZL_FX_INT(1);
+    send_tick(buf, tick, 1);
+    ZL_CHECK_EQ(older_age_of(buf, (int)sizeof buf), 1u);
+    ZL_CHECK_EQ(client.last.update_bits, 2u + (uint32_t)plain_code_bits(0, tick, tick - 1u));
+    tick++;
+    /* Running on from there, both states past the respawn: predicted again. */
+    players[0].origin.x += ZL_FX_INT(1);
+    send_tick(buf, tick++, 1);
+    ZL_CHECK_EQ(client.last.update_bits, 3u);
+    /* The older snapshots' packets lost: only the baseline is held, so
+     * nothing is extrapolated and the entry costs the plain difference. */
+    players[0].origin.x += ZL_FX_INT(1);
+    send_tick(buf, tick++, 0);
+    players[0].origin.x += ZL_FX_INT(1);
+    send_tick(buf, tick++, 0);
+    zl_snapshot_client_hold_only_baseline(&client);
+    players[0].origin.x += ZL_FX_INT(1);
+    send_tick(buf, tick, 1);
+    ZL_CHECK_EQ(older_age_of(buf, (int)sizeof buf), 0u);
+    ZL_CHECK_EQ(client.last.update_bits, 2u + (uint32_t)plain_code_bits(0, tick, tick - 3u));
+    tick++;
+    /* Player 1 enters; next tick the older frame lacks it: plain base for
+     * it, extrapolated for the runner. */
+    alive[1] = 1;
+    players[1].origin.y = ZL_FX_INT(50);
+    players[0].origin.x += ZL_FX_INT(1);
+    send_tick(buf, tick++, 1);
+    players[0].origin.x += ZL_FX_INT(1);
+    players[1].origin.y += ZL_FX_INT(2);
+    send_tick(buf, tick, 1);
+    ZL_CHECK(older_age_of(buf, (int)sizeof buf) > 0u);
+    ZL_CHECK_EQ(client.last.updated, 2);
+    ZL_CHECK_EQ(client.last.update_bits,
+                3u + 2u + (uint32_t)plain_code_bits(1, tick, tick - 1u));
+}
+
+/* An older age the client cannot hold: with the base age past 63 or the
+ * world history (malformed), or naming a frame it does not keep (it asks
+ * for a full one). */
+static void test_older_age_refused(void)
+{
+    static uint8_t buf[BUF_BYTES];
+    const zl_snapshot_frame *f;
+    zl_bitwriter w;
+    unsigned age = zl_bits_required(ZL_SNAPSHOT_WORLD_TICKS - 1u);
+    uint32_t limit = ZL_SNAPSHOT_WORLD_TICKS < 64u ? ZL_SNAPSHOT_WORLD_TICKS : 64u;
+    uint32_t base_age = limit / 2u, tick = 1u + base_age;
+    start();
+    alive[0] = 1;
+    send_tick(buf, 1, 1);
+    /* A delta against tick 1 whose older frame lies one tick too far back. */
+    zl_bitwriter_init(&w, buf, sizeof buf);
+    zl_bitwriter_bool(&w, 1);
+    zl_bitwriter_bits(&w, base_age, age);
+    zl_bitwriter_bits(&w, limit - base_age, age);
+    zl_bitwriter_bits(&w, 0, zl_bits_required(ZL_MAX_ENTITIES));
+    ZL_CHECK_EQ(decode(buf, zl_bitwriter_finish(&w), tick, &f), ZL_ERR_MALFORMED);
+    ZL_CHECK(f == NULL);
+    ZL_CHECK_EQ(rx.malformed, 1u);
+    /* One tick less is allowed, but no frame older than tick 1 is kept. */
+    zl_bitwriter_init(&w, buf, sizeof buf);
+    zl_bitwriter_bool(&w, 1);
+    zl_bitwriter_bits(&w, base_age, age);
+    zl_bitwriter_bits(&w, limit - base_age - 1u, age);
+    zl_bitwriter_bits(&w, 0, zl_bits_required(ZL_MAX_ENTITIES));
+    ZL_CHECK_EQ(decode(buf, zl_bitwriter_finish(&w), tick, &f), ZL_ERR_AGAIN);
+    ZL_CHECK(rx.need_full && rx.missing_base == 1u);
+}
+
 static void test_hostile_input(void)
 {
     static uint8_t buf[BUF_BYTES];
@@ -945,7 +1087,8 @@ static void test_match_numbers(void)
     ZL_CHECK(still.snapshots > 0);
     if (still.snapshots) {
         uint32_t standing = 32u * still.snapshots;
-        uint32_t header = 1u + zl_bits_required(ZL_SNAPSHOT_WORLD_TICKS - 1u) +
+        /* has_base, base age, extrapolation age, count. */
+        uint32_t header = 1u + 2u * zl_bits_required(ZL_SNAPSHOT_WORLD_TICKS - 1u) +
                           zl_bits_required(ZL_MAX_ENTITIES);
         /* Nothing but the header and the movers' entries was written. */
         ZL_CHECK_EQ(still.section_bits, header * still.snapshots + still.moving_bits);
@@ -1198,6 +1341,8 @@ void zl_suite_snapshot(void)
     ZL_RUN(test_budget_priority);
     ZL_RUN(test_budget_starved);
     ZL_RUN(test_leave_and_reenter);
+    ZL_RUN(test_extrapolated_entries);
+    ZL_RUN(test_older_age_refused);
     ZL_RUN(test_hostile_input);
     ZL_RUN(test_match_numbers);
     ZL_RUN(test_message_tick_wraps);

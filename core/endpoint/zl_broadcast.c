@@ -126,6 +126,8 @@ static int open_fragment(zl_broadcast *b, zl_server *s)
     (void)zl_demo_item(&b->writer, ZL_DEMO_KEYFRAME, stream_us(b, s, s->tick), record, n);
     b->frag_first = b->frag_last = s->tick;
     b->frag_key = n;
+    /* A spectator joining here holds the keyframe and nothing older. */
+    zl_snapshot_client_hold_only_baseline(&b->chain);
     return 0;
 }
 

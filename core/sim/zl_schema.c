@@ -93,7 +93,13 @@ static int valid_field(const zl_field *f, uint16_t state_size)
         return 0;
     if ((uint32_t)f->offset + f->size > state_size)
         return 0;
-    if ((f->flags & ~(ZL_LOCAL | ZL_DELTA | ZL_OWNER)) != 0 || f->interp > ZL_INTERP_STEP)
+    if ((f->flags & ~(ZL_LOCAL | ZL_DELTA | ZL_OWNER | ZL_EXTRAPOLATE | ZL_TELEPORT)) != 0 ||
+        f->interp > ZL_INTERP_STEP)
+        return 0;
+    if ((f->flags & ZL_EXTRAPOLATE) &&
+        ((f->kind != ZL_FIELD_KIND_FX && f->kind != ZL_FIELD_KIND_ANGLE) ||
+         (f->flags & ZL_DELTA) || (f->kind == ZL_FIELD_KIND_FX && f->min >= f->max) ||
+         zl_bits_required(max_code(f)) > 24u))
         return 0;
     switch (f->kind) {
     case ZL_FIELD_KIND_FX:
@@ -371,4 +377,50 @@ int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, 
         place++;
     }
     return r->error;
+}
+
+/* The code `ahead` ticks after b on the line through o (`behind` ticks
+ * before b): |b - o| < 2^24 and ahead < 64, so twice their product fits
+ * 32 bits unsigned. */
+static uint32_t extrapolated(const zl_field *f, uint32_t b, uint32_t o, uint32_t ahead,
+                             uint32_t behind)
+{
+    unsigned width = zl_bits_required(max_code(f));
+    int wraps = f->kind == ZL_FIELD_KIND_ANGLE;
+    uint32_t d = difference(b, o, width, wraps);
+    int negative = zl_to_i32(d) < 0;
+    uint32_t m = negative ? 0u - d : d;
+    uint32_t q = (2u * m * ahead + behind) / (2u * behind);
+    int64_t p = (int64_t)b + (negative ? -(int64_t)q : (int64_t)q);
+    if (wraps)
+        return (uint32_t)p & max_code(f);
+    return (uint32_t)zl_clamp64(p, 0, max_code(f));
+}
+
+int zl_schema_extrapolate(const zl_schema *s, void *out, const void *base, const void *older,
+                          uint32_t ahead, uint32_t behind, int which)
+{
+    const zl_field *f, *end;
+    int moved = 0;
+    zl_field coarser;
+    ZL_ASSERT(s && out && base && older && out != base && out != older);
+    ZL_ASSERT(ahead >= 1 && ahead <= 63 && behind >= 1 && behind <= 63);
+    for (f = s->fields, end = f + s->count; f < end; f++) {
+        const zl_field *g;
+        uint32_t b, o;
+        if (!(f->flags & (ZL_EXTRAPOLATE | ZL_TELEPORT)) || !selected(f, which))
+            continue;
+        g = for_audience(f, which, &coarser);
+        b = code_of(g, base);
+        o = code_of(g, older);
+        if (b == o)
+            continue;
+        if (f->flags & ZL_TELEPORT)
+            return 0;
+        if (!moved)
+            memcpy(out, base, s->size);
+        moved = 1;
+        store_value(g, out, decode(g, extrapolated(g, b, o, ahead, behind)));
+    }
+    return moved;
 }

@@ -52,7 +52,15 @@ enum {
      * velocity, ammo and timers only prediction needs. It saves their bits
      * in every other client's snapshot and leaks nothing a cheat could
      * show. Selected by ZL_SCHEMA_ALL and ZL_SCHEMA_WIRE, not SHARED. */
-    ZL_OWNER = 16
+    ZL_OWNER = 16,
+    /* FX or ANGLE, a full code of at most 24 bits: a snapshot entry may be
+     * coded against the value extrapolated from the two newest states the
+     * client holds (zl_schema_extrapolate), so steady motion costs nearly
+     * nothing: origins and view angles. */
+    ZL_EXTRAPOLATE = 32,
+    /* A counter that changes when the state jumps (respawn, teleport): no
+     * extrapolation across a change of it. */
+    ZL_TELEPORT = 64
 };
 
 /* One field of a state struct. Build it with the ZL_FIELD_* macros. */
@@ -198,6 +206,18 @@ int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
  * written and must be discarded. */
 int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, void *out,
                          int which);
+
+/* Extrapolates the ZL_EXTRAPOLATE fields `which` selects from `older`
+ * (`behind` ticks before base) to `ahead` ticks after base, on the
+ * audience's grid, in codes: pred = b + round((b - o) * ahead / behind),
+ * halves away from zero, ANGLE the short way round and modulo its codes,
+ * FX clamped to 0..its largest code. ahead and behind: 1..63. Returns 1
+ * with out (s->size bytes, not aliasing base or older) a copy of base
+ * with those fields replaced; 0 when a selected ZL_TELEPORT field differs
+ * between the two (out then unspecified) or no extrapolated field moved
+ * (out untouched): the prediction is base itself. */
+int zl_schema_extrapolate(const zl_schema *s, void *out, const void *base, const void *older,
+                          uint32_t ahead, uint32_t behind, int which);
 
 /* ---- Prepared schemas ----
  * A plan is a schema with every per-field decision taken once, at start-up:

@@ -112,11 +112,20 @@ void zl_snapshot_acked(zl_snapshot_client *c, uint16_t packet_sequence)
         const zl_snapshot_record *rec = &c->record[i];
         if (!rec->used || rec->sequence != packet_sequence)
             continue;
+        c->record[i].acked = 1;
         /* Serials only grow, so "newer" is exact even when acks reorder. */
         if (c->baseline < 0 || rec->serial - c->record[c->baseline].serial - 1u < 0x7FFFFFFFu)
             c->baseline = (int32_t)i;
         return;
     }
+}
+
+void zl_snapshot_client_hold_only_baseline(zl_snapshot_client *c)
+{
+    uint32_t i;
+    ZL_ASSERT(c != NULL);
+    for (i = 0; i < ZL_SNAPSHOT_SENT; i++)
+        c->record[i].acked = (uint8_t)((int32_t)i == c->baseline);
 }
 
 /* The baseline if the client can still be sent a delta against it: the
@@ -134,6 +143,44 @@ static const zl_snapshot_record *usable_baseline(const zl_snapshot_client *c, ui
         age >= (int32_t)ZL_SNAPSHOT_WORLD_TICKS)
         return NULL;
     return base;
+}
+
+/* Snapshots written since the older one, at most: a client keeping
+ * ZL_SNAPSHOT_FRAMES frames (the server's own build's; both ends are
+ * built alike) has decoded fewer after it than that, so still holds it. */
+#define PRED_BACK (ZL_SNAPSHOT_FRAMES < ZL_SNAPSHOT_SENT ? ZL_SNAPSHOT_FRAMES : ZL_SNAPSHOT_SENT)
+
+/* The acknowledged snapshot moving fields are extrapolated from, with the
+ * baseline: the client decoded it (it acknowledges nothing else) and
+ * still holds it (PRED_BACK). Of those before the baseline, within
+ * older_limit(), the one whose distance to the baseline is nearest the
+ * baseline's to this tick (the newer on a tie): the extrapolation then
+ * spans about what it covers. Ticks grow with serials, so going back from
+ * the newest the distance only grows, and the first acknowledged one at
+ * least as far back as ahead ends the search. NULL when none. */
+static const zl_snapshot_record *usable_pred(const zl_snapshot_client *c, uint32_t tick,
+                                             const zl_snapshot_record *base)
+{
+    const zl_snapshot_record *best = NULL;
+    int32_t ahead = tick_diff(tick, base->tick), best_miss = 0;
+    uint32_t back;
+    for (back = 1; back < PRED_BACK && back <= c->written; back++) {
+        const zl_snapshot_record *rec = &c->record[(c->written - back) % ZL_SNAPSHOT_SENT];
+        int32_t behind = tick_diff(base->tick, rec->tick), miss;
+        if (!rec->used || rec->serial != c->written - back ||
+            ahead + behind >= (int32_t)older_limit())
+            break;
+        if (behind <= 0 || !rec->acked)
+            continue;
+        miss = behind > ahead ? behind - ahead : ahead - behind;
+        if (!best || miss < best_miss) {
+            best = rec;
+            best_miss = miss;
+        }
+        if (behind >= ahead)
+            break;
+    }
+    return best;
 }
 
 int zl_snapshot_client_has_base(const zl_snapshot_client *c, uint32_t tick, uint32_t *executed)
@@ -191,11 +238,16 @@ typedef struct writer_job {
     const zl_snapshot_world_slot *now;
     const zl_snapshot_record *base;
     const zl_snapshot_world_slot *base_slot; /* the baseline's tick, or NULL */
+    const zl_snapshot_record *pred; /* the older acknowledged one (usable_pred), or NULL */
+    const zl_snapshot_world_slot *pred_slot; /* its tick, or NULL */
     uint32_t tick;
     uint16_t own;
     uint8_t listed;   /* 1: a relevance list says what is wanted */
     uint32_t content; /* the run the new record holds the entities of, or 0 */
     uint8_t op[ZL_MAX_ENTITIES];
+    /* Of each update, how far before the tick lies the older state its
+     * base is extrapolated from (pred_state_age, 0: none), found once. */
+    uint16_t pfrom[ZL_MAX_ENTITIES];
     uint32_t op_map[OP_LEAVE + 1][MAP_WORDS]; /* the entities of each op */
     uint16_t size[ZL_MAX_ENTITIES]; /* entry body bits (kind and state code) of each candidate */
     uint16_t cand[ZL_MAX_ENTITIES]; /* entries to consider, ascending */
@@ -213,16 +265,51 @@ typedef struct writer_job {
     uint8_t any[ZL_SNAPSHOT_BITMAP_BYTES];
 } writer_job;
 
+/* The older state gone from the world history (pred_state_age). */
+#define PRED_GONE 0xFFFFu
+
+/* How far before this tick lies the state the client holds of e in the
+ * extrapolation's older frame (2 or more): 0 when that frame holds no e (or
+ * there is none), PRED_GONE when the state has left the world history. */
+static uint16_t pred_state_age(const writer_job *j, uint16_t e)
+{
+    uint16_t age;
+    const zl_snapshot_world_slot *s;
+    if (!j->pred || (age = j->pred->age[e]) == ZL_SNAPSHOT_ABSENT)
+        return 0;
+    /* Most were sent in that snapshot itself, whose slot is at hand. */
+    s = age == 0 && j->pred_slot ? j->pred_slot
+        : age < ZL_SNAPSHOT_AGED ? world_slot(j->w, j->pred->tick - age)
+                                 : NULL;
+    return s && bit_get(s->present, e) ? (uint16_t)(j->tick - (j->pred->tick - age)) : PRED_GONE;
+}
+
+/* The older frame's distance before the baseline, 0 for none. */
+static uint32_t pred_age(const writer_job *j)
+{
+    return j->pred ? j->base->tick - j->pred->tick : 0u;
+}
+
+/* How far before this tick lies the older state e's base is extrapolated
+ * from, 0 for none (op_for made an update whose older state is gone a
+ * full entry). Codes and runs are per tick, so this names the state. */
+static uint16_t pfrom_of(const writer_job *j, uint16_t e)
+{
+    return j->op[e] == OP_UPDATE ? j->pfrom[e] : 0u;
+}
+
 static unsigned header_bits(const writer_job *j)
 {
-    return 1u + (j->base ? age_bits() : 0u) + count_bits();
+    return 1u + (j->base ? 2u * age_bits() : 0u) + count_bits();
 }
 
 static void write_header(const writer_job *j, zl_bitwriter *bw, uint32_t count)
 {
     zl_bitwriter_bool(bw, j->base != NULL);
-    if (j->base)
+    if (j->base) {
         zl_bitwriter_bits(bw, j->tick - j->base->tick, age_bits());
+        zl_bitwriter_bits(bw, pred_age(j), age_bits());
+    }
     zl_bitwriter_bits(bw, count, count_bits());
 }
 
@@ -244,6 +331,7 @@ static int write_body(const writer_job *j, zl_bitwriter *bw, uint16_t e)
     const zl_schema *schema;
     const zl_schema_plan *plan;
     const void *base;
+    uint32_t predicted[ZL_STATE_MAX / 4];
     uint8_t op = j->op[e];
     write_kind(bw, op);
     if (op == OP_LEAVE)
@@ -251,6 +339,11 @@ static int write_body(const writer_job *j, zl_bitwriter *bw, uint16_t e)
     schema = schema_of(j->layout, e);
     plan = plan_slot(j->w, j->layout, schema);
     base = op == OP_UPDATE ? base_state(j->w, j->base_slot, j->base, e) : NULL;
+    if (pfrom_of(j, e) != 0 &&
+        zl_schema_extrapolate(schema, predicted, base,
+                              world_slot(j->w, j->tick - pfrom_of(j, e))->states[e],
+                              j->tick - j->base->tick, pred_age(j), fields_for(e, j->own)))
+        base = predicted;
     if (plan->schema == schema)
         return zl_schema_plan_write_delta(plan, bw, base, j->now->states[e], fields_for(e, j->own));
     return zl_schema_write_delta(schema, bw, base, j->now->states[e], fields_for(e, j->own));
@@ -284,13 +377,16 @@ static void codes_for(zl_snapshot_world *w, uint32_t tick)
  * code found moves to the front of e's list, where the next client with
  * the same baseline finds it first. */
 static inline const zl_snapshot_code *find_code(const writer_job *j, uint16_t e, uint8_t op,
-                                                uint8_t which, uint32_t from)
+                                                uint8_t which, uint32_t from, uint16_t pfrom)
 {
+    uint8_t ahead = pfrom ? (uint8_t)(j->tick - j->base->tick) : 0u;
+    uint8_t behind = pfrom ? (uint8_t)pred_age(j) : 0u;
     zl_snapshot_world *w = j->w;
     uint16_t i, before = 0;
     for (i = w->code_head[e]; i != 0; before = i, i = w->code[i - 1u].next) {
         zl_snapshot_code *code = &w->code[i - 1u];
-        if (code->op == op && code->which == which && code->from == from) {
+        if (code->op == op && code->which == which && code->from == from &&
+            code->pfrom == pfrom && code->ahead == ahead && code->behind == behind) {
             if (before != 0) {
                 w->code[before - 1u].next = code->next;
                 code->next = w->code_head[e];
@@ -305,7 +401,7 @@ static inline const zl_snapshot_code *find_code(const writer_job *j, uint16_t e,
 /* e's entry body written into the world's codes for the tick, or NULL
  * when the codes are full. */
 static const zl_snapshot_code *new_code(const writer_job *j, uint16_t e, uint8_t op,
-                                        uint8_t which, uint32_t from)
+                                        uint8_t which, uint32_t from, uint16_t pfrom)
 {
     zl_snapshot_world *w = j->w;
     zl_snapshot_code *code;
@@ -319,6 +415,9 @@ static const zl_snapshot_code *new_code(const writer_job *j, uint16_t e, uint8_t
         return NULL;
     code = &w->code[w->code_count++];
     code->from = from;
+    code->pfrom = pfrom;
+    code->ahead = pfrom ? (uint8_t)(j->tick - j->base->tick) : 0u;
+    code->behind = pfrom ? (uint8_t)pred_age(j) : 0u;
     code->offset = w->code_used;
     code->next = w->code_head[e];
     code->bits = (uint16_t)zl_bitwriter_bits_used(&cw);
@@ -336,8 +435,9 @@ static inline const zl_snapshot_code *body_code(const writer_job *j, uint16_t e)
 {
     uint8_t op = j->op[e], which = (uint8_t)fields_for(e, j->own);
     uint32_t from = from_of(j, e);
-    const zl_snapshot_code *code = find_code(j, e, op, which, from);
-    return code ? code : new_code(j, e, op, which, from);
+    uint16_t pfrom = pfrom_of(j, e);
+    const zl_snapshot_code *code = find_code(j, e, op, which, from, pfrom);
+    return code ? code : new_code(j, e, op, which, from, pfrom);
 }
 
 /* Writes e's entry body into bw, from the codes when it can. Returns the
@@ -430,7 +530,10 @@ static inline uint8_t op_for(writer_job *j, uint32_t e, int wanted)
         const void *ref = base_state(j->w, j->base_slot, j->base, (uint16_t)e);
         if (!ref)
             return OP_FULL;
-        return unchanged(j, e, ref) ? OP_KEEP : OP_UPDATE;
+        if (unchanged(j, e, ref))
+            return OP_KEEP;
+        j->pfrom[e] = pred_state_age(j, (uint16_t)e);
+        return j->pfrom[e] == PRED_GONE ? OP_FULL : OP_UPDATE;
     }
     if (wanted)
         return OP_ENTER;
@@ -508,7 +611,9 @@ static int classify_twin(writer_job *j)
     const zl_snapshot_run *run = &j->w->run;
     uint32_t i;
     if (j->listed || j->c->owed || !run->valid || !run->twin || !j->base ||
-        j->base->content == 0 || j->base->content != run->base_content)
+        j->base->content == 0 || j->base->content != run->base_content ||
+        pred_age(j) != run->pred_age ||
+        (j->pred && (j->pred->content == 0 || j->pred->content != run->pred_content)))
         return 0;
     if (!same_op(j, j->own) || !same_op(j, run->own))
         return 0;
@@ -516,8 +621,10 @@ static int classify_twin(writer_job *j)
     memcpy(j->op_map, run->op_map, sizeof j->op_map);
     memcpy(j->cand, run->entity, run->count * sizeof j->cand[0]);
     j->cand_count = run->count;
-    for (i = 0; i < j->cand_count; i++)
+    for (i = 0; i < j->cand_count; i++) {
         j->code_at[j->cand[i]] = 0; /* not measured yet */
+        j->pfrom[j->cand[i]] = run->pfrom[i]; /* the older states are the same */
+    }
     return 1;
 }
 
@@ -757,11 +864,13 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget)
     const zl_snapshot_code *own = NULL;
     uint32_t i, k = 0, bits;
     if (!run->valid || run->count != j->cand_count || run->has_base != (j->base != NULL) ||
-        (j->base && run->base_tick != j->base->tick))
+        (j->base && run->base_tick != j->base->tick) ||
+        run->pred_age != pred_age(j))
         return 0;
     for (i = 0; i < j->cand_count; i++) {
         uint16_t e = j->cand[i];
-        if (run->entity[i] != e || run->op[i] != j->op[e] || run->from[i] != from_of(j, e))
+        if (run->entity[i] != e || run->op[i] != j->op[e] || run->from[i] != from_of(j, e) ||
+            run->pfrom[i] != pfrom_of(j, e))
             return 0;
         if (e == j->own)
             k = i;
@@ -814,10 +923,12 @@ static void keep_run(writer_job *j, uint32_t bits)
         run->entity[i] = e;
         run->op[i] = j->op[e];
         run->from[i] = from_of(j, e);
+        run->pfrom[i] = pfrom_of(j, e);
     }
     run->count = (uint16_t)j->cand_count;
     run->has_base = j->base != NULL;
     run->base_tick = j->base ? j->base->tick : 0;
+    run->pred_age = pred_age(j);
     run->hits = 0;
     run->written = 0;
     run->valid = 1;
@@ -825,6 +936,7 @@ static void keep_run(writer_job *j, uint32_t bits)
     if (run->twin) {
         run->own = j->own;
         run->base_content = j->base ? j->base->content : 0u;
+        run->pred_content = j->pred ? j->pred->content : 0u;
         memcpy(run->op_of, j->op, sizeof run->op_of);
         memcpy(run->op_map, j->op_map, sizeof run->op_map);
         if (++j->w->contents == 0)
@@ -929,6 +1041,7 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
     rec->serial = c->written;
     rec->sequence = packet_sequence;
     rec->used = 1;
+    rec->acked = 0;
     c->written++;
     c->last_tick = j->tick;
     c->have_last = 1;
@@ -959,6 +1072,8 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     j->content = 0;
     j->base = usable_baseline(c, tick);
     j->base_slot = j->base ? world_slot(world, j->base->tick) : NULL;
+    j->pred = j->base ? usable_pred(c, tick, j->base) : NULL;
+    j->pred_slot = j->pred ? world_slot(world, j->pred->tick) : NULL;
     codes_for(world, tick);
     twin = classify_twin(j);
     if (!twin)

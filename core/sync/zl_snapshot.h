@@ -60,6 +60,9 @@ typedef struct zl_snapshot_world_slot {
  * base, written once per tick. */
 typedef struct zl_snapshot_code {
     uint32_t from;       /* the base state's tick (0 when coded against zero) */
+    uint16_t pfrom;      /* the older state's age below the tick when
+                            extrapolated (2 or more), else 0 */
+    uint8_t ahead, behind; /* the extrapolation's ticks (0 when not) */
     uint32_t offset;     /* where the body starts in code_bytes */
     uint16_t next;       /* index + 1 of the entity's next code; 0: none */
     uint16_t bits;       /* the body */
@@ -88,6 +91,8 @@ typedef struct zl_snapshot_run {
     uint16_t entity[ZL_MAX_ENTITIES]; /* per entry, ascending */
     uint8_t op[ZL_MAX_ENTITIES];
     uint32_t from[ZL_MAX_ENTITIES];   /* the base state's tick, as in a code */
+    uint16_t pfrom[ZL_MAX_ENTITIES];  /* the older state's age, as in a code */
+    uint32_t pred_age;   /* the extrapolation's older frame before the base, 0: none */
     uint16_t body[ZL_MAX_ENTITIES];   /* bit where the entry's kind starts */
     uint16_t end[ZL_MAX_ENTITIES];    /* bit after its state code */
     uint32_t enter_bits, update_bits, number_bits; /* as zl_snapshot_stats's,
@@ -101,7 +106,7 @@ typedef struct zl_snapshot_run {
      * run was written from a relevance list (clients' lists differ). */
     uint8_t twin;
     uint16_t own;
-    uint32_t content, base_content;
+    uint32_t content, base_content, pred_content;
     uint8_t op_of[ZL_MAX_ENTITIES];
     uint32_t op_map[ZL_SNAPSHOT_OPS][ZL_SNAPSHOT_MAP_WORDS];
 } zl_snapshot_run;
@@ -164,6 +169,7 @@ typedef struct zl_snapshot_record {
     uint32_t serial; /* zl_snapshot_client.written when it was made */
     uint16_t sequence; /* the packet that carried it */
     uint8_t used;
+    uint8_t acked; /* its packet was acknowledged: the client holds it */
     uint16_t age[ZL_MAX_ENTITIES]; /* state tick = tick - age, or ABSENT */
     uint8_t held[ZL_SNAPSHOT_BITMAP_BYTES]; /* the entities whose age is not ABSENT */
     uint32_t content; /* the tick's run it holds the entities of, 0: its own */
@@ -234,13 +240,15 @@ int zl_snapshot_client_has_base(const zl_snapshot_client *c, uint32_t tick, uint
  *     room left. Entries that do not fit are carried to a later snapshot.
  * Unchanged entities cost nothing; changed ones are delta-coded through
  * their schema (own_entity with every wire field, the others without their
- * ZL_OWNER fields) against the state the client holds, entering ones (and
- * those whose baseline state left the world history) against zero. With no
+ * ZL_OWNER fields) against the state the client holds, its ZL_EXTRAPOLATE
+ * fields extrapolated from an older acknowledged snapshot when there is one
+ * (docs/PROTOCOL.md 9.3), entering ones (and those whose baseline state, or
+ * that older state, left the world history) against zero. With no
  * usable baseline the snapshot is full and the client needs no old frame.
  * Returns the bits written (stats in c->last), or ZL_ERR_OVERFLOW (nothing
  * written or recorded) when even the header and the own entity do not fit
  * the budget or bw. The world is written only to keep the tick's state
- * codes, which later clients of the same tick reuse. Uses about 2.5 KiB of stack. */
+ * codes, which later clients of the same tick reuse. Uses about 3 KiB of stack. */
 int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
                       const zl_snapshot_layout *layout, uint32_t tick, const uint16_t *relevant,
                       int relevant_count, const uint32_t *priority, uint16_t own_entity,
@@ -256,6 +264,12 @@ int zl_snapshot_client_holds(const zl_snapshot_client *c, uint16_t entity);
  * it carried a snapshot still remembered, that snapshot becomes the
  * baseline when newer than the current one. Unknown sequences are ignored. */
 void zl_snapshot_acked(zl_snapshot_client *c, uint16_t packet_sequence);
+
+/* Makes the baseline the only snapshot the client counts as held: the
+ * next deltas are coded against it alone, never extrapolated from an older
+ * one (9.3). For a relay whose receivers may start at the baseline, as a
+ * broadcast's spectators start at a fragment's keyframe. */
+void zl_snapshot_client_hold_only_baseline(zl_snapshot_client *c);
 
 /* ---- Client: decoding ---- */
 
@@ -308,8 +322,11 @@ void zl_snapshot_receiver_init(zl_snapshot_receiver *rx);
  * with ZL_OWNER fields (the number the server passed to zl_snapshot_write;
  * ZL_SNAPSHOT_NONE for none); other entities hold those fields as zero. Returns ZL_OK, or (nothing kept, *out NULL, counted):
  *   ZL_ERR_DUPLICATE  tick not newer than the newest frame decoded: drop it;
- *   ZL_ERR_AGAIN      its base frame is not kept: need_full is set;
- *   ZL_ERR_MALFORMED / ZL_ERR_OVERFLOW  hostile or cut bytes (r's error).
+ *   ZL_ERR_AGAIN      its base frame, or the older frame it extrapolates
+ *                     from, is not kept: need_full is set;
+ *   ZL_ERR_MALFORMED / ZL_ERR_OVERFLOW  hostile or cut bytes (r's error),
+ *                     a base age of 0 or ages adding up past the world
+ *                     history among them.
  * Whatever the bytes, nothing outside the receiver is written. */
 int zl_snapshot_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout, uint32_t tick,
                      uint16_t own_entity, zl_bitreader *r, const zl_snapshot_frame **out);

@@ -55,12 +55,13 @@ static int find_frame(const zl_snapshot_receiver *rx, uint32_t tick)
     return -1;
 }
 
-/* The slot a new frame takes: a free one, else the oldest but the base. */
-static int victim_frame(const zl_snapshot_receiver *rx, int base)
+/* The slot a new frame takes: a free one, else the oldest but the base
+ * and the extrapolation's older frame. */
+static int victim_frame(const zl_snapshot_receiver *rx, int base, int older)
 {
     int i, best = -1;
     for (i = 0; i < ZL_SNAPSHOT_FRAMES; i++) {
-        if (i == base)
+        if (i == base || i == older)
             continue;
         if (!rx->valid[i])
             return i;
@@ -76,11 +77,21 @@ static void malformed(zl_bitreader *r)
         r->error = ZL_ERR_MALFORMED;
 }
 
+/* The extrapolation of the entries: the older frame and the ticks from
+ * it to the base (behind) and from the base to the snapshot (ahead). */
+typedef struct extrapolation {
+    const zl_snapshot_frame *older; /* NULL: none */
+    uint32_t ahead, behind;
+} extrapolation;
+
 /* Applies the entries to f, a copy of the base frame or an empty one: an
- * entity f holds can only be in the base. */
+ * entity f holds can only be in the base. An update is coded against
+ * its base state extrapolated from its state in the older frame, when
+ * that frame holds the entity. */
 static void read_entries(const zl_snapshot_layout *layout, uint16_t own_entity, zl_bitreader *r,
-                         zl_snapshot_frame *f)
+                         zl_snapshot_frame *f, const extrapolation *x)
 {
+    uint32_t predicted[ZL_STATE_MAX / 4];
     uint32_t count = zl_bitreader_bits(r, count_bits());
     uint32_t e = 0, i;
     if (count > ZL_MAX_ENTITIES)
@@ -89,6 +100,7 @@ static void read_entries(const zl_snapshot_layout *layout, uint16_t own_entity, 
         const zl_schema *schema;
         const zl_schema_plan *plan;
         uint8_t *state;
+        const void *base;
         int against_base = 0;
         e += read_gap(r) + (i > 0 ? 1u : 0u);
         if (r->error != ZL_OK)
@@ -115,20 +127,24 @@ static void read_entries(const zl_snapshot_layout *layout, uint16_t own_entity, 
         }
         if (!against_base)
             memset(state, 0, ZL_STATE_MAX);
+        base = against_base ? state : NULL;
+        if (against_base && x->older && bit_get(x->older->present, e) &&
+            zl_schema_extrapolate(schema, predicted, state, x->older->states[e], x->ahead,
+                                  x->behind, fields_for(e, own_entity)))
+            base = predicted;
         plan = e < layout->players ? layout->player_plan : layout->entity_plan;
         if (plan)
-            zl_schema_plan_read_delta(plan, r, against_base ? state : NULL, state,
-                                      fields_for(e, own_entity));
+            zl_schema_plan_read_delta(plan, r, base, state, fields_for(e, own_entity));
         else
-            zl_schema_read_delta(schema, r, against_base ? state : NULL, state,
-                                 fields_for(e, own_entity));
+            zl_schema_read_delta(schema, r, base, state, fields_for(e, own_entity));
     }
 }
 
 int zl_snapshot_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout, uint32_t tick,
                      uint16_t own_entity, zl_bitreader *r, const zl_snapshot_frame **out)
 {
-    int has_base, base = -1, slot;
+    int has_base, base = -1, older = -1, slot;
+    extrapolation x = {NULL, 0, 0};
     zl_snapshot_frame *f;
     ZL_ASSERT(rx != NULL && layout != NULL && r != NULL && out != NULL);
     *out = NULL;
@@ -139,22 +155,27 @@ int zl_snapshot_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout,
     has_base = zl_bitreader_bool(r);
     if (has_base) {
         uint32_t age = zl_bitreader_bits(r, age_bits());
-        if (age == 0)
+        uint32_t pred_age = zl_bitreader_bits(r, age_bits());
+        if (age == 0 || (pred_age != 0 && age + pred_age >= older_limit()))
             malformed(r);
         if (r->error == ZL_OK) {
             base = find_frame(rx, tick - age);
-            if (base < 0) {
+            older = pred_age ? find_frame(rx, tick - age - pred_age) : -1;
+            if (base < 0 || (pred_age && older < 0)) {
                 rx->missing_base++;
                 rx->need_full = 1;
                 return ZL_ERR_AGAIN;
             }
+            x.ahead = age;
+            x.behind = pred_age;
         }
     }
     if (r->error != ZL_OK) {
         rx->malformed++;
         return r->error;
     }
-    slot = victim_frame(rx, base);
+    slot = victim_frame(rx, base, older);
+    x.older = older >= 0 ? &rx->frame[older] : NULL;
     f = &rx->frame[slot];
     rx->valid[slot] = 0;
     if (base >= 0) {
@@ -171,7 +192,7 @@ int zl_snapshot_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout,
         memset(f->present, 0, sizeof f->present);
         f->count = 0;
     }
-    read_entries(layout, own_entity, r, f);
+    read_entries(layout, own_entity, r, f, &x);
     if (r->error != ZL_OK) {
         rx->malformed++;
         return r->error;
@@ -193,7 +214,7 @@ zl_snapshot_frame *zl_snapshot_receiver_add(zl_snapshot_receiver *rx, uint32_t t
     ZL_ASSERT(rx != NULL);
     if (rx->have_newest && tick_diff(tick, rx->newest) <= 0)
         return NULL;
-    slot = victim_frame(rx, -1);
+    slot = victim_frame(rx, -1, -1);
     f = &rx->frame[slot];
     memset(f->present, 0, sizeof f->present);
     f->count = 0;

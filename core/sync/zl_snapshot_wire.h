@@ -6,9 +6,13 @@
 #include "zl_snapshot.h"
 
 /* Wire format of the entity section, least significant bit first:
- *   has_base:1 [base_age:AGE_BITS] count:COUNT_BITS, then count entries in
- *   ascending entity number, each: gap, kind, state.
- * base_age = tick - base tick (1 .. ZL_SNAPSHOT_WORLD_TICKS - 1). The gap
+ *   has_base:1 [base_age:AGE_BITS older_age:AGE_BITS] count:COUNT_BITS,
+ *   then count entries in ascending entity number, each: gap, kind, state.
+ * base_age = tick - base tick (1 .. ZL_SNAPSHOT_WORLD_TICKS - 1);
+ * older_age = base tick - the older frame's tick, 0 for none, the two ages
+ * together below older_limit(): an update of an entity the older
+ * frame holds is coded against its base state with the ZL_EXTRAPOLATE
+ * fields extrapolated from there (zl_schema_extrapolate). The gap
  * is the number of entity numbers skipped since the previous entry, in an
  * exponential-Golomb code: n zeros, a one, n bits v: gap = 2^n - 1 + v
  * (n < 5: 0 costs 1 bit, 1..2 cost 3, 3..6 cost 5, 7..14 cost 7, 15..30
@@ -17,7 +21,8 @@
  * when they sit between changed ones.
  * The kind exists only for an entity present in the base frame:
  *   0 -> a delta against its base state;  10 -> it leaves;
- *   11 -> its state against the zero state (its base state is too old).
+ *   11 -> its state against the zero state (its base state, or the older
+ *         one extrapolation needs, is too old).
  * An entity absent from the base enters, against the zero state. The state
  * is zl_schema_write_delta's code. Entities of the base not listed are
  * unchanged: the client keeps them at no cost. */
@@ -76,6 +81,12 @@ static inline unsigned highest_bit(uint32_t x)
 /* Widths of constants, worked out while compiling (zl_bits_required is
  * inline): the gap costs ask for entity_bits on every escape. */
 static inline unsigned age_bits(void) { return zl_bits_required(ZL_SNAPSHOT_WORLD_TICKS - 1u); }
+/* A base age and an older age add up to less than this: inside the world
+ * history and zl_schema_extrapolate's range of ticks. */
+static inline uint32_t older_limit(void)
+{
+    return ZL_SNAPSHOT_WORLD_TICKS < 64u ? ZL_SNAPSHOT_WORLD_TICKS : 64u;
+}
 static inline unsigned count_bits(void) { return zl_bits_required(ZL_MAX_ENTITIES); }
 static inline unsigned entity_bits(void) { return zl_bits_required(ZL_MAX_ENTITIES - 1u); }
 

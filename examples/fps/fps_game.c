@@ -16,13 +16,13 @@
  * sent at all (ZL_LOCAL), or every reconciliation of a dead player would
  * count a misprediction. */
 static const zl_field player_fields[] = {
-    ZL_FIELD_FX_SHARED(fps_player, origin.x, -4096, 4095, 5, 3, ZL_INTERP_LINEAR),
-    ZL_FIELD_FX_SHARED(fps_player, origin.y, -4096, 4095, 5, 3, ZL_INTERP_LINEAR),
+    ZL_FIELD_FX_SHARED(fps_player, origin.x, -4096, 4095, 5, 3, ZL_INTERP_LINEAR | ZL_EXTRAPOLATE),
+    ZL_FIELD_FX_SHARED(fps_player, origin.y, -4096, 4095, 5, 3, ZL_INTERP_LINEAR | ZL_EXTRAPOLATE),
     ZL_FIELD_FX_SHARED(fps_player, origin.z, -4096, 4095, 5, 3, ZL_INTERP_LINEAR),
     ZL_FIELD_FX(fps_player, velocity.x, -2048, 2047, 4, ZL_INTERP_LINEAR | ZL_OWNER),
     ZL_FIELD_FX(fps_player, velocity.y, -2048, 2047, 4, ZL_INTERP_LINEAR | ZL_OWNER),
     ZL_FIELD_FX(fps_player, velocity.z, -2048, 2047, 4, ZL_INTERP_LINEAR | ZL_OWNER),
-    ZL_FIELD_ANGLE_SHARED(fps_player, yaw, 16, 12, ZL_INTERP_ARC),
+    ZL_FIELD_ANGLE_SHARED(fps_player, yaw, 16, 12, ZL_INTERP_ARC | ZL_EXTRAPOLATE),
     ZL_FIELD_ANGLE_SHARED(fps_player, pitch, 16, 12, ZL_INTERP_ARC),
     ZL_FIELD_INT(fps_player, weapon_time, 0, 4000, ZL_INTERP_STEP | ZL_OWNER),
     ZL_FIELD_FLAGS(fps_player, flags, 6, ZL_INTERP_STEP),
@@ -32,7 +32,7 @@ static const zl_field player_fields[] = {
     ZL_FIELD_INT(fps_player, clip[1], 0, 12, ZL_INTERP_STEP | ZL_OWNER),
     ZL_FIELD_INT(fps_player, clip[2], 0, 4, ZL_INTERP_STEP | ZL_OWNER),
     ZL_FIELD_INT(fps_player, respawn_time, 0, FPS_RESPAWN_MS, ZL_INTERP_STEP | ZL_LOCAL),
-    ZL_FIELD_INT(fps_player, teleport, 0, 255, ZL_INTERP_STEP),
+    ZL_FIELD_INT(fps_player, teleport, 0, 255, ZL_INTERP_STEP | ZL_TELEPORT),
     /* Only for footstep timing: the client keeps its own. */
     ZL_FIELD_INT(fps_player, step_time, 0, 1000, ZL_INTERP_STEP | ZL_LOCAL),
 };

@@ -12,8 +12,8 @@
 #include "zl_snapshot.h"
 
 /* Two small schemas using every field kind, a delta-coded field, a
- * client-only one and coarser grids for other clients, so every decoding
- * path is reachable. */
+ * client-only one, coarser grids for other clients and extrapolated fields
+ * (with a teleport counter), so every decoding path is reachable. */
 typedef struct fz_player {
     zl_vec3 origin;
     zl_angle yaw;
@@ -29,17 +29,18 @@ typedef struct fz_thing {
 } fz_thing;
 
 static const zl_field fz_player_fields[] = {
-    ZL_FIELD_FX(fz_player, origin.x, -4096, 4095, 5, ZL_INTERP_LINEAR),
-    ZL_FIELD_FX_SHARED(fz_player, origin.y, -4096, 4095, 5, 3, ZL_INTERP_LINEAR),
+    ZL_FIELD_FX(fz_player, origin.x, -4096, 4095, 5, ZL_INTERP_LINEAR | ZL_EXTRAPOLATE),
+    ZL_FIELD_FX_SHARED(fz_player, origin.y, -4096, 4095, 5, 3,
+                       ZL_INTERP_LINEAR | ZL_EXTRAPOLATE),
     ZL_FIELD_FX(fz_player, origin.z, -512, 511, 3, ZL_INTERP_LINEAR | ZL_DELTA),
-    ZL_FIELD_ANGLE_SHARED(fz_player, yaw, 12, 9, ZL_INTERP_ARC),
+    ZL_FIELD_ANGLE_SHARED(fz_player, yaw, 12, 9, ZL_INTERP_ARC | ZL_EXTRAPOLATE),
     ZL_FIELD_INT(fz_player, ammo, 0, 500, ZL_INTERP_STEP | ZL_OWNER),
-    ZL_FIELD_FLAGS(fz_player, flags, 5, ZL_INTERP_STEP),
+    ZL_FIELD_FLAGS(fz_player, flags, 5, ZL_INTERP_STEP | ZL_TELEPORT),
     ZL_FIELD_INT(fz_player, lean, -90, 90, ZL_INTERP_LINEAR),
     ZL_FIELD_INT(fz_player, local, 0, 1000, ZL_INTERP_STEP | ZL_LOCAL),
 };
 static const zl_field fz_thing_fields[] = {
-    ZL_FIELD_FX(fz_thing, x, -4096, 4095, 4, ZL_INTERP_LINEAR),
+    ZL_FIELD_FX(fz_thing, x, -4096, 4095, 4, ZL_INTERP_LINEAR | ZL_EXTRAPOLATE),
     ZL_FIELD_FX(fz_thing, y, -4096, 4095, 4, ZL_INTERP_LINEAR),
     ZL_FIELD_INT(fz_thing, counter, 0, INT32_MAX, ZL_INTERP_STEP | ZL_DELTA),
 };

@@ -818,12 +818,18 @@ static void entity_section(bits_in *b, uint32_t tick, uint32_t own)
     uint32_t count, i, e = 0;
     memset(f, 0, sizeof *f);
     if (take(b, 1, where)) {
-        uint32_t age;
+        uint32_t age, older;
         row(where, "has_base", "1: a delta");
         age = take(b, width_of(ZL_SNAPSHOT_WORLD_TICKS - 1u), where);
         base = frame_of(tick - age);
         row(where, "base_age", "%u: against the snapshot of tick %u%s", (unsigned)age,
             (unsigned)(tick - age), base ? "" : " (NOT HELD)");
+        older = take(b, width_of(ZL_SNAPSHOT_WORLD_TICKS - 1u), where);
+        if (older == 0)
+            row(where, "older_age", "0: nothing extrapolated");
+        else /* these readings show codes against the base, not extrapolated */
+            row(where, "older_age", "%u: moving fields extrapolated from tick %u (NOT SHOWN)",
+                (unsigned)older, (unsigned)(tick - age - older));
         if (base)
             memcpy(f, base, sizeof *f);
     } else {
