@@ -1218,10 +1218,13 @@ static uint32_t connection_id(uint64_t nonce)
 static const datagram *find_block(int from, int to, uint8_t inner, int nth)
 {
     int i;
-    for (i = 0; i < wire_count; i++)
-        if (wire[i].from == from && wire[i].to == to && wire[i].bytes[4] == ZL_MSG_BLOCK &&
-            wire[i].len > 13u && (wire[i].bytes[13] & 31u) == inner && nth-- == 0)
+    for (i = 0; i < wire_count; i++) {
+        /* A plain header: 13 bytes, 9 with the flag 0x20 (no ack_bits). */
+        size_t at = wire[i].bytes[4] & 0x20u ? 9u : 13u;
+        if (wire[i].from == from && wire[i].to == to && (wire[i].bytes[4] & 31u) == ZL_MSG_BLOCK &&
+            wire[i].len > at && (wire[i].bytes[at] & 31u) == inner && nth-- == 0)
             return &wire[i];
+    }
     printf("missing block %d -> %d inner %u\n", from, to, inner);
     return NULL;
 }
