@@ -377,8 +377,10 @@ static int server_send(void *ctx, const zl_addr *to, const void *data, size_t le
         zl_addr bot = zl_loopnet_address(&m.client_ep[i]);
         if (len > ZL_PACKET_HEADER_SIZE &&
             (bytes[type_at] & (ZL_PACKET_TYPE_COUNT - 1)) == ZL_MSG_SNAPSHOT &&
-            zl_addr_equal(to, &bot))
+            zl_addr_equal(to, &bot)) {
             m.snapshot_bytes[i] = (uint32_t)len;
+            m.snapshot_type_byte[i] = bytes[type_at];
+        }
     }
     return m.server_net.send(ctx, to, data, len);
 }
