@@ -115,7 +115,7 @@ static void bots_send(bench_match *b)
         if (b->sealed) {
             zl_packet_header h;
             zl_link_next_header(&t->link, ZL_MSG_COMMANDS, &h);
-            bytes = zl_packet_seal_aead(t->packet, (size_t)bytes, &h, t->link_id,
+            bytes = zl_packet_seal_aead(t->packet, (size_t)bytes, &h, t->link_id, 1,
                                         t->send_sequence++, ZL_PROTOCOL_ID, t->client_key,
                                         &b->aead);
             if (bytes > 0)
@@ -142,7 +142,7 @@ static void bot_receive(bench_match *b, bench_bot *t, uint8_t *packet, size_t le
         return;
     if (b->sealed) {
         uint64_t sequence;
-        at = zl_packet_open_aead(packet, len, t->link_id, t->receive_newest, ZL_PROTOCOL_ID,
+        at = zl_packet_open_aead(packet, len, t->link_id, 0, t->receive_newest, ZL_PROTOCOL_ID,
                                  t->server_key, &b->aead, &h, &sequence, NULL);
         if (at >= 0 && sequence > t->receive_newest)
             t->receive_newest = sequence;

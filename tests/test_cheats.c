@@ -83,19 +83,24 @@ static int rewrite_mode;
 
 /* The cheater holds its own token's keys, so it opens and reseals its own
  * sealed packets. A packet the cheater is about to send, opened: its header,
- * its full sequence, the payload in clear in plain (ZL_MAX_PACKET bytes);
- * returns the payload's length, or -1 (not one of its connected packets). */
+ * its full sequence, the payload in clear at plain + ZL_PACKET_HEADER_SIZE
+ * (plain: ZL_MAX_PACKET bytes), where a writer puts it; returns the
+ * payload's length, or -1 (not one of its connected packets). */
 static int open_own(zl_sim *sim, int i, const uint8_t *data, size_t len, zl_packet_header *h,
                     uint64_t *sequence, uint8_t *plain)
 {
     const zl_conn *c = &sim->c[i].client.conn;
+    int at, payload;
     if (len > ZL_MAX_PACKET)
         return -1;
     memcpy(plain, data, len);
-    if (zl_packet_open_aead(plain, len, c->link_id, c->send_sequence, ZL_PROTOCOL_ID,
-                            c->send_key, &c->aead, h, sequence, NULL) < 0)
+    at = zl_packet_open_aead(plain, len, c->link_id, 1, c->send_sequence, ZL_PROTOCOL_ID,
+                             c->send_key, &c->aead, h, sequence, NULL);
+    if (at < 0)
         return -1;
-    return (int)(len - ZL_PACKET_HEADER_SIZE - ZL_PACKET_TAG_SIZE);
+    payload = (int)len - at - ZL_PACKET_TAG_SIZE;
+    memmove(plain + ZL_PACKET_HEADER_SIZE, plain + at, (size_t)payload);
+    return payload;
 }
 
 /* Seals payload bytes at packet + ZL_PACKET_HEADER_SIZE as the cheater's
@@ -104,7 +109,7 @@ static void seal_and_deliver(zl_sim *sim, int i, uint8_t *packet, int payload,
                              const zl_packet_header *h, uint64_t sequence)
 {
     const zl_conn *c = &sim->c[i].client.conn;
-    int len = zl_packet_seal_aead(packet, (size_t)payload, h, c->link_id, sequence,
+    int len = zl_packet_seal_aead(packet, (size_t)payload, h, c->link_id, 1, sequence,
                                   ZL_PROTOCOL_ID, c->send_key, &c->aead);
     ZL_CHECK(len > 0);
     if (len > 0)

@@ -100,10 +100,9 @@ static void deliver(sim *s, flight *f)
         src->refused++;
         return;
     }
-    EXPECT(s, r == ZL_PACKET_HEADER_SIZE);
+    EXPECT(s, r == (int)zl_packet_header_size(&h, 1));
     EXPECT(s, h.sequence == (uint16_t)f->index);
-    EXPECT(s, f->len == ZL_PACKET_HEADER_SIZE ||
-                  f->data[ZL_PACKET_HEADER_SIZE] == (uint8_t)f->index);
+    EXPECT(s, r < 0 || f->len == r || f->data[r] == (uint8_t)f->index);
     src->accepted++;
     if (f->index + 1u < src->newest_arrived)
         src->late++;
@@ -146,6 +145,7 @@ static void send_one(sim *s, int from)
     uint32_t slot = sd->sent % HISTORY;
     int payload = zl_test_rng_range(&s->rng, s->payload_min, s->payload_max);
     int len, i;
+    zl_packet_header h;
     /* The slot's previous packet left long ago: it was reported as acked
      * exactly when it reached the peer. */
     if (sd->sent >= HISTORY)
@@ -155,9 +155,10 @@ static void send_one(sim *s, int from)
     EXPECT(s, zl_link_next_sequence(&sd->link) == (uint16_t)sd->sent);
     for (i = 0; i < payload; i++)
         buf[ZL_PACKET_HEADER_SIZE + i] = (uint8_t)(sd->sent + (uint32_t)i);
+    zl_link_next_header(&sd->link, 0, &h);
     len = zl_link_send(&sd->link, 0, buf, (size_t)payload, PROTOCOL_ID,
                        (uint64_t)s->tick * TICK_US);
-    EXPECT(s, len == ZL_PACKET_HEADER_SIZE + payload);
+    EXPECT(s, len == (int)zl_packet_header_size(&h, 1) + payload);
     if (zl_test_rng_range(&s->rng, 0, 999) < p->loss_pm) {
         sd->lost++;
     } else {
@@ -373,6 +374,9 @@ static int give(zl_link *l, int i, uint64_t now_us, zl_link_acks *acks)
     return zl_link_receive(l, kept[i], (size_t)kept_len[i], PROTOCOL_ID, now_us, &h, acks);
 }
 
+/* The header of a packet whose ack_bits are all set: they are left out. */
+#define ACKS_FULL_HEADER (ZL_PACKET_HEADER_SIZE - 4)
+
 /* A header from a forger who knows the protocol id: any fields at all. */
 static int forge(zl_link *l, uint16_t seq, uint16_t ack, uint32_t ack_bits, zl_link_acks *acks)
 {
@@ -382,8 +386,8 @@ static int forge(zl_link *l, uint16_t seq, uint16_t ack, uint32_t ack_bits, zl_l
     h.sequence = seq;
     h.ack = ack;
     h.ack_bits = ack_bits;
-    zl_packet_seal(buf, 0, &h, PROTOCOL_ID);
-    return zl_link_receive(l, buf, sizeof buf, PROTOCOL_ID, 0, &h, acks);
+    return zl_link_receive(l, buf, (size_t)zl_packet_seal(buf, 0, &h, PROTOCOL_ID), PROTOCOL_ID,
+                           0, &h, acks);
 }
 
 /* A copy of a packet already received is refused, whether it comes back at
@@ -424,10 +428,12 @@ static void test_link_replay_refused(void)
     ZL_CHECK_EQ(st.dropped[ZL_PACKET_DROP_STALE], 2);
     ZL_CHECK_EQ(st.packets_lost_in, 0);
 
-    /* b's answer acks a's 48..79; a replay of it acks nothing again. */
+    /* b's answer acks a's 48..79, all 32 of its ack bits set, so its header
+     * leaves them out; a replay of it acks nothing again. */
     len = zl_link_send(&link_b, 0, reply, 0, PROTOCOL_ID, 4000);
+    ZL_CHECK_EQ(len, ZL_PACKET_HEADER_SIZE - 4);
     ZL_CHECK_EQ(zl_link_receive(&link_a, reply, (size_t)len, PROTOCOL_ID, 5000, &h, &acks),
-                ZL_PACKET_HEADER_SIZE);
+                ZL_PACKET_HEADER_SIZE - 4);
     ZL_CHECK_EQ(acks.count, 32);
     ZL_CHECK_EQ(acks.sequence[0], 48);
     ZL_CHECK_EQ(acks.sequence[31], 79);
@@ -562,17 +568,17 @@ static void test_link_hostile_headers(void)
     uint16_t seq;
     zl_link_init(&link_a, 0);
     keep_sends(&link_a, 0, 10, 0);
-    ZL_CHECK_EQ(forge(&link_a, 0, 5000, 0xFFFFFFFFu, &acks), ZL_PACKET_HEADER_SIZE);
+    ZL_CHECK_EQ(forge(&link_a, 0, 5000, 0xFFFFFFFFu, &acks), ACKS_FULL_HEADER);
     ZL_CHECK_EQ(acks.count, 0);
     ZL_CHECK_EQ(forge(&link_a, 1, 9, 0, &acks), ZL_PACKET_HEADER_SIZE); /* no bits: no acks */
     ZL_CHECK_EQ(acks.count, 0);
-    ZL_CHECK_EQ(forge(&link_a, 2, 65535, 0xFFFFFFFFu, &acks), ZL_PACKET_HEADER_SIZE);
+    ZL_CHECK_EQ(forge(&link_a, 2, 65535, 0xFFFFFFFFu, &acks), ACKS_FULL_HEADER);
     ZL_CHECK_EQ(acks.count, 0);
     zl_link_get_stats(&link_a, 0, &st);
     ZL_CHECK_EQ(st.packets_acked, 0);
     ZL_CHECK_EQ(st.packets_lost_out, 0); /* nothing judged on a bogus ack */
     /* An ack of 9 with every bit set acks exactly the ten packets sent. */
-    ZL_CHECK_EQ(forge(&link_a, 3, 9, 0xFFFFFFFFu, &acks), ZL_PACKET_HEADER_SIZE);
+    ZL_CHECK_EQ(forge(&link_a, 3, 9, 0xFFFFFFFFu, &acks), ACKS_FULL_HEADER);
     ZL_CHECK_EQ(acks.count, 10);
     ZL_CHECK_EQ(acks.sequence[0], 0);
     ZL_CHECK_EQ(acks.sequence[9], 9);
@@ -674,7 +680,7 @@ static void test_link_counts_bad_datagrams(void)
     ZL_CHECK_EQ(zl_link_receive(&link_b, big, ZL_MAX_PACKET + 1, PROTOCOL_ID, 0, &h, &acks),
                 ZL_ERR_TRUNCATED);
     zl_test_release_buffer(big);
-    ZL_CHECK_EQ(zl_link_receive(&link_b, kept[0], 5, PROTOCOL_ID, 0, &h, &acks), ZL_ERR_MALFORMED);
+    ZL_CHECK_EQ(zl_link_receive(&link_b, kept[0], 4, PROTOCOL_ID, 0, &h, &acks), ZL_ERR_MALFORMED);
     ZL_CHECK_EQ(zl_link_receive(&link_b, kept[0], (size_t)kept_len[0], PROTOCOL_ID + 1, 0, &h,
                                 &acks),
                 ZL_ERR_MALFORMED);

@@ -2,6 +2,7 @@
  * packet header: golden bytes, round trips, and every kind of bad datagram. */
 #include <string.h>
 
+#include "zl_bytes.h"
 #include "zl_crc32.h"
 #include "zl_packet.h"
 #include "zl_siphash.h"
@@ -52,7 +53,15 @@ static void random_header(zl_test_rng *rng, zl_packet_header *h)
     h->type = (uint8_t)zl_test_rng_range(rng, 0, ZL_PACKET_TYPE_COUNT - 1);
     h->sequence = (uint16_t)zl_test_rng_u32(rng);
     h->ack = (uint16_t)zl_test_rng_u32(rng);
-    h->ack_bits = zl_test_rng_u32(rng);
+    /* One in four with every ack bit set: the short header. */
+    h->ack_bits = zl_test_rng_range(rng, 0, 3) ? zl_test_rng_u32(rng) : 0xFFFFFFFFu;
+}
+
+/* The header length zl_packet.h gives: 13 bytes, 4 fewer when all 32 ack
+ * bits are set. */
+static int header_bytes(const zl_packet_header *h)
+{
+    return h->ack_bits == 0xFFFFFFFFu ? 9 : 13;
 }
 
 /* A sealed packet with a random header and payload_bytes of random payload. */
@@ -273,6 +282,17 @@ static void test_packet_golden_bytes(void)
     ZL_CHECK_EQ(buf[1], (crc >> 8) & 0xFFu);
     ZL_CHECK_EQ(buf[2], (crc >> 16) & 0xFFu);
     ZL_CHECK_EQ(buf[3], crc >> 24);
+    /* Every ack bit set: the flag 0x20 in the type byte, no ack_bits, and
+     * the payload right after the ack. */
+    {
+        static const uint8_t full[] = {0x2B, 0x34, 0x12, 0xCD, 0xAB, 0xEE, 0xFF};
+        buf[13] = 0xEE;
+        buf[14] = 0xFF;
+        h.ack_bits = 0xFFFFFFFFu;
+        ZL_CHECK_EQ(zl_packet_seal(buf, 2, &h, PROTOCOL_ID), 9 + 2);
+        ZL_CHECK(memcmp(buf + 4, full, sizeof full) == 0);
+        ZL_CHECK_EQ(zl_get_le32(buf), packet_crc_oracle(buf, 9 + 2, PROTOCOL_ID));
+    }
 }
 
 static void test_packet_round_trip(void)
@@ -286,10 +306,10 @@ static void test_packet_round_trip(void)
         zl_packet_header h, got;
         zl_packet_drop why = ZL_PACKET_DROP_COUNT;
         int len = make_packet(&rng, buf, payload, &h);
-        int ok = ZL_CHECK_EQ(len, ZL_PACKET_HEADER_SIZE + (int)payload);
+        int ok = ZL_CHECK_EQ(len, header_bytes(&h) + (int)payload);
         memcpy(copy, buf, (size_t)len);
         ok &= ZL_CHECK_EQ(zl_packet_open(buf, (size_t)len, PROTOCOL_ID, &got, &why),
-                          ZL_PACKET_HEADER_SIZE);
+                          header_bytes(&h));
         ok &= ZL_CHECK_EQ(why, ZL_PACKET_DROP_NONE);
         ok &= ZL_CHECK_EQ(got.type, h.type);
         ok &= ZL_CHECK_EQ(got.sequence, h.sequence);
@@ -341,7 +361,7 @@ static void test_packet_any_flipped_bit_dropped(void)
         buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
     }
     ZL_CHECK(ok);
-    ZL_CHECK_EQ(zl_packet_open(buf, (size_t)len, PROTOCOL_ID, &h, NULL), ZL_PACKET_HEADER_SIZE);
+    ZL_CHECK(zl_packet_open(buf, (size_t)len, PROTOCOL_ID, &h, NULL) > 0);
 }
 
 /* Random damage: bursts of up to 32 bits (always caught by a CRC-32) and
@@ -416,7 +436,7 @@ static void test_packet_truncated_dropped(void)
         memcpy(copy, buf, (size_t)n);
         ok &= zl_packet_open(n ? copy : NULL, (size_t)n, PROTOCOL_ID, &h, &why) ==
               ZL_ERR_MALFORMED;
-        ok &= why == (n < ZL_PACKET_HEADER_SIZE ? ZL_PACKET_DROP_SHORT : ZL_PACKET_DROP_CHECKSUM);
+        ok &= why == (n <= 4 ? ZL_PACKET_DROP_SHORT : ZL_PACKET_DROP_CHECKSUM);
         zl_test_release_buffer(copy);
     }
     ZL_CHECK(ok);
@@ -442,14 +462,15 @@ static void test_packet_oversized_dropped(void)
     }
 }
 
-/* A type byte with its reserved high bits set is refused even with a valid
- * CRC; every legal type is accepted. */
+/* A type byte with its two reserved high bits set is refused even with a
+ * valid CRC; every legal type is accepted, with the ack bits flag (0x20) as
+ * a 9-byte header whose ack_bits are all ones. */
 static void test_packet_reserved_bits_dropped(void)
 {
     uint8_t buf[ZL_PACKET_HEADER_SIZE];
     zl_packet_header h;
     zl_packet_drop why;
-    int t, accepted = 0;
+    int t, accepted = 0, full = 0;
     memset(buf, 0, sizeof buf);
     for (t = 0; t < 256; t++) {
         int r;
@@ -457,12 +478,44 @@ static void test_packet_reserved_bits_dropped(void)
         reseal_by_hand(buf, sizeof buf, PROTOCOL_ID);
         r = zl_packet_open(buf, sizeof buf, PROTOCOL_ID, &h, &why);
         if (t < ZL_PACKET_TYPE_COUNT) {
-            accepted += r == ZL_PACKET_HEADER_SIZE && h.type == t;
+            accepted += r == ZL_PACKET_HEADER_SIZE && h.type == t && h.ack_bits == 0;
+        } else if (t < 2 * ZL_PACKET_TYPE_COUNT) {
+            full += r == 9 && h.type == t - ZL_PACKET_TYPE_COUNT && h.ack_bits == 0xFFFFFFFFu;
         } else if (!ZL_CHECK(r == ZL_ERR_MALFORMED && why == ZL_PACKET_DROP_FORMAT)) {
             break;
         }
     }
     ZL_CHECK_EQ(accepted, ZL_PACKET_TYPE_COUNT);
+    ZL_CHECK_EQ(full, ZL_PACKET_TYPE_COUNT);
+}
+
+/* One encoding for every header: all 32 ack bits sent in full are refused
+ * (the flag says it in 4 bytes less), and a header cut short by its own
+ * type byte is short, both with a valid CRC. */
+static void test_packet_two_encodings_dropped(void)
+{
+    uint8_t buf[ZL_PACKET_HEADER_SIZE];
+    zl_packet_header h;
+    zl_packet_drop why;
+    memset(buf, 0, sizeof buf);
+    buf[4] = 8;
+    memset(buf + 9, 0xFF, 4);
+    reseal_by_hand(buf, sizeof buf, PROTOCOL_ID);
+    ZL_CHECK_EQ(zl_packet_open(buf, sizeof buf, PROTOCOL_ID, &h, &why), ZL_ERR_MALFORMED);
+    ZL_CHECK_EQ(why, ZL_PACKET_DROP_FORMAT);
+    buf[12] = 0x7F;
+    reseal_by_hand(buf, sizeof buf, PROTOCOL_ID);
+    ZL_CHECK_EQ(zl_packet_open(buf, sizeof buf, PROTOCOL_ID, &h, &why), ZL_PACKET_HEADER_SIZE);
+    ZL_CHECK_EQ(h.ack_bits, 0x7FFFFFFFu);
+    reseal_by_hand(buf, 12, PROTOCOL_ID);
+    ZL_CHECK_EQ(zl_packet_open(buf, 12, PROTOCOL_ID, &h, &why), ZL_ERR_MALFORMED);
+    ZL_CHECK_EQ(why, ZL_PACKET_DROP_SHORT);
+    buf[4] = 8 | ZL_PACKET_ACKS_FULL;
+    reseal_by_hand(buf, 8, PROTOCOL_ID);
+    ZL_CHECK_EQ(zl_packet_open(buf, 8, PROTOCOL_ID, &h, &why), ZL_ERR_MALFORMED);
+    ZL_CHECK_EQ(why, ZL_PACKET_DROP_SHORT);
+    reseal_by_hand(buf, 9, PROTOCOL_ID);
+    ZL_CHECK_EQ(zl_packet_open(buf, 9, PROTOCOL_ID, &h, &why), 9);
 }
 
 void zl_suite_packet(void)
@@ -481,4 +534,5 @@ void zl_suite_packet(void)
     ZL_RUN(test_packet_truncated_dropped);
     ZL_RUN(test_packet_oversized_dropped);
     ZL_RUN(test_packet_reserved_bits_dropped);
+    ZL_RUN(test_packet_two_encodings_dropped);
 }

@@ -169,8 +169,8 @@ static void connect_pair(int sealed)
     zl_conn_start_link(&alice, 0);
     zl_conn_start_link(&bob, 0);
     if (sealed) {
-        zl_conn_seal_with(&alice, key_a, key_b, NULL);
-        zl_conn_seal_with(&bob, key_b, key_a, NULL);
+        zl_conn_seal_with(&alice, key_a, key_b, NULL, 0);
+        zl_conn_seal_with(&bob, key_b, key_a, NULL, 1);
     }
 }
 
@@ -236,6 +236,7 @@ static void test_sealed_packets(void)
     ZL_CHECK(tamper_refused);
     ZL_CHECK(dropped(&bob, ZL_PACKET_DROP_CHECKSUM) + dropped(&bob, ZL_PACKET_DROP_FORMAT) ==
              wire.len);
+
     /* Truncated: short of a tag, or cut anywhere. */
     for (i = 0; i < wire.len; i++) {
         memcpy(copy, wire.data, wire.len);
@@ -250,7 +251,7 @@ static void test_sealed_packets(void)
         zl_sender out = {&wire, capture_send};
         zl_conn_init(&mallory, &out, &alice.peer, 77);
         zl_conn_start_link(&mallory, 0);
-        zl_conn_seal_with(&mallory, key_b, key_b, NULL);
+        zl_conn_seal_with(&mallory, key_b, key_b, NULL, 0);
         mallory.send_sequence = alice.send_sequence;
         mallory.link.next_sequence = alice.link.next_sequence;
         {
@@ -282,6 +283,33 @@ static void test_sealed_packets(void)
         zl_conn_get_seal_stats(&alice, &st);
         ZL_CHECK_EQ(st.sealed, 0);
     }
+}
+
+/* The server's packets leave the connection id out (alice reads bob's
+ * address only), but their tag still binds it: alice opens bob's reply, a
+ * client of another connection under the same keys does not. */
+static void test_server_packets_bind_id(void)
+{
+    uint8_t packet[ZL_MAX_PACKET], copy[ZL_MAX_PACKET];
+    zl_conn other;
+    zl_conn_datagram d;
+    zl_sender out = {&wire, capture_send};
+    int len;
+    connect_pair(1);
+    memcpy(packet + ZL_PACKET_HEADER_SIZE, "ok", 2);
+    len = zl_conn_send(&bob, ZL_MSG_SNAPSHOT, packet, 2, 1000);
+    ZL_CHECK_EQ(len, ZL_PACKET_HEADER_SIZE - 4 + 2 + ZL_PACKET_TAG_SIZE);
+    ZL_CHECK_EQ(wire.data[0], ZL_MSG_SNAPSHOT);
+    zl_conn_init(&other, &out, &bob.peer, 78);
+    zl_conn_start_link(&other, 0);
+    zl_conn_seal_with(&other, key_a, key_b, NULL, 0);
+    memcpy(copy, wire.data, wire.len);
+    ZL_CHECK(zl_conn_open(&other, 1, copy, wire.len, &d) < 0);
+    memcpy(copy, wire.data, wire.len);
+    ZL_CHECK_EQ(zl_conn_open(&alice, 1, copy, wire.len, &d), ZL_CONN_LINKED);
+    ZL_CHECK_EQ(d.payload_len, 2);
+    ZL_CHECK(memcmp(d.payload, "ok", 2) == 0);
+    ZL_CHECK_EQ(d.h.type, ZL_MSG_SNAPSHOT);
 }
 
 /* The 16-bit sequence on the wire widens to the right 64-bit nonce across
@@ -832,6 +860,7 @@ void zl_suite_token(void)
     ZL_RUN(test_token_refusals);
     ZL_RUN(test_token_cache);
     ZL_RUN(test_sealed_packets);
+    ZL_RUN(test_server_packets_bind_id);
     ZL_RUN(test_sequence_widening);
     ZL_RUN(test_token_match_joins_sealed);
     ZL_RUN(test_server_refuses_bad_tokens);

@@ -369,14 +369,18 @@ void zl_match_mint(int i, zl_connect_token *t)
 static int server_send(void *ctx, const zl_addr *to, const void *data, size_t len)
 {
     const uint8_t *bytes = (const uint8_t *)data;
+    /* The server's sealed packets start with their type byte (no clear id). */
+    size_t type_at = m.server.config.security == ZL_SECURITY_TOKENS ? 0 : 4;
     int i;
     m.server_bytes += (uint32_t)len;
     for (i = 0; i < ZL_MATCH_BOTS; i++) {
         zl_addr bot = zl_loopnet_address(&m.client_ep[i]);
         if (len > ZL_PACKET_HEADER_SIZE &&
-            (bytes[4] & (ZL_PACKET_TYPE_COUNT - 1)) == ZL_MSG_SNAPSHOT &&
-            zl_addr_equal(to, &bot))
+            (bytes[type_at] & (ZL_PACKET_TYPE_COUNT - 1)) == ZL_MSG_SNAPSHOT &&
+            zl_addr_equal(to, &bot)) {
             m.snapshot_bytes[i] = (uint32_t)len;
+            m.snapshot_type_byte[i] = bytes[type_at];
+        }
     }
     return m.server_net.send(ctx, to, data, len);
 }

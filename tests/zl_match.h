@@ -77,6 +77,7 @@ typedef struct zl_match {
     uint32_t server_bytes, client_bytes[ZL_MATCH_BOTS];
     uint32_t snapshot_bytes[ZL_MATCH_BOTS]; /* the last snapshot datagram
                                                the server sent each bot */
+    uint8_t snapshot_type_byte[ZL_MATCH_BOTS]; /* and its type byte */
     zl_conditioner cond[ZL_MATCH_BOTS];
     fps_game game;
     const zl_match_game *bots; /* what the bots play */

@@ -209,7 +209,7 @@ static void on_accept(zl_client *c, const zl_msg_accept *a, uint64_t now_us)
     zl_client_blocks_join(c, now_us);
     /* We send with the client's key and open with the server's. */
     if (c->token)
-        zl_conn_seal_with(&c->conn, c->token->client_key, c->token->server_key, NULL);
+        zl_conn_seal_with(&c->conn, c->token->client_key, c->token->server_key, NULL, 0);
     c->token = NULL; /* the caller may wipe it now */
 }
 

@@ -423,7 +423,7 @@ static void connect_client(zl_server *s, int slot, const zl_addr *from, const ha
     c->timeout_us = s->config.timeout_us;
     if (grant) {
         /* We send with the server's key and open with the client's. */
-        zl_conn_seal_with(&c->conn, grant->server_key, grant->client_key, &s->config.aead);
+        zl_conn_seal_with(&c->conn, grant->server_key, grant->client_key, &s->config.aead, 1);
         c->client_id = grant->client_id;
         memcpy(c->user_data, grant->user_data, sizeof c->user_data);
         if (grant->timeout_s > 0 && grant->timeout_s < 3600u)
@@ -805,13 +805,13 @@ void zl_server_receive(zl_server *s, const zl_addr *from, void *data, size_t len
 {
     uint8_t *packet = (uint8_t *)data;
     zl_conn_datagram d;
-    int slot, kind;
+    int slot, kind, at;
     ZL_ASSERT(s && from && (data || len == 0));
     slot = find_slot(s, from);
     if (slot < 0) {
-        if (zl_packet_open(packet, len, ZL_PROTOCOL_ID, &d.h, NULL) >= 0)
-            on_unlinked(s, slot, from, &d.h, packet + ZL_PACKET_HEADER_SIZE,
-                        len - ZL_PACKET_HEADER_SIZE, now_us);
+        at = zl_packet_open(packet, len, ZL_PROTOCOL_ID, &d.h, NULL);
+        if (at >= 0)
+            on_unlinked(s, slot, from, &d.h, packet + at, len - (size_t)at, now_us);
         else if (other_path(s, from, packet, len, now_us))
             ;
         else if (ended_connection(s, from, packet, len))

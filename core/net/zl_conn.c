@@ -27,11 +27,13 @@ void zl_conn_start_link(zl_conn *c, uint64_t now_us)
 }
 
 void zl_conn_seal_with(zl_conn *c, const uint8_t send_key[ZL_AEAD_KEY_SIZE],
-                       const uint8_t receive_key[ZL_AEAD_KEY_SIZE], const zl_aead *aead)
+                       const uint8_t receive_key[ZL_AEAD_KEY_SIZE], const zl_aead *aead,
+                       int server_end)
 {
     unsigned i;
     ZL_ASSERT(c && send_key && receive_key);
     c->sealed = 1;
+    c->server_end = (uint8_t)(server_end != 0);
     /* A loop, not memcpy: the sanitizer builds' null-check path made GCC
      * see a copy to address 0 there. */
     for (i = 0; i < ZL_AEAD_KEY_SIZE; i++) {
@@ -69,22 +71,27 @@ static int open_linked(zl_conn *c, uint8_t *packet, size_t len, zl_conn_datagram
                        zl_packet_drop *why)
 {
     uint64_t sequence;
+    int at;
     c->stats.checked++;
     if (!c->sealed) {
-        if (zl_packet_open(packet, len, c->link_id, &d->h, why) < 0)
+        at = zl_packet_open(packet, len, c->link_id, &d->h, why);
+        if (at < 0)
             return 0;
-        d->payload = packet + ZL_PACKET_HEADER_SIZE;
-        d->payload_len = len - ZL_PACKET_HEADER_SIZE;
+        d->payload = packet + at;
+        d->payload_len = len - (size_t)at;
         return 1;
     }
-    if (zl_packet_open_aead(packet, len, c->link_id, c->receive_newest, ZL_PROTOCOL_ID,
-                            c->receive_key, &c->aead, &d->h, &sequence, why) < 0)
+    /* Only the client's packets carry the id in clear: the server needs it
+     * to follow a client to a new address. */
+    at = zl_packet_open_aead(packet, len, c->link_id, c->server_end, c->receive_newest,
+                             ZL_PROTOCOL_ID, c->receive_key, &c->aead, &d->h, &sequence, why);
+    if (at < 0)
         return 0;
     if (sequence > c->receive_newest)
         c->receive_newest = sequence;
     c->stats.opened++;
-    d->payload = packet + ZL_PACKET_HEADER_SIZE;
-    d->payload_len = len - ZL_PACKET_HEADER_SIZE - ZL_PACKET_TAG_SIZE;
+    d->payload = packet + at;
+    d->payload_len = len - (size_t)at - ZL_PACKET_TAG_SIZE;
     return 1;
 }
 
@@ -100,8 +107,8 @@ int zl_conn_open(zl_conn *c, int linked, uint8_t *packet, size_t len, zl_conn_da
     c->stats.checked++;
     at = zl_packet_open(packet, len, ZL_PROTOCOL_ID, &d->h, NULL);
     if (at >= 0) {
-        d->payload = packet + ZL_PACKET_HEADER_SIZE;
-        d->payload_len = len - ZL_PACKET_HEADER_SIZE;
+        d->payload = packet + at;
+        d->payload_len = len - (size_t)at;
         return ZL_CONN_UNLINKED;
     }
     if (linked)
@@ -117,8 +124,12 @@ int zl_conn_send(zl_conn *c, uint8_t type, uint8_t *packet, int payload_bytes, u
 
 uint32_t zl_conn_overhead(const zl_conn *c)
 {
+    zl_packet_header h;
     ZL_ASSERT(c);
-    return ZL_PACKET_HEADER_SIZE + (c->sealed ? ZL_PACKET_TAG_SIZE : 0u);
+    zl_link_next_header(&c->link, 0, &h);
+    if (!c->sealed)
+        return (uint32_t)zl_packet_header_size(&h, 1);
+    return (uint32_t)zl_packet_header_size(&h, !c->server_end) + ZL_PACKET_TAG_SIZE;
 }
 
 int zl_conn_send_to(zl_conn *c, const zl_addr *to, uint8_t type, uint8_t *packet,
@@ -132,7 +143,7 @@ int zl_conn_send_to(zl_conn *c, const zl_addr *to, uint8_t type, uint8_t *packet
     zl_link_next_header(&c->link, type, &h);
     if (c->sealed)
         len = zl_packet_seal_aead(packet, (size_t)payload_bytes, &h, c->link_id,
-                                  c->send_sequence, ZL_PROTOCOL_ID, c->send_key, &c->aead);
+                                  !c->server_end, c->send_sequence, ZL_PROTOCOL_ID, c->send_key, &c->aead);
     else
         len = zl_packet_seal(packet, (size_t)payload_bytes, &h, c->link_id);
     if (len < 0)

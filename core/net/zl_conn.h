@@ -52,6 +52,8 @@ typedef struct zl_conn {
                          or carry in clear (sealed) */
     zl_conn_stats stats;
     uint8_t sealed;   /* 1: session keys seal every linked packet */
+    uint8_t server_end; /* sealed: 1 at the server, whose packets carry
+                           no clear id; the client's do */
     uint8_t send_key[ZL_AEAD_KEY_SIZE], receive_key[ZL_AEAD_KEY_SIZE];
     uint64_t send_sequence;  /* the next packet's full sequence */
     uint64_t receive_newest; /* the newest full sequence authenticated */
@@ -78,15 +80,18 @@ void zl_conn_start_link(zl_conn *c, uint64_t now_us);
 /* From now on every linked packet is sealed (zl_packet_seal_aead) with
  * send_key and opened with receive_key (the token's session keys, each
  * end's own direction first) through aead (copied; NULL: the built-in
- * ChaCha20-Poly1305). Call it right after zl_conn_start_link. The keys are
- * copied and wiped from the conn by zl_conn_init. */
+ * ChaCha20-Poly1305). server_end is 1 at the server, whose packets leave
+ * the connection id out (only authenticated), 0 at the client, whose
+ * packets carry it in clear. Call it right after zl_conn_start_link. The
+ * keys are copied and wiped from the conn by zl_conn_init. */
 void zl_conn_seal_with(zl_conn *c, const uint8_t send_key[ZL_AEAD_KEY_SIZE],
-                       const uint8_t receive_key[ZL_AEAD_KEY_SIZE], const zl_aead *aead);
+                       const uint8_t receive_key[ZL_AEAD_KEY_SIZE], const zl_aead *aead,
+                       int server_end);
 
 /* What zl_conn_open found a datagram to be. */
 enum {
-    ZL_CONN_LINKED = 1,  /* sealed for this connection (payload at
-                            ZL_PACKET_HEADER_SIZE): hand it to zl_link_accept */
+    ZL_CONN_LINKED = 1,  /* sealed for this connection: hand it to
+                            zl_link_accept */
     ZL_CONN_UNLINKED = 2 /* sealed under ZL_PROTOCOL_ID: a handshake message */
 };
 
@@ -114,8 +119,9 @@ int zl_conn_open(zl_conn *c, int linked, uint8_t *packet, size_t len, zl_conn_da
  * nothing. Returns the datagram length or a negative ZL_ERR_*. */
 int zl_conn_send(zl_conn *c, uint8_t type, uint8_t *packet, int payload_bytes, uint64_t now_us);
 
-/* Bytes a datagram of this connection spends besides its payload: the
- * header, and the tag when it is sealed. */
+/* Bytes the next datagram of this connection spends besides its payload:
+ * its header (as long as the acks it will carry make it), and the tag when
+ * it is sealed. */
 uint32_t zl_conn_overhead(const zl_conn *c);
 
 /* zl_conn_send to another address than the peer's: a path challenge

@@ -330,7 +330,7 @@ int zl_link_receive(zl_link *l, const void *packet, size_t len, uint32_t protoco
                     uint64_t now_us, zl_packet_header *h, zl_link_acks *acks)
 {
     zl_packet_drop why;
-    int r;
+    int r, at;
     ZL_ASSERT(l != NULL && h != NULL);
     if (acks != NULL)
         acks->count = 0;
@@ -339,12 +339,13 @@ int zl_link_receive(zl_link *l, const void *packet, size_t len, uint32_t protoco
         zl_link_count_drop(l, why);
         return r;
     }
+    at = r;
     r = zl_link_accept(l, h, len, now_us, acks);
     if (r < 0) {
         memset(h, 0, sizeof *h);
         return r;
     }
-    return ZL_PACKET_HEADER_SIZE;
+    return at;
 }
 
 void zl_link_get_stats(zl_link *l, uint64_t now_us, zl_link_stats *out)

@@ -109,7 +109,8 @@ uint16_t zl_link_next_sequence(const zl_link *l);
 
 /* Finishes and records an outgoing packet. packet (caller-owned) holds
  * payload_bytes of payload at packet + ZL_PACKET_HEADER_SIZE; this writes
- * the header (type, the next sequence, our acks) and seals it with
+ * the header (type, the next sequence, our acks; zl_packet_seal moves the
+ * payload up against it) and seals it with
  * protocol_id. Returns the datagram length to send, or ZL_ERR_OVERFLOW when
  * payload_bytes exceeds ZL_PACKET_MAX_PAYLOAD (nothing is written or
  * recorded). type >= ZL_PACKET_TYPE_COUNT is a programmer error. */
@@ -125,7 +126,7 @@ void zl_link_next_header(const zl_link *l, uint8_t type, zl_packet_header *h);
 void zl_link_record_sent(zl_link *l, const zl_packet_header *h, size_t len, uint64_t now_us);
 
 /* Takes a datagram of len bytes that arrived for this connection (read
- * only; hostile bytes are fine). Returns ZL_PACKET_HEADER_SIZE, the offset
+ * only; hostile bytes are fine). Returns the header's length, the offset
  * of the payload, with *h the header and acks (may be NULL) the newly
  * acknowledged sequences. Otherwise the datagram is dropped and counted in
  * stats.dropped, *h is zeroed, acks->count is 0 and the result is

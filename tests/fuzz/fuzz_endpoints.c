@@ -207,13 +207,15 @@ static size_t build(int to_client, int how, const uint8_t *p, size_t n, uint8_t 
     }
     if (how == HOW_MUTATED) {
         const datagram *g = to_client ? &live.last_to_client : &live.last_to_server;
-        size_t i;
-        if (zl_packet_open(g->data, g->len, id, &h, NULL) < 0)
+        size_t i, payload;
+        int at = zl_packet_open(g->data, g->len, id, &h, NULL);
+        if (at < 0)
             return 0;
-        memcpy(out, g->data, g->len);
-        for (i = 0; i < n && ZL_PACKET_HEADER_SIZE + i < g->len; i++)
+        payload = g->len - (size_t)at;
+        memcpy(out + ZL_PACKET_HEADER_SIZE, g->data + at, payload);
+        for (i = 0; i < n && i < payload; i++)
             out[ZL_PACKET_HEADER_SIZE + i] ^= p[i];
-        len = zl_packet_seal(out, g->len - ZL_PACKET_HEADER_SIZE, &h, id);
+        len = zl_packet_seal(out, payload, &h, id);
         return len > 0 ? (size_t)len : 0;
     }
     memcpy(out, p, n);

@@ -38,19 +38,24 @@ static void check_open(const uint8_t *p, size_t len, int resealed, zl_packet_hea
 {
     int r = zl_packet_open(p, len, PROTOCOL_ID, h, why);
     *result = r;
-    if (len < ZL_PACKET_HEADER_SIZE) {
+    if (len <= 4) {
         REQUIRE(r == ZL_ERR_MALFORMED && *why == ZL_PACKET_DROP_SHORT);
     } else if (len > ZL_MAX_PACKET) {
         REQUIRE(r == ZL_ERR_TRUNCATED && *why == ZL_PACKET_DROP_OVERSIZED);
     } else if (r < 0) {
         REQUIRE(r == ZL_ERR_MALFORMED);
-        REQUIRE(*why == ZL_PACKET_DROP_FORMAT || (*why == ZL_PACKET_DROP_CHECKSUM && !resealed));
+        REQUIRE(*why == ZL_PACKET_DROP_FORMAT || *why == ZL_PACKET_DROP_SHORT ||
+                (*why == ZL_PACKET_DROP_CHECKSUM && !resealed));
+        /* Short only when the type byte asks for more than there is. */
+        REQUIRE(*why != ZL_PACKET_DROP_SHORT || len < ZL_PACKET_HEADER_SIZE);
     } else {
-        /* Sealing what was parsed gives back the very same bytes. */
-        static uint8_t again[ZL_MAX_PACKET];
-        REQUIRE(r == ZL_PACKET_HEADER_SIZE && *why == ZL_PACKET_DROP_NONE);
+        /* Sealing what was parsed gives back the very same bytes: the type
+         * byte alone told the header's length. */
+        static uint8_t again[ZL_MAX_PACKET + ZL_PACKET_HEADER_SIZE];
+        REQUIRE(r == (int)zl_packet_header_size(h, 1) && *why == ZL_PACKET_DROP_NONE);
+        REQUIRE(r == ((p[4] & ZL_PACKET_ACKS_FULL) ? 9 : ZL_PACKET_HEADER_SIZE));
         REQUIRE(h->type < ZL_PACKET_TYPE_COUNT);
-        memcpy(again + r, p + r, len - (size_t)r);
+        memcpy(again + ZL_PACKET_HEADER_SIZE, p + r, len - (size_t)r);
         if (len - (size_t)r > ZL_PACKET_MAX_PAYLOAD) {
             /* Accepted up to ZL_MAX_PACKET, but never written that long:
              * every payload leaves room for a sealed packet's tag. */
@@ -102,9 +107,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if ((flags & FLAG_SEND) && sends < 30000u) {
             uint8_t out[ZL_PACKET_HEADER_SIZE + 8];
             uint16_t seq = zl_link_next_sequence(&the_link);
+            zl_packet_header next;
             memset(out, 0, sizeof out);
+            zl_link_next_header(&the_link, 0, &next);
             REQUIRE(zl_link_send(&the_link, (uint8_t)(sends % ZL_PACKET_TYPE_COUNT), out, 8,
-                                 PROTOCOL_ID, now) == (int)sizeof out);
+                                 PROTOCOL_ID, now) == (int)zl_packet_header_size(&next, 1) + 8);
             bit_set(sent_seq, seq);
             sends++;
         }

@@ -261,16 +261,28 @@ static const char *const type_names[] = {
     "DISCONNECT", "COMMANDS", "SNAPSHOT",     "SETTINGS",       "TOKEN_REQUEST",
     "TOKEN_RESPONSE", "RELIABLE", "PATH_CHALLENGE", "PATH_RESPONSE", "CONTROL", "BLOCK"};
 
-static void header_rest(const uint8_t *p)
+/* The header from its type byte, at byte `at`: type, sequence, ack, and
+ * ack_bits unless the flag 0x20 says they are all ones. Returns the
+ * header's length. */
+static size_t header_rest(const uint8_t *p, unsigned at)
 {
-    row("4", "type", "%u %s", p[4], p[4] < 17 ? type_names[p[4]] : "?");
-    row("5-6", "sequence", "%u", le(p + 5, 2));
-    row("7-8", "ack", "%u", le(p + 7, 2));
-    row("9-12", "ack_bits", "0x%08x", le(p + 9, 4));
+    char where[16];
+    unsigned type = p[at] & 31u;
+    row(sprintf(where, "%u", at) ? where : "", "type", "%u %s%s", type,
+        type < 17 ? type_names[type] : "?", p[at] & 0x20u ? ", ack_bits all ones (0x20)" : "");
+    row(sprintf(where, "%u-%u", at + 1u, at + 2u) ? where : "", "sequence", "%u", le(p + at + 1, 2));
+    row(sprintf(where, "%u-%u", at + 3u, at + 4u) ? where : "", "ack", "%u", le(p + at + 3, 2));
+    if (p[at] & 0x20u) {
+        row("", "ack_bits", "0xffffffff, not sent");
+        return at + 5u;
+    }
+    row(sprintf(where, "%u-%u", at + 5u, at + 8u) ? where : "", "ack_bits", "0x%08x",
+        le(p + at + 5, 4));
+    return at + 9u;
 }
 
-/* A plain packet's header: its CRC under `id`. */
-static void plain_header(const uint8_t *p, size_t len, uint32_t id, const char *id_name)
+/* A plain packet's header: its CRC under `id`. Returns its length. */
+static size_t plain_header(const uint8_t *p, size_t len, uint32_t id, const char *id_name)
 {
     uint8_t idb[4];
     uint32_t crc;
@@ -282,7 +294,7 @@ static void plain_header(const uint8_t *p, size_t len, uint32_t id, const char *
     printf("byte      field                    value\n");
     row("0-3", "crc32", "0x%08x, CRC-32 of %s 0x%08x (4 bytes LE) then bytes 4-%u: %s",
         le(p, 4), id_name, id, (unsigned)len - 1u, crc == le(p, 4) ? "matches" : "MISMATCH");
-    header_rest(p);
+    return header_rest(p, 4);
 }
 
 /* Bits of a payload, least significant first, bit b in byte b / 8. */
@@ -1091,34 +1103,43 @@ static void reply_tag(const uint8_t *payload, size_t body, uint8_t type, uint64_
             : "DOES NOT VERIFY");
 }
 
-/* Opens a sealed packet into plain; returns the plaintext's length. */
-static size_t open_sealed(const uint8_t *p, size_t len, uint64_t nonce_of_conn,
+/* Opens a sealed packet into plain; returns the plaintext's length. The
+ * client's packets carry the connection id in clear (id_sent), the
+ * server's start with the type byte; the associated data holds it either
+ * way. */
+static size_t open_sealed(const uint8_t *p, size_t len, int id_sent, uint64_t nonce_of_conn,
                           const uint8_t key[32], uint8_t *plain)
 {
     uint8_t aad[17], nonce[12];
     char where[24];
-    uint64_t sequence = le(p + 5, 2); /* an early packet: the full sequence */
-    size_t n = len - 13u - 16u;
-    unsigned i;
+    uint32_t id = ZL_PROTOCOL_ID ^ (uint32_t)nonce_of_conn ^ (uint32_t)(nonce_of_conn >> 32);
+    unsigned at = id_sent ? 4u : 0u, end, i;
+    uint64_t sequence = le(p + at + 1, 2); /* an early packet: the full sequence */
+    size_t n;
     printf("byte      field                    value\n");
-    row("0-3", "connection id", "0x%08x = 0x%08x ^ 0x%08x ^ 0x%08x", (unsigned)le(p, 4),
-        (unsigned)ZL_PROTOCOL_ID, (unsigned)(uint32_t)nonce_of_conn,
-        (unsigned)(uint32_t)(nonce_of_conn >> 32));
-    header_rest(p);
-    sprintf(where, "13-%u", 13u + (unsigned)n - 1u);
-    key_row(where, "ciphertext", p + 13, n);
-    sprintf(where, "%u-%u", 13u + (unsigned)n, (unsigned)len - 1u);
-    key_row(where, "tag", p + 13 + n, 16);
-    for (i = 0; i < 4u; i++)
+    row(id_sent ? "0-3" : "", "connection id", "0x%08x = 0x%08x ^ 0x%08x ^ 0x%08x%s",
+        (unsigned)id, (unsigned)ZL_PROTOCOL_ID, (unsigned)(uint32_t)nonce_of_conn,
+        (unsigned)(uint32_t)(nonce_of_conn >> 32), id_sent ? "" : ", not sent");
+    if (id_sent && le(p, 4) != id)
+        row("", "connection id", "MISMATCH");
+    end = (unsigned)header_rest(p, at);
+    n = len - end - 16u;
+    sprintf(where, "%u-%u", end, end + (unsigned)n - 1u);
+    key_row(where, "ciphertext", p + end, n);
+    sprintf(where, "%u-%u", end + (unsigned)n, (unsigned)len - 1u);
+    key_row(where, "tag", p + end + n, 16);
+    for (i = 0; i < 4u; i++) {
         aad[i] = (uint8_t)((uint32_t)ZL_PROTOCOL_ID >> (8u * i));
-    memcpy(aad + 4, p, 13);
+        aad[4 + i] = (uint8_t)(id >> (8u * i));
+    }
+    memcpy(aad + 8, p + at, end - at);
     memset(nonce, 0, sizeof nonce);
     for (i = 0; i < 8u; i++)
         nonce[4 + i] = (uint8_t)(sequence >> (8u * i));
-    key_row("", "associated data", aad, sizeof aad);
+    key_row("", "associated data", aad, 8u + end - at);
     key_row("", "nonce", nonce, sizeof nonce);
-    if (zl_chacha20poly1305_open(plain, ZL_MAX_PACKET, p + 13, len - 13u, aad, sizeof aad, nonce,
-                                 key) != (int)n) {
+    if (zl_chacha20poly1305_open(plain, ZL_MAX_PACKET, p + end, len - end, aad, 8u + end - at,
+                                 nonce, key) != (int)n) {
         row("", "plaintext", "DOES NOT OPEN");
         return 0;
     }
@@ -1146,13 +1167,14 @@ static void plain_example(const char *name, const datagram *d, uint32_t id, cons
                           uint32_t own)
 {
     bits_in b;
+    size_t at;
     if (!d)
         return;
     hex_block(name, d->bytes, d->len);
     fields_begin(name);
-    plain_header(d->bytes, d->len, id, id_name);
-    bits_start(&b, d->bytes + 13, d->len - 13u);
-    switch (d->bytes[4]) {
+    at = plain_header(d->bytes, d->len, id, id_name);
+    bits_start(&b, d->bytes + at, d->len - at);
+    switch (d->bytes[4] & 31u) {
     case ZL_MSG_REQUEST:
         show_hex(&b, 32, "protocol_id");
         show64(&b, "nonce");
@@ -1202,10 +1224,13 @@ static uint32_t connection_id(uint64_t nonce)
 static const datagram *find_block(int from, int to, uint8_t inner, int nth)
 {
     int i;
-    for (i = 0; i < wire_count; i++)
-        if (wire[i].from == from && wire[i].to == to && wire[i].bytes[4] == ZL_MSG_BLOCK &&
-            wire[i].len > 13u && (wire[i].bytes[13] & 31u) == inner && nth-- == 0)
+    for (i = 0; i < wire_count; i++) {
+        /* A plain header: 13 bytes, 9 with the flag 0x20 (no ack_bits). */
+        size_t at = wire[i].bytes[4] & 0x20u ? 9u : 13u;
+        if (wire[i].from == from && wire[i].to == to && (wire[i].bytes[4] & 31u) == ZL_MSG_BLOCK &&
+            wire[i].len > at && (wire[i].bytes[at] & 31u) == inner && nth-- == 0)
             return &wire[i];
+    }
     printf("missing block %d -> %d inner %u\n", from, to, inner);
     return NULL;
 }
@@ -1290,7 +1315,8 @@ static void token_match(void)
     zl_client *c, *p;
     bits_in b;
     uint64_t cookie = 0;
-    size_t n;
+    size_t n, at;
+    int k;
     zl_server_config_default(&sc);
     counting(sc.private_key, sizeof sc.private_key, 0x80);
     sc.public_address_count = 1;
@@ -1319,6 +1345,13 @@ static void token_match(void)
     server_step();  /* tick 1: a sealed full snapshot */
     play(0, 16, 127, 0, 0x2000);
     clients_send(); /* sealed COMMANDS 1: the first command */
+    /* A clean link's steady state: once the server has heard 32 packets
+     * in a row, its headers say all ack bits are set and leave them out. */
+    for (k = 0; k < 40; k++) {
+        play(0, 16, 0, 0, 0x2000);
+        clients_send();
+        server_step();
+    }
 
     hex_block("token", bytes, sizeof bytes);
     fields_begin("token");
@@ -1328,8 +1361,8 @@ static void token_match(void)
     if ((d = find(1, 0, ZL_MSG_TOKEN_REQUEST, 0)) != NULL) {
         hex_block("token-request", d->bytes, d->len);
         fields_begin("token-request");
-        plain_header(d->bytes, d->len, ZL_PROTOCOL_ID, "protocol id");
-        bits_start(&b, d->bytes + 13, d->len - 13u);
+        at = plain_header(d->bytes, d->len, ZL_PROTOCOL_ID, "protocol id");
+        bits_start(&b, d->bytes + at, d->len - at);
         show_hex(&b, 32, "protocol_id");
         show64(&b, "nonce");
         settings(&b);
@@ -1345,32 +1378,44 @@ static void token_match(void)
     if ((d = find(0, 1, ZL_MSG_CHALLENGE, 0)) != NULL) {
         hex_block("token-challenge", d->bytes, d->len);
         fields_begin("token-challenge");
-        plain_header(d->bytes, d->len, ZL_PROTOCOL_ID, "protocol id");
-        bits_start(&b, d->bytes + 13, 20);
+        at = plain_header(d->bytes, d->len, ZL_PROTOCOL_ID, "protocol id");
+        bits_start(&b, d->bytes + at, 20);
         cookie = challenge_fields(&b);
-        reply_tag(d->bytes + 13, 20, ZL_MSG_CHALLENGE, cookie, 0, grant.server_key);
+        reply_tag(d->bytes + at, 20, ZL_MSG_CHALLENGE, cookie, 0, grant.server_key);
         fields_end();
     }
     if ((d = find(0, 1, ZL_MSG_ACCEPT, 0)) != NULL) {
         uint32_t tick;
         hex_block("token-accept", d->bytes, d->len);
         fields_begin("token-accept");
-        plain_header(d->bytes, d->len, ZL_PROTOCOL_ID, "protocol id");
-        bits_start(&b, d->bytes + 13, 25);
+        at = plain_header(d->bytes, d->len, ZL_PROTOCOL_ID, "protocol id");
+        bits_start(&b, d->bytes + at, 25);
         tick = accept_fields(&b);
         end_payload(&b);
-        reply_tag(d->bytes + 13, 25, ZL_MSG_ACCEPT, cookie, tick, grant.server_key);
+        reply_tag(d->bytes + at, 25, ZL_MSG_ACCEPT, cookie, tick, grant.server_key);
         fields_end();
     }
     if ((d = find(1, 0, ZL_MSG_COMMANDS, 1)) != NULL) {
         hex_block("sealed-commands", d->bytes, d->len);
         fields_begin("sealed-commands");
-        n = open_sealed(d->bytes, d->len, NONCE_C, grant.client_key, plain);
+        n = open_sealed(d->bytes, d->len, 1, NONCE_C, grant.client_key, plain);
         bits_start(&b, plain, n);
         commands_payload(&b);
         fields_end();
     }
     plain_example("deny", find(0, 2, ZL_MSG_DENY, 0), ZL_PROTOCOL_ID, "protocol id", 0);
+    /* The server's last snapshot to the client (its sealed packets start
+     * with the type byte). */
+    for (k = wire_count - 1; k >= 0; k--)
+        if (wire[k].from == 0 && wire[k].to == 1 && (wire[k].bytes[0] & 31u) == ZL_MSG_SNAPSHOT)
+            break;
+    if (k >= 0) {
+        d = &wire[k];
+        hex_block("sealed-snapshot", d->bytes, d->len);
+        fields_begin("sealed-snapshot");
+        open_sealed(d->bytes, d->len, 0, NONCE_C, grant.server_key, plain);
+        fields_end();
+    }
 }
 
 int main(void)
