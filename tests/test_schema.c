@@ -479,18 +479,18 @@ static void test_delta_sizes(void)
 
     /* One plain field: flag, 4-bit place among the 13 fields sent, a
      * changed bit for each earlier field, then a 2-bit class and the
-     * difference in the class's width (yaw's 16 less 8, 6 or 3 bits), or
+     * difference in the class's width (yaw's 16 less 12, 8 or 4 bits), or
      * its whole code; flags are always whole (12 bits). */
     state.yaw = 5;
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 2 + 4);
+    state.yaw = 100;
     ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 2 + 8);
-    state.yaw = 200;
-    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 2 + 10);
-    state.yaw = (zl_angle)-4096; /* the short way round: -4096 */
-    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 2 + 13);
-    ZL_CHECK_EQ(out.yaw, (zl_angle)-4096);
-    state.yaw = 4096;
+    state.yaw = (zl_angle)-2048; /* the short way round: -2048 */
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 2 + 12);
+    ZL_CHECK_EQ(out.yaw, (zl_angle)-2048);
+    state.yaw = 2048;
     ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 2 + 16);
-    ZL_CHECK_EQ(out.yaw, 4096);
+    ZL_CHECK_EQ(out.yaw, 2048);
     /* Differences of ranged values stay inside the range: 0 -> 4095 units
      * is a whole code (2 + 18 bits), 4095 -> 4094 a small difference. */
     state = base;
@@ -498,7 +498,7 @@ static void test_delta_sizes(void)
     ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 2 + 18);
     base.pos.x = ZL_FX_INT(4095);
     state.pos.x = ZL_FX_INT(4094);
-    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 2 + 10);
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 2 + 6);
     ZL_CHECK_EQ(out.pos.x, ZL_FX_INT(4094));
     base.pos.x = 0;
     state = base;

@@ -283,9 +283,10 @@ static void test_shared_run_same_as_alone(void)
 {
     int served;
     ZL_CHECK_EQ(shared_vs_alone(4, 4, 0, 29, &served), 0);
-    /* Every tick (the first one's full snapshots too), three clients were
-     * served from the run. */
-    ZL_CHECK_EQ(served, 12);
+    /* Every tick but the first, three clients were served from the run:
+     * the first tick's full snapshots hold more than a packet, so each is
+     * cut for room on its own and keeps no run. */
+    ZL_CHECK_EQ(served, 9);
 }
 
 /* Acknowledgements lost at random: baselines part and meet again, so

@@ -87,11 +87,11 @@ static void test_sizes(void)
     ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 4 + 5);
     ZL_CHECK_EQ(out.render_tick, 5001);
     /* Turning only: three changed bits before yaw, then a 2-bit class and
-     * the turn in 13 bits (up to 22 degrees), or 16 for a larger one. */
+     * the turn in 12 bits (up to 11 degrees), or 16 for a larger one. */
     c = prev;
     c.sequence++;
-    c.yaw = (zl_angle)(prev.yaw + 4000);
-    ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 4 + 3 + 2 + 13);
+    c.yaw = (zl_angle)(prev.yaw + 2000);
+    ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 4 + 3 + 2 + 12);
     ZL_CHECK_EQ(out.yaw, c.yaw);
     c.yaw = 12345;
     ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 4 + 3 + 2 + 16);
@@ -101,7 +101,7 @@ static void test_sizes(void)
     c = prev;
     c.sequence++;
     c.msec = 8;
-    ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 4 + 11 + 2 + 5);
+    ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 4 + 11 + 2 + 4);
     ZL_CHECK_EQ(out.msec, 8);
     /* The first command of a run, against nothing: sequence left to the
      * caller (0), every field exact. */

@@ -184,7 +184,7 @@ void zl_schema_interpolate(const zl_schema *s, void *out, const void *a, const v
  * audience's grid (for ZL_SCHEMA_SHARED the coarser one of a field that
  * has one). A value is, for FX, ANGLE and INT
  * fields, a 2-bit class and the signed difference from the base's code in
- * the class's width (the full code's width less 8, 6 or 3 bits, at least
+ * the class's width (the full code's width less 12, 8 or 4 bits, at least
  * 1; angles the short way round a turn), or class 3 and the full code; for
  * FLAGS the full code; for ZL_DELTA fields zl_bitwriter_delta's code. An
  * unchanged state costs 1 bit; an FX, ANGLE or INT value never more than

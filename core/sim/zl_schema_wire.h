@@ -92,19 +92,22 @@ static inline uint32_t max_code(const zl_field *f)
  * class's width, or, in the last class, its full code: movement between
  * two snapshots is far smaller than a field's range, so it seldom needs
  * the full width, and never costs more than the full width plus 2 bits.
- * The widths are the full code's less 8, 6 and 3 bits (at least 1): on
- * the FPS's 18-bit origins 10, 12 and 15 bits, up to 16, 64 and 512 units
- * either way, which cover a step, a run and a fall between snapshots
- * ~100 ms apart; on 16-bit angles 8, 10 and 13 bits, up to 0.7, 2.8 and
- * 22 degrees. (Cut points measured on the snapshot suite's 64-player
- * stream: the next bit either way cost more.) FLAGS are sent whole: their
- * bits are not magnitudes. Angles differ the short way round a turn. */
+ * The widths are the full code's less 12, 8 and 4 bits (at least 1): on
+ * the FPS's origins (16 bits for other players, 18 for the own) up to 1,
+ * 16 and 256 units either way, which cover what is left of a runner's
+ * move against its extrapolated base, a step and a fall between snapshots
+ * ~100 ms apart; on 16-bit angles 4, 8 and 12 bits, up to 0.04, 0.7 and
+ * 11 degrees. (Cut points measured on the bandwidth bench's streams with
+ * extrapolated bases: 12, 8, 4 cost the fewest bits a snapshot; 8, 6, 3,
+ * the cut before extrapolation, cost 5% more at 16 players.) FLAGS are
+ * sent whole: their bits are not magnitudes. Angles differ the short way
+ * round a turn. */
 #define CLASS_BITS 2u
 #define CLASS_WHOLE 3u
 
 static inline unsigned class_width(unsigned width, unsigned c)
 {
-    static const uint8_t narrower[CLASS_WHOLE] = {8, 6, 3};
+    static const uint8_t narrower[CLASS_WHOLE] = {12, 8, 4};
     return width > narrower[c] ? width - narrower[c] : 1u;
 }
 

@@ -557,7 +557,7 @@ static int32_t open_delta(bits_in *b, const char *label)
 /* One changed value against the base code. */
 static uint32_t changed_value(bits_in *b, const wire_field *w, uint32_t base)
 {
-    static const unsigned narrower[3] = {8, 6, 3};
+    static const unsigned narrower[3] = {12, 8, 4};
     const zl_field *f = w->f;
     char where[24], text[64], label[48];
     uint32_t code, cls;
