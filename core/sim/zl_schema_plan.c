@@ -242,6 +242,13 @@ int zl_schema_plan_init(zl_schema_plan *p, const zl_schema *s)
     for (i = 0; i < s->count; i++)
         if (s->fields[i].interp == ZL_INTERP_ARC)
             p->order[p->linear + p->arc++] = (uint8_t)i;
+    for (i = 0; i < s->count; i++)
+        if (s->fields[i].flags & ZL_TELEPORT)
+            p->moving[p->teleports++] = (uint8_t)i;
+    p->moving_end = p->teleports;
+    for (i = 0; i < s->count; i++)
+        if ((s->fields[i].flags & (ZL_EXTRAPOLATE | ZL_TELEPORT)) == ZL_EXTRAPOLATE)
+            p->moving[p->moving_end++] = (uint8_t)i;
     for (which = 0; which < 4; which++)
         if (!add_runs(p, which))
             return ZL_ERR_FULL;
@@ -466,4 +473,48 @@ int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const vo
     if (which == ZL_SCHEMA_WIRE)
         return read_delta(p, r, base, out, ZL_SCHEMA_WIRE);
     return read_delta(p, r, base, out, ZL_SCHEMA_SHARED);
+}
+
+/* The walk's answer over the short list of flagged fields: a differing
+ * teleport field anywhere makes it 0 whatever moved before it in the
+ * table, so the teleport fields are looked at first, and out is written
+ * only once something is extrapolated. */
+int zl_schema_plan_extrapolate(const zl_schema_plan *p, void *out, const void *base,
+                               const void *older, uint32_t ahead, uint32_t behind, int which)
+{
+    const uint8_t *m, *tele_end, *end;
+    int moved = 0;
+    ZL_ASSERT(p && out && base && older && out != base && out != older);
+    ZL_ASSERT(ahead >= 1 && ahead <= 63 && behind >= 1 && behind <= 63);
+    if (!p->planned)
+        return zl_schema_extrapolate(p->schema, out, base, older, ahead, behind, which);
+    m = p->moving;
+    tele_end = m + p->teleports;
+    end = m + p->moving_end;
+    for (; m < tele_end; m++) {
+        const zl_plan_field *f = &p->field[*m];
+        unsigned drop = drop_for(f, which);
+        uint32_t b = plan_load(f, base), o = plan_load(f, older);
+        if ((f->sel & SEL(which)) && b != o &&
+            plan_encode(f, drop, b) != plan_encode(f, drop, o))
+            return 0;
+    }
+    for (; m < end; m++) {
+        const zl_plan_field *f = &p->field[*m];
+        unsigned drop = drop_for(f, which);
+        uint32_t b = plan_load(f, base), o = plan_load(f, older);
+        if (!(f->sel & SEL(which)) || b == o) /* the same bits: the same code */
+            continue;
+        b = plan_encode(f, drop, b);
+        o = plan_encode(f, drop, o);
+        if (b == o)
+            continue;
+        if (!moved)
+            memcpy(out, base, p->schema->size);
+        moved = 1;
+        plan_store(f, out,
+                   plan_decode(f, drop, extrapolated(b, o, ahead, behind, plan_max_code(f, drop),
+                                                     f->width - drop, f->op & OP_WRAPS)));
+    }
+    return moved;
 }
