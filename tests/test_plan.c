@@ -371,10 +371,41 @@ static void check_delta(side_by_side *t, const uint8_t *base, const uint8_t *sta
     }
 }
 
+/* The plan's delta against b extrapolated from a, in one step, gives the
+ * walk's extrapolation and delta, for `state` b itself and junk. */
+static void check_write_extrapolated(side_by_side *t, const uint8_t *a, const uint8_t *b,
+                                     const uint8_t *junk, uint32_t ahead, uint32_t behind,
+                                     int which)
+{
+    const zl_schema *s = &t->moving.s;
+    const uint8_t *states[2];
+    uint8_t buf1[160], buf2[160], scratch[STATE];
+    int k;
+    states[0] = b;
+    states[1] = junk;
+    for (k = 0; k < 2; k++) {
+        zl_bitwriter w1, w2;
+        const uint8_t *from = b;
+        int n1, n2;
+        memset(buf1, 0, sizeof buf1);
+        memset(buf2, 0, sizeof buf2);
+        zl_bitwriter_init(&w1, buf1, sizeof buf1);
+        zl_bitwriter_init(&w2, buf2, sizeof buf2);
+        if (zl_schema_extrapolate(s, scratch, b, a, ahead, behind, which))
+            from = scratch;
+        n1 = zl_schema_write_delta(s, &w1, from, states[k], which);
+        n2 = zl_schema_plan_write_extrapolated(&t->moving_plan, &w2, b, a, ahead, behind,
+                                               states[k], which);
+        same_value(t, n1, n2);
+        t->mismatches += memcmp(buf1, buf2, sizeof buf1) != 0;
+    }
+}
+
 /* The walk and the plan extrapolate alike: rs's fields flagged
  * ZL_EXTRAPOLATE and ZL_TELEPORT by the states' bytes (no draws, so the
  * pinned stream is kept), b extrapolated from a. */
-static void check_extrapolate(side_by_side *t, const uint8_t *a, const uint8_t *b)
+static void check_extrapolate(side_by_side *t, const uint8_t *a, const uint8_t *b,
+                              const uint8_t *junk)
 {
     zl_schema *s = &t->moving.s;
     uint8_t o1[STATE], o2[STATE];
@@ -402,6 +433,7 @@ static void check_extrapolate(side_by_side *t, const uint8_t *a, const uint8_t *
         if (r1)
             same_bytes(t, o1, o2);
         t->extrapolated += r1 == 1;
+        check_write_extrapolated(t, a, b, junk, ahead, behind, which);
     }
 }
 
@@ -429,7 +461,7 @@ static void run(side_by_side *t, uint64_t seed, int schemas, int states)
             check_copy_compare_hash(t, a, b, junk);
             check_interpolate(t, a, b, junk);
             check_delta(t, a, b, junk);
-            check_extrapolate(t, a, b);
+            check_extrapolate(t, a, b, junk);
         }
     }
 }

@@ -293,6 +293,17 @@ int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const vo
 int zl_schema_plan_extrapolate(const zl_schema_plan *p, void *out, const void *base,
                                const void *older, uint32_t ahead, uint32_t behind, int which);
 
+/* The bits zl_schema_plan_extrapolate(p, scratch, base, older, ahead,
+ * behind, which) and then zl_schema_plan_write_delta against scratch (or
+ * against base when that returns 0) write, without the scratch state: the
+ * extrapolated fields' predicted codes are taken as their bases' codes.
+ * base, older and state: p's schema's size (at most ZL_STATE_MAX when p
+ * did not fit a plan: the walk's scratch), not NULL. Returns the bits
+ * written or the writer's sticky error, as zl_schema_plan_write_delta. */
+int zl_schema_plan_write_extrapolated(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
+                                      const void *older, uint32_t ahead, uint32_t behind,
+                                      const void *state, int which);
+
 ZL_END_DECLS
 
 #endif

@@ -352,10 +352,10 @@ static int write_body(const writer_job *j, zl_bitwriter *bw, uint16_t e)
             base = predicted;
         return zl_schema_write_delta(schema, bw, base, j->now->states[e], fields_for(e, j->own));
     }
-    if (pfrom_of(j, e) != 0 &&
-        zl_schema_plan_extrapolate(plan, predicted, base, pred_state(j, e),
-                                   j->tick - j->base->tick, pred_age(j), fields_for(e, j->own)))
-        base = predicted;
+    if (pfrom_of(j, e) != 0)
+        return zl_schema_plan_write_extrapolated(plan, bw, base, pred_state(j, e),
+                                                 j->tick - j->base->tick, pred_age(j),
+                                                 j->now->states[e], fields_for(e, j->own));
     return zl_schema_plan_write_delta(plan, bw, base, j->now->states[e], fields_for(e, j->own));
 }
 
