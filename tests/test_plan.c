@@ -226,6 +226,9 @@ typedef struct side_by_side {
     zl_test_rng rng;
     rand_schema rs;
     zl_schema_plan plan;
+    rand_schema moving;       /* rs with fields flagged to extrapolate */
+    zl_schema_plan moving_plan;
+    uint32_t extrapolated;    /* extrapolations that moved a field */
     uint32_t digest;     /* the walk's results, pinned */
     uint32_t mismatches; /* bytes or results where the plan differs */
     uint32_t planned;    /* schemas that fitted a plan */
@@ -368,6 +371,72 @@ static void check_delta(side_by_side *t, const uint8_t *base, const uint8_t *sta
     }
 }
 
+/* The plan's delta against b extrapolated from a, in one step, gives the
+ * walk's extrapolation and delta, for `state` b itself and junk. */
+static void check_write_extrapolated(side_by_side *t, const uint8_t *a, const uint8_t *b,
+                                     const uint8_t *junk, uint32_t ahead, uint32_t behind,
+                                     int which)
+{
+    const zl_schema *s = &t->moving.s;
+    const uint8_t *states[2];
+    uint8_t buf1[160], buf2[160], scratch[STATE];
+    int k;
+    states[0] = b;
+    states[1] = junk;
+    for (k = 0; k < 2; k++) {
+        zl_bitwriter w1, w2;
+        const uint8_t *from = b;
+        int n1, n2;
+        memset(buf1, 0, sizeof buf1);
+        memset(buf2, 0, sizeof buf2);
+        zl_bitwriter_init(&w1, buf1, sizeof buf1);
+        zl_bitwriter_init(&w2, buf2, sizeof buf2);
+        if (zl_schema_extrapolate(s, scratch, b, a, ahead, behind, which))
+            from = scratch;
+        n1 = zl_schema_write_delta(s, &w1, from, states[k], which);
+        n2 = zl_schema_plan_write_extrapolated(&t->moving_plan, &w2, b, a, ahead, behind,
+                                               states[k], which);
+        same_value(t, n1, n2);
+        t->mismatches += memcmp(buf1, buf2, sizeof buf1) != 0;
+    }
+}
+
+/* The walk and the plan extrapolate alike: rs's fields flagged
+ * ZL_EXTRAPOLATE and ZL_TELEPORT by the states' bytes (no draws, so the
+ * pinned stream is kept), b extrapolated from a. */
+static void check_extrapolate(side_by_side *t, const uint8_t *a, const uint8_t *b,
+                              const uint8_t *junk)
+{
+    zl_schema *s = &t->moving.s;
+    uint8_t o1[STATE], o2[STATE];
+    uint32_t ahead = 1u + b[0] % 63u, behind = 1u + a[0] % 63u;
+    int i, which;
+    t->moving = t->rs;
+    s->fields = t->moving.fields;
+    for (i = 0; i < s->count; i++) {
+        zl_field *f = &t->moving.fields[i];
+        unsigned pick = (unsigned)i + a[1];
+        f->flags = (uint8_t)(f->flags | (pick % 3u == 0 ? ZL_EXTRAPOLATE : 0) |
+                             (pick % 7u == 1 ? ZL_TELEPORT : 0));
+        if (zl_schema_validate(s) != ZL_OK)
+            f->flags = (uint8_t)(f->flags & ~ZL_EXTRAPOLATE);
+    }
+    ZL_CHECK_EQ(zl_schema_validate(s), ZL_OK);
+    (void)zl_schema_plan_init(&t->moving_plan, s);
+    for (which = ZL_SCHEMA_WIRE; which <= ZL_SCHEMA_SHARED; which++) {
+        int r1, r2;
+        memset(o1, 0, sizeof o1);
+        memset(o2, 0, sizeof o2);
+        r1 = zl_schema_extrapolate(s, o1, b, a, ahead, behind, which);
+        r2 = zl_schema_plan_extrapolate(&t->moving_plan, o2, b, a, ahead, behind, which);
+        same_value(t, r1, r2);
+        if (r1)
+            same_bytes(t, o1, o2);
+        t->extrapolated += r1 == 1;
+        check_write_extrapolated(t, a, b, junk, ahead, behind, which);
+    }
+}
+
 /* schemas random schemas, states random state pairs each. */
 static void run(side_by_side *t, uint64_t seed, int schemas, int states)
 {
@@ -376,6 +445,7 @@ static void run(side_by_side *t, uint64_t seed, int schemas, int states)
     t->digest = ZL_SCHEMA_HASH_INIT;
     t->mismatches = 0;
     t->planned = 0;
+    t->extrapolated = 0;
     for (i = 0; i < schemas; i++) {
         random_schema(&t->rng, &t->rs);
         ZL_CHECK_EQ(zl_schema_validate(&t->rs.s), ZL_OK);
@@ -391,6 +461,7 @@ static void run(side_by_side *t, uint64_t seed, int schemas, int states)
             check_copy_compare_hash(t, a, b, junk);
             check_interpolate(t, a, b, junk);
             check_delta(t, a, b, junk);
+            check_extrapolate(t, a, b, junk);
         }
     }
 }
@@ -418,6 +489,7 @@ static void test_plan_random_schemas(void)
 {
     run(&sbs, 99, ZL_TEST_ITERATIONS(3000), 4);
     ZL_CHECK_EQ(sbs.mismatches, 0);
+    ZL_CHECK(sbs.extrapolated > 0);
 }
 
 void zl_suite_plan(void)

@@ -379,24 +379,6 @@ int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, 
     return r->error;
 }
 
-/* The code `ahead` ticks after b on the line through o (`behind` ticks
- * before b): |b - o| < 2^24 and ahead < 64, so twice their product fits
- * 32 bits unsigned. */
-static uint32_t extrapolated(const zl_field *f, uint32_t b, uint32_t o, uint32_t ahead,
-                             uint32_t behind)
-{
-    unsigned width = zl_bits_required(max_code(f));
-    int wraps = f->kind == ZL_FIELD_KIND_ANGLE;
-    uint32_t d = difference(b, o, width, wraps);
-    int negative = zl_to_i32(d) < 0;
-    uint32_t m = negative ? 0u - d : d;
-    uint32_t q = (2u * m * ahead + behind) / (2u * behind);
-    int64_t p = (int64_t)b + (negative ? -(int64_t)q : (int64_t)q);
-    if (wraps)
-        return (uint32_t)p & max_code(f);
-    return (uint32_t)zl_clamp64(p, 0, max_code(f));
-}
-
 int zl_schema_extrapolate(const zl_schema *s, void *out, const void *base, const void *older,
                           uint32_t ahead, uint32_t behind, int which)
 {
@@ -420,7 +402,9 @@ int zl_schema_extrapolate(const zl_schema *s, void *out, const void *base, const
         if (!moved)
             memcpy(out, base, s->size);
         moved = 1;
-        store_value(g, out, decode(g, extrapolated(g, b, o, ahead, behind)));
+        store_value(g, out, decode(g, extrapolated(b, o, ahead, behind, max_code(g),
+                                                zl_bits_required(max_code(g)),
+                                                g->kind == ZL_FIELD_KIND_ANGLE)));
     }
     return moved;
 }

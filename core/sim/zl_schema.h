@@ -262,7 +262,11 @@ typedef struct zl_schema_plan {
     uint8_t arc;     /* order[linear .. linear + arc): the ARC fields */
     uint8_t runs[4]; /* where the runs of ALL, WIRE, SHARED, STEP end in run[] */
     uint8_t sent[3]; /* fields sent by WIRE, SHARED ([0] unused) */
+    uint8_t teleports; /* moving[0 .. teleports): the ZL_TELEPORT fields */
+    uint8_t moving_end; /* moving[teleports .. moving_end): the other
+                           ZL_EXTRAPOLATE fields */
     uint8_t order[ZL_SCHEMA_PLAN_FIELDS];
+    uint8_t moving[ZL_SCHEMA_PLAN_FIELDS];
     zl_plan_field field[ZL_SCHEMA_PLAN_FIELDS]; /* in table order */
     zl_plan_run run[ZL_SCHEMA_PLAN_RUNS];
 } zl_schema_plan;
@@ -286,6 +290,19 @@ int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const v
                                const void *state, int which);
 int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const void *base,
                               void *out, int which);
+int zl_schema_plan_extrapolate(const zl_schema_plan *p, void *out, const void *base,
+                               const void *older, uint32_t ahead, uint32_t behind, int which);
+
+/* The bits zl_schema_plan_extrapolate(p, scratch, base, older, ahead,
+ * behind, which) and then zl_schema_plan_write_delta against scratch (or
+ * against base when that returns 0) write, without the scratch state: the
+ * extrapolated fields' predicted codes are taken as their bases' codes.
+ * base, older and state: p's schema's size (at most ZL_STATE_MAX when p
+ * did not fit a plan: the walk's scratch), not NULL. Returns the bits
+ * written or the writer's sticky error, as zl_schema_plan_write_delta. */
+int zl_schema_plan_write_extrapolated(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
+                                      const void *older, uint32_t ahead, uint32_t behind,
+                                      const void *state, int which);
 
 ZL_END_DECLS
 

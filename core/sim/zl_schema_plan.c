@@ -16,7 +16,8 @@ enum {
     OP_SEXT = 8,       /* a signed value narrower than 4 bytes */
     OP_WRAPS = 16,     /* codes wrap (ANGLE, FLAGS) instead of clamping */
     OP_QUANT_SAME = 32, /* quantising cannot change it: skipped */
-    OP_WHOLE = 64       /* a change is sent as the full code (FLAGS) */
+    OP_WHOLE = 64,      /* a change is sent as the full code (FLAGS) */
+    OP_MOVING = 128     /* extrapolated (ZL_EXTRAPOLATE, not ZL_TELEPORT) */
 };
 
 /* zl_plan_field.sel: bit `which` for each selection, and ZL_DELTA. */
@@ -242,6 +243,15 @@ int zl_schema_plan_init(zl_schema_plan *p, const zl_schema *s)
     for (i = 0; i < s->count; i++)
         if (s->fields[i].interp == ZL_INTERP_ARC)
             p->order[p->linear + p->arc++] = (uint8_t)i;
+    for (i = 0; i < s->count; i++)
+        if (s->fields[i].flags & ZL_TELEPORT)
+            p->moving[p->teleports++] = (uint8_t)i;
+    p->moving_end = p->teleports;
+    for (i = 0; i < s->count; i++)
+        if ((s->fields[i].flags & (ZL_EXTRAPOLATE | ZL_TELEPORT)) == ZL_EXTRAPOLATE) {
+            p->field[i].op = (uint8_t)(p->field[i].op | OP_MOVING);
+            p->moving[p->moving_end++] = (uint8_t)i;
+        }
     for (which = 0; which < 4; which++)
         if (!add_runs(p, which))
             return ZL_ERR_FULL;
@@ -350,6 +360,37 @@ void zl_schema_plan_interpolate(const zl_schema_plan *p, void *out, const void *
     }
 }
 
+/* Extrapolation's older state and distances (zl_schema_plan_extrapolate). */
+typedef struct moving_base {
+    const void *older;
+    uint32_t ahead, behind;
+} moving_base;
+
+/* 1 when a selected ZL_TELEPORT field's code differs between base and
+ * older: then nothing is extrapolated. Equal bits are the same code. */
+static int teleported(const zl_schema_plan *p, const void *base, const void *older, int which)
+{
+    const uint8_t *m, *end;
+    for (m = p->moving, end = m + p->teleports; m < end; m++) {
+        const zl_plan_field *f = &p->field[*m];
+        unsigned drop = drop_for(f, which);
+        uint32_t b = plan_load(f, base), o = plan_load(f, older);
+        if ((f->sel & SEL(which)) && b != o &&
+            plan_encode(f, drop, b) != plan_encode(f, drop, o))
+            return 1;
+    }
+    return 0;
+}
+
+/* The code of extrapolated field f on the audience's grid: base's code b
+ * moved along the line from older's code o (b itself when they are equal). */
+static inline uint32_t predicted(const zl_plan_field *f, unsigned drop, uint32_t b, uint32_t o,
+                                 const moving_base *x)
+{
+    return extrapolated(b, o, x->ahead, x->behind, plan_max_code(f, drop), f->width - drop,
+                        f->op & OP_WRAPS);
+}
+
 /* A changed field's value against its base's code, as read_value and
  * zl_schema_plan_read_delta take it back. */
 static void plan_write_value(const zl_plan_field *f, delta_out *o, unsigned drop,
@@ -364,19 +405,18 @@ static void plan_write_value(const zl_plan_field *f, delta_out *o, unsigned drop
 }
 
 /* The walk's two passes with each code taken once: the sent fields' codes
- * and their bases' are kept from the first pass for the second. */
-int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
-                               const void *state, int which)
+ * and their bases' are kept from the first pass for the second. With x,
+ * the extrapolated fields' base codes are predicted ones, which is what
+ * coding against the extrapolated state gives: its stored values decode
+ * from those codes and encode back to them. */
+static int write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
+                       const void *state, int which, const moving_base *x)
 {
     uint32_t code[ZL_SCHEMA_PLAN_FIELDS], base_code[ZL_SCHEMA_PLAN_FIELDS];
     uint8_t field[ZL_SCHEMA_PLAN_FIELDS];
-    uint32_t start;
+    uint32_t start = zl_bitwriter_bits_used(w);
     int last = -1, sent = 0, i;
     delta_out o;
-    ZL_ASSERT(p && w && state && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
-    if (!p->planned)
-        return zl_schema_write_delta(p->schema, w, base, state, which);
-    start = zl_bitwriter_bits_used(w);
     for (i = 0; i < p->schema->count; i++) {
         const zl_plan_field *f = &p->field[i];
         uint32_t raw, base_raw;
@@ -385,7 +425,15 @@ int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const v
             continue;
         raw = plan_load(f, state);
         base_raw = base ? plan_load(f, base) : 0u;
-        if (raw == base_raw) { /* the same code: no need to find it */
+        /* The same bits in older: the same code, no move. */
+        if (x && (f->op & OP_MOVING) && plan_load(f, x->older) != base_raw) {
+            drop = drop_for(f, which);
+            base_code[sent] = predicted(f, drop, plan_encode(f, drop, base_raw),
+                                        plan_encode(f, drop, plan_load(f, x->older)), x);
+            code[sent] = plan_encode(f, drop, raw);
+            if (code[sent] != base_code[sent])
+                last = sent;
+        } else if (raw == base_raw) { /* the same code: no need to find it */
             code[sent] = 0;
             base_code[sent] = 0;
         } else {
@@ -414,6 +462,38 @@ int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const v
     if (w->error != ZL_OK)
         return w->error;
     return (int)(zl_bitwriter_bits_used(w) - start);
+}
+
+int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
+                               const void *state, int which)
+{
+    ZL_ASSERT(p && w && state && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
+    if (!p->planned)
+        return zl_schema_write_delta(p->schema, w, base, state, which);
+    return write_delta(p, w, base, state, which, NULL);
+}
+
+int zl_schema_plan_write_extrapolated(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
+                                      const void *older, uint32_t ahead, uint32_t behind,
+                                      const void *state, int which)
+{
+    moving_base x;
+    ZL_ASSERT(p && w && base && older && state &&
+              (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
+    ZL_ASSERT(ahead >= 1 && ahead <= 63 && behind >= 1 && behind <= 63);
+    if (!p->planned) {
+        uint32_t scratch[ZL_STATE_MAX / 4];
+        ZL_ASSERT(p->schema->size <= sizeof scratch);
+        if (zl_schema_extrapolate(p->schema, scratch, base, older, ahead, behind, which))
+            base = scratch;
+        return zl_schema_write_delta(p->schema, w, base, state, which);
+    }
+    if (teleported(p, base, older, which))
+        return write_delta(p, w, base, state, which, NULL);
+    x.older = older;
+    x.ahead = ahead;
+    x.behind = behind;
+    return write_delta(p, w, base, state, which, &x);
 }
 
 /* Commands are read in one copy per selection (`which` a constant): the
@@ -466,4 +546,39 @@ int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const vo
     if (which == ZL_SCHEMA_WIRE)
         return read_delta(p, r, base, out, ZL_SCHEMA_WIRE);
     return read_delta(p, r, base, out, ZL_SCHEMA_SHARED);
+}
+
+/* Over the short list of flagged fields; out is written only once
+ * something is extrapolated. */
+int zl_schema_plan_extrapolate(const zl_schema_plan *p, void *out, const void *base,
+                               const void *older, uint32_t ahead, uint32_t behind, int which)
+{
+    const uint8_t *m, *end;
+    moving_base x;
+    int moved = 0;
+    ZL_ASSERT(p && out && base && older && out != base && out != older);
+    ZL_ASSERT(ahead >= 1 && ahead <= 63 && behind >= 1 && behind <= 63);
+    if (!p->planned)
+        return zl_schema_extrapolate(p->schema, out, base, older, ahead, behind, which);
+    if (teleported(p, base, older, which))
+        return 0;
+    x.older = older;
+    x.ahead = ahead;
+    x.behind = behind;
+    for (m = p->moving + p->teleports, end = p->moving + p->moving_end; m < end; m++) {
+        const zl_plan_field *f = &p->field[*m];
+        unsigned drop = drop_for(f, which);
+        uint32_t b = plan_load(f, base), o = plan_load(f, older);
+        if (!(f->sel & SEL(which)) || b == o) /* the same bits: the same code */
+            continue;
+        b = plan_encode(f, drop, b);
+        o = plan_encode(f, drop, o);
+        if (b == o)
+            continue;
+        if (!moved)
+            memcpy(out, base, p->schema->size);
+        moved = 1;
+        plan_store(f, out, plan_decode(f, drop, predicted(f, drop, b, o, &x)));
+    }
+    return moved;
 }

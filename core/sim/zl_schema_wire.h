@@ -122,6 +122,23 @@ static inline uint32_t difference(uint32_t code, uint32_t base, unsigned width, 
     return ((d & low_mask(width)) ^ s) - s;
 }
 
+/* The code `ahead` ticks after b on the line through o (`behind` ticks
+ * before b), codes running 0..max, width bits (wrapping ones all 2^width):
+ * |b - o| < 2^24 and ahead < 64, so twice their product fits 32 bits
+ * unsigned. */
+static inline uint32_t extrapolated(uint32_t b, uint32_t o, uint32_t ahead, uint32_t behind,
+                                    uint32_t max, unsigned width, int wraps)
+{
+    uint32_t d = difference(b, o, width, wraps);
+    int negative = zl_to_i32(d) < 0;
+    uint32_t m = negative ? 0u - d : d;
+    uint32_t q = (2u * m * ahead + behind) / (2u * behind);
+    int64_t p = (int64_t)b + (negative ? -(int64_t)q : (int64_t)q);
+    if (wraps)
+        return (uint32_t)p & max;
+    return (uint32_t)zl_clamp64(p, 0, max);
+}
+
 /* A delta's bits on their way to the writer: gathered in a word, so its
  * many short pieces (a flag, a class, a small difference) reach the writer
  * 32 bits at a time rather than in a call each. The bits are the same. */

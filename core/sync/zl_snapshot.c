@@ -324,6 +324,12 @@ static void write_kind(zl_bitwriter *bw, uint8_t op)
         zl_bitwriter_bits(bw, op == OP_FULL ? 3u : 1u, 2);
 }
 
+/* The state e's base is extrapolated from (pfrom_of not 0). */
+static const void *pred_state(const writer_job *j, uint16_t e)
+{
+    return world_slot(j->w, j->tick - pfrom_of(j, e))->states[e];
+}
+
 /* Writes e's entry after its gap: the kind, then the state code (none for
  * a leave). Returns the state code's bits or the writer's error. */
 static int write_body(const writer_job *j, zl_bitwriter *bw, uint16_t e)
@@ -339,14 +345,18 @@ static int write_body(const writer_job *j, zl_bitwriter *bw, uint16_t e)
     schema = schema_of(j->layout, e);
     plan = plan_slot(j->w, j->layout, schema);
     base = op == OP_UPDATE ? base_state(j->w, j->base_slot, j->base, e) : NULL;
-    if (pfrom_of(j, e) != 0 &&
-        zl_schema_extrapolate(schema, predicted, base,
-                              world_slot(j->w, j->tick - pfrom_of(j, e))->states[e],
-                              j->tick - j->base->tick, pred_age(j), fields_for(e, j->own)))
-        base = predicted;
-    if (plan->schema == schema)
-        return zl_schema_plan_write_delta(plan, bw, base, j->now->states[e], fields_for(e, j->own));
-    return zl_schema_write_delta(schema, bw, base, j->now->states[e], fields_for(e, j->own));
+    if (plan->schema != schema) {
+        if (pfrom_of(j, e) != 0 &&
+            zl_schema_extrapolate(schema, predicted, base, pred_state(j, e),
+                                  j->tick - j->base->tick, pred_age(j), fields_for(e, j->own)))
+            base = predicted;
+        return zl_schema_write_delta(schema, bw, base, j->now->states[e], fields_for(e, j->own));
+    }
+    if (pfrom_of(j, e) != 0)
+        return zl_schema_plan_write_extrapolated(plan, bw, base, pred_state(j, e),
+                                                 j->tick - j->base->tick, pred_age(j),
+                                                 j->now->states[e], fields_for(e, j->own));
+    return zl_schema_plan_write_delta(plan, bw, base, j->now->states[e], fields_for(e, j->own));
 }
 
 /* The tick of the state e's entry is coded against: 0 for the zero state. */

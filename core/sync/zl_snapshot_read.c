@@ -128,11 +128,13 @@ static void read_entries(const zl_snapshot_layout *layout, uint16_t own_entity, 
         if (!against_base)
             memset(state, 0, ZL_STATE_MAX);
         base = against_base ? state : NULL;
-        if (against_base && x->older && bit_get(x->older->present, e) &&
-            zl_schema_extrapolate(schema, predicted, state, x->older->states[e], x->ahead,
-                                  x->behind, fields_for(e, own_entity)))
-            base = predicted;
         plan = e < layout->players ? layout->player_plan : layout->entity_plan;
+        if (against_base && x->older && bit_get(x->older->present, e) &&
+            (plan ? zl_schema_plan_extrapolate(plan, predicted, state, x->older->states[e],
+                                               x->ahead, x->behind, fields_for(e, own_entity))
+                  : zl_schema_extrapolate(schema, predicted, state, x->older->states[e],
+                                          x->ahead, x->behind, fields_for(e, own_entity))))
+            base = predicted;
         if (plan)
             zl_schema_plan_read_delta(plan, r, base, state, fields_for(e, own_entity));
         else
