@@ -239,6 +239,48 @@ static void test_entries_round_trip(void)
     ZL_CHECK_EQ(zl_record_next(&rd, &e), ZL_ERR_MALFORMED);
 }
 
+/* A join, leave, new match or end between a tick's commands and its end
+ * is out of place: the server writes them only between ticks. */
+static void test_entries_only_between_ticks(void)
+{
+    static zl_record w;
+    static zl_record_reader rd;
+    zl_record_header h;
+    zl_record_entry e;
+    zl_usercmd a;
+    uint32_t used;
+    int last;
+    memset(&h, 0, sizeof h);
+    h.tick_rate = 64;
+    h.max_clients = 2;
+    h.state_size = 40;
+    h.lagcomp_ticks = 128;
+    h.events = 16;
+    h.origin_axes = 3;
+    memset(&a, 0, sizeof a);
+    a.sequence = 1;
+    a.msec = 16;
+    for (last = 0; last < 4; last++) {
+        used = 0;
+        ZL_CHECK_EQ(zl_record_begin(&w, &h, collect, &used), ZL_OK);
+        zl_record_join(&w, 0);
+        zl_record_command(&w, 0, &a, NULL);
+        if (last == 0)
+            zl_record_join(&w, 1);
+        else if (last == 1)
+            zl_record_leave(&w, 0);
+        else if (last == 2)
+            zl_record_match(&w, 7);
+        ZL_CHECK(zl_record_end(&w, 0) > 0);
+        ZL_CHECK_EQ(zl_record_reader_init(&rd, record, used), ZL_OK);
+        ZL_CHECK_EQ(zl_record_next(&rd, &e), ZL_OK);
+        ZL_CHECK(e.kind == ZL_RECORD_JOIN);
+        ZL_CHECK_EQ(zl_record_next(&rd, &e), ZL_OK);
+        ZL_CHECK(e.kind == ZL_RECORD_COMMAND);
+        ZL_CHECK_EQ(zl_record_next(&rd, &e), ZL_ERR_MALFORMED);
+    }
+}
+
 /* The union of a player's hitboxes. */
 static zl_box bound_of(const void *player)
 {
@@ -319,6 +361,7 @@ static void test_killcam_shows_the_rewound_target(void)
 void zl_suite_record(void)
 {
     ZL_RUN(test_entries_round_trip);
+    ZL_RUN(test_entries_only_between_ticks);
     ZL_RUN(test_live_replays_to_live_hash);
     ZL_RUN(test_new_match_replays);
     ZL_RUN(test_host_record_replays_everywhere);

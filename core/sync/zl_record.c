@@ -337,6 +337,7 @@ static int read_command(zl_record_reader *rd, zl_record_entry *out)
         return failed(rd);
     rd->prev[slot] = out->cmd;
     set_bit(rd->have_prev, slot, 1);
+    rd->in_tick = 1;
     return ZL_OK;
 }
 
@@ -376,8 +377,12 @@ int zl_record_next(zl_record_reader *rd, zl_record_entry *out)
         out->kind = ZL_RECORD_TICK;
         out->ticks = (uint32_t)n + 1u;
         rd->tick += out->ticks;
+        rd->in_tick = 0;
         return ZL_OK;
     }
+    /* The rest come only between ticks. */
+    if (rd->in_tick)
+        return refuse(rd);
     if (code == CODE_JOIN || code == CODE_LEAVE) {
         int slot = read_slot(rd);
         if (failed(rd) != ZL_OK)

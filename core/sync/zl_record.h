@@ -130,6 +130,7 @@ typedef struct zl_record_reader {
     uint32_t tick;         /* the last tick ended */
     uint8_t slot_bits;
     uint8_t ended;
+    uint8_t in_tick;       /* commands read of a tick not yet ended */
     uint8_t present[(ZL_MAX_CLIENTS + 7) / 8]; /* slots joined, not left */
     uint8_t have_prev[(ZL_MAX_CLIENTS + 7) / 8];
     zl_usercmd prev[ZL_MAX_CLIENTS];
@@ -146,7 +147,8 @@ int zl_record_reader_init(zl_record_reader *rd, const void *data, size_t len);
 /* The next entry into *out: ZL_OK, or ZL_ERR_TRUNCATED (the bytes ended
  * before ZL_RECORD_END), ZL_ERR_MALFORMED (an entry out of range or out of
  * place: a command for a slot not in the game, a join of a taken slot,
- * bytes after the end, a rewind time outside the history), ZL_ERR_AGAIN
+ * a join, leave, new match or end after a tick's commands and before its
+ * end, bytes after the end, a rewind time outside the history), ZL_ERR_AGAIN
  * after the end was read. An error sticks. */
 int zl_record_next(zl_record_reader *rd, zl_record_entry *out);
 
