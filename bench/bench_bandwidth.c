@@ -126,7 +126,7 @@ static uint32_t own_entry_bits(bandwidth_bench *b, uint32_t tick)
         return 0;
     zl_bitwriter_init(&w, scratch, sizeof scratch);
     return 2u + (uint32_t)zl_schema_write_delta(&fps_player_schema, &w, base, now,
-                                                ZL_SCHEMA_WIRE);
+                                                ZL_SCHEMA_WIRE | ZL_SCHEMA_CHANGED);
 }
 
 /* Logs the events of player e's command (run_command's: its own client

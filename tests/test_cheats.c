@@ -185,7 +185,7 @@ static int hostile_run(uint8_t *payload, uint32_t sequence, const char *field, u
     zl_bitwriter_ranged(&w, 1, 0, ZL_CMDSTREAM_MAX_PER_PACKET);
     zl_bitwriter_bits(&w, sequence & 0xFFFFu, 16);
     zl_bitwriter_bool(&w, 1);
-    zl_bitwriter_bits(&w, place, zl_bits_required(sent - 1u));
+    zl_test_write_place(&w, place, sent);
     for (k = 0; k < (int)place; k++)
         zl_bitwriter_bool(&w, 0);
     zl_bitwriter_bits(&w, 3, 2);

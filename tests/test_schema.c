@@ -467,6 +467,57 @@ static void test_delta_round_trip(void)
     zl_test_note("mean delta %ld bits over %d states", total_bits / (i > 0 ? i : 1), i);
 }
 
+/* ZL_SCHEMA_CHANGED: a changed state's code is its plain code without the
+ * leading 1 bit and reads back the same; an unchanged state writes nothing
+ * and returns 0. */
+static void test_delta_known_changed(void)
+{
+    zl_test_rng rng;
+    tstate base, state, out, want;
+    uint8_t plain[128], known[128];
+    int i, changed = 0;
+    unsigned k;
+    zl_test_rng_seed(&rng, 37);
+    random_state(&rng, &base);
+    zl_schema_quantize(&tschema, &base);
+    for (i = 0; i < ZL_TEST_ITERATIONS(5000); i++) {
+        zl_bitwriter wp, wk;
+        zl_bitreader r;
+        int np, nk;
+        state = base;
+        if (i % 5 != 0)
+            nudge(&rng, &state);
+        want = state;
+        zl_schema_quantize(&tschema, &want);
+        zl_bitwriter_init(&wp, plain, sizeof plain);
+        zl_bitwriter_init(&wk, known, sizeof known);
+        np = zl_schema_write_delta(&tschema, &wp, &base, &state, ZL_SCHEMA_WIRE);
+        nk = zl_schema_write_delta(&tschema, &wk, &base, &state,
+                                   ZL_SCHEMA_WIRE | ZL_SCHEMA_CHANGED);
+        if (zl_schema_equal(&tschema, &want, &base, ZL_SCHEMA_WIRE)) {
+            ZL_CHECK_EQ(np, 1);
+            ZL_CHECK_EQ(nk, 0);
+            ZL_CHECK_EQ(zl_bitwriter_bits_used(&wk), 0u);
+            continue;
+        }
+        changed++;
+        ZL_CHECK_EQ(nk, np - 1);
+        ZL_CHECK_EQ(plain[0] & 1u, 1u);
+        for (k = 1; k < (unsigned)np; k++) /* bit k of plain is bit k - 1 of known */
+            ZL_CHECK_EQ((unsigned)plain[k / 8] >> (k % 8) & 1u,
+                        (unsigned)known[(k - 1) / 8] >> ((k - 1) % 8) & 1u);
+        (void)zl_bitwriter_finish(&wk);
+        zl_bitreader_init(&r, known, sizeof known);
+        out = base;
+        ZL_CHECK_EQ(zl_schema_read_delta(&tschema, &r, &base, &out,
+                                         ZL_SCHEMA_WIRE | ZL_SCHEMA_CHANGED), ZL_OK);
+        ZL_CHECK_EQ(r.bit_pos, (uint32_t)nk);
+        ZL_CHECK(zl_schema_equal(&tschema, &out, &want, ZL_SCHEMA_WIRE));
+        base = want;
+    }
+    ZL_CHECK(changed > 0 && changed < i);
+}
+
 static void test_delta_sizes(void)
 {
     tstate base, state, out;
@@ -477,8 +528,9 @@ static void test_delta_sizes(void)
     ZL_CHECK_EQ(round_trip(&base, &state, &out), 1);
     ZL_CHECK_EQ(round_trip(NULL, &base, &out), 1);
 
-    /* One plain field: flag, 4-bit place among the 13 fields sent, a
-     * changed bit for each earlier field, then a 2-bit class and the
+    /* One plain field: flag, its place among the 13 fields sent (3 bits
+     * for places 0..2, 4 for the others), a changed bit for each earlier
+     * field, then a 2-bit class and the
      * difference in the class's width (yaw's 16 less 12, 8 or 4 bits), or
      * its whole code; flags are always whole (12 bits). */
     state.yaw = 5;
@@ -495,10 +547,10 @@ static void test_delta_sizes(void)
      * is a whole code (2 + 18 bits), 4095 -> 4094 a small difference. */
     state = base;
     state.pos.x = ZL_FX_INT(4095);
-    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 2 + 18);
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 3 + 2 + 18);
     base.pos.x = ZL_FX_INT(4095);
     state.pos.x = ZL_FX_INT(4094);
-    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 2 + 6);
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 3 + 2 + 6);
     ZL_CHECK_EQ(out.pos.x, ZL_FX_INT(4094));
     base.pos.x = 0;
     state = base;
@@ -541,7 +593,7 @@ static int read_crafted(uint32_t place, uint32_t cls, int value_bits, uint32_t v
     uint32_t i;
     zl_bitwriter_init(&w, buf, sizeof buf);
     zl_bitwriter_bool(&w, 1);
-    zl_bitwriter_bits(&w, place, 4);
+    zl_test_write_place(&w, place, 13);
     for (i = 0; i < place; i++)
         zl_bitwriter_bool(&w, 0);
     zl_bitwriter_bits(&w, cls, 2);
@@ -569,9 +621,9 @@ static void test_delta_hostile(void)
     ZL_CHECK_EQ(read_crafted(F_POSX, 2, 15, 0x3FFFu), ZL_OK);        /* +16383 steps */
     ZL_CHECK_EQ(read_crafted(F_POSX, 2, 15, 0x4000u), ZL_OK);        /* -16384 steps */
     ZL_CHECK_EQ(read_crafted(F_HEALTH, 3, 3, 1), ZL_ERR_OVERFLOW);   /* cut short */
-    /* The local field is not sent: place 12 is speed, and 13 is no field. */
+    /* The local field is not sent: place 12, speed, is the last one (the
+     * place's code reaches no place past the 13). */
     ZL_CHECK_EQ(read_crafted(12, 3, 0, 0), ZL_ERR_OVERFLOW);
-    ZL_CHECK_EQ(read_crafted(13, 3, 0, 0), ZL_ERR_MALFORMED);
 
     /* Every truncation of a valid delta fails cleanly. */
     memset(&base, 0, sizeof base);
@@ -711,6 +763,7 @@ void zl_suite_schema(void)
     ZL_RUN(test_quantize);
     ZL_RUN(test_interpolate);
     ZL_RUN(test_delta_round_trip);
+    ZL_RUN(test_delta_known_changed);
     ZL_RUN(test_extrapolate);
     ZL_RUN(test_owner_fields);
     ZL_RUN(test_delta_sizes);

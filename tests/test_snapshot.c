@@ -575,7 +575,7 @@ static void test_budget_priority(void)
     uint32_t sends_by_weight[2] = {0, 0};
     zl_test_rng rng;
     const zl_snapshot_frame *f = NULL;
-    uint32_t tick, max_stale = 0, budget = 400;
+    uint32_t tick, max_stale = 0, budget = 360;
     uint16_t own = 7;
     int e, over = 0, own_stale = 0, not_past = 0, caught_up = 0;
     start();
@@ -771,7 +771,8 @@ static int plain_code_bits(uint16_t e, uint32_t tick, uint32_t from)
     zl_bitwriter_init(&w, scratch, sizeof scratch);
     return zl_schema_write_delta(layout.player_schema, &w,
                                  zl_snapshot_world_state(&world, from, e),
-                                 zl_snapshot_world_state(&world, tick, e), ZL_SCHEMA_SHARED);
+                                 zl_snapshot_world_state(&world, tick, e),
+                                 ZL_SCHEMA_SHARED | ZL_SCHEMA_CHANGED);
 }
 
 /* Sends the snapshot of tick, decodes it (it must match the world) and,

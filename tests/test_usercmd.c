@@ -82,9 +82,10 @@ static void test_sizes(void)
     ZL_CHECK_EQ(write_read(&prev, &c, &out), 1);
     ZL_CHECK(zl_schema_equal(&zl_usercmd_schema, &out, &c, ZL_SCHEMA_ALL));
     ZL_CHECK_EQ(out.sequence, 1001);
-    /* Next render tick only: flag, 4-bit index, a 5-bit difference. */
+    /* Next render tick only: flag, place 0 of 13 (3 bits: the first three
+     * places take 3, the others 4), a 5-bit difference. */
     c.render_tick++;
-    ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 4 + 5);
+    ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 3 + 5);
     ZL_CHECK_EQ(out.render_tick, 5001);
     /* Turning only: three changed bits before yaw, then a 2-bit class and
      * the turn in 12 bits (up to 11 degrees), or 16 for a larger one. */

@@ -109,6 +109,19 @@ static int fake_random(void *ctx, void *out, size_t len)
 
 void zl_test_fake_platform(zl_platform *hal) { zl_platform_clock_only(hal, 0, fake_now, fake_random); }
 
+/* The truncated binary code: with w = width(sent - 1) and u = 2^w - sent,
+ * a place below u in w - 1 bits, another as u + (place - u) / 2 in w - 1
+ * bits and then its low bit. */
+void zl_test_write_place(zl_bitwriter *w, uint32_t place, uint32_t sent)
+{
+    unsigned width = zl_bits_required(sent - 1u);
+    uint32_t u = (1u << width) - sent, longer = place >= u;
+    if (sent > 1u) {
+        zl_bitwriter_bits(w, longer ? u + (place - u) / 2u : place, width - 1u);
+        zl_bitwriter_bits(w, longer ? (place - u) & 1u : 0u, longer);
+    }
+}
+
 #ifdef ZL_TEST_NO_HEAP
 static uint8_t exact_arena[4096];
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zl_bits.h"
 #include "zl_platform.h"
 
 /* A test is a void function; it passes when none of its checks fail. */
@@ -46,6 +47,11 @@ void zl_test_fake_platform(zl_platform *hal);
  * tail of a static arena. One buffer at a time; release it before the next. */
 void *zl_test_exact_buffer(size_t n);
 void zl_test_release_buffer(void *buf);
+
+/* Writes `place` among `sent` fields (at least 1) as a state code's place
+ * of the last changed field (PROTOCOL.md 10.2), for tests that build codes
+ * by hand. */
+void zl_test_write_place(zl_bitwriter *w, uint32_t place, uint32_t sent);
 
 /* Scale for long loops: 1 on hosts; ports that run slowly (an emulated
  * Cortex-M) define ZL_TEST_SLOW to divide iteration counts. */

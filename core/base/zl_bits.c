@@ -155,6 +155,14 @@ uint32_t zl_bitwriter_bits_used(const zl_bitwriter *w)
     return w->bit_pos;
 }
 
+/* Writes keep the bits below their position and store whole bytes above
+ * it, so nothing taken back shows through. */
+void zl_bitwriter_rewind(zl_bitwriter *w, uint32_t bits)
+{
+    ZL_ASSERT(bits <= w->bit_pos);
+    w->bit_pos = bits;
+}
+
 void zl_bitwriter_copy(zl_bitwriter *w, const uint8_t *src, uint32_t nbits)
 {
     zl_bitwriter_copy_at(w, src, 0, nbits);

@@ -85,6 +85,10 @@ void zl_bitwriter_align(zl_bitwriter *w);
 int zl_bitwriter_finish(zl_bitwriter *w);
 /* Bits written so far. */
 uint32_t zl_bitwriter_bits_used(const zl_bitwriter *w);
+/* Takes back the bits written after the first `bits` (at most
+ * zl_bitwriter_bits_used): the next write goes there. A sticky error
+ * stays. */
+void zl_bitwriter_rewind(zl_bitwriter *w, uint32_t bits);
 /* Appends the first nbits of another writer's stream (src, as that writer
  * laid it out from a byte boundary), so a code written once can be copied
  * into many packets. All or nothing: on overflow nothing is appended and the

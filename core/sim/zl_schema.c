@@ -321,9 +321,10 @@ int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
 {
     uint32_t start = zl_bitwriter_bits_used(w);
     int last = -1, sent = 0, place = 0;
-    int i;
+    int i, known = which & ZL_SCHEMA_CHANGED;
     zl_field coarser;
     delta_out o;
+    which &= ~ZL_SCHEMA_CHANGED;
     ZL_ASSERT(s && w && state && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
     for (i = 0; i < s->count; i++) {
         const zl_field *f = for_audience(&s->fields[i], which, &coarser);
@@ -335,10 +336,13 @@ int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
         }
         sent++;
     }
+    if (known && last < 0)
+        return 0; /* for the caller to code otherwise */
     begin(&o, w);
-    put(&o, (uint32_t)(last >= 0), 1);
+    if (!known)
+        put(&o, (uint32_t)(last >= 0), 1);
     if (last >= 0) {
-        put(&o, (uint32_t)place, zl_bits_required((uint32_t)sent - 1u));
+        put_last(&o, (unsigned)place, (unsigned)sent);
         for (i = 0; i <= last; i++) {
             const zl_field *f = for_audience(&s->fields[i], which, &coarser);
             uint32_t code, base_code;
@@ -362,10 +366,11 @@ int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, 
                          int which)
 {
     int last, place = 0;
-    int i;
+    int i, known = which & ZL_SCHEMA_CHANGED;
     zl_field coarser;
+    which &= ~ZL_SCHEMA_CHANGED;
     ZL_ASSERT(s && r && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
-    last = read_last(r, sent_count(s, which));
+    last = read_last(r, sent_count(s, which), known);
     for (i = 0; i < s->count && r->error == ZL_OK; i++) {
         const zl_field *f = for_audience(&s->fields[i], which, &coarser);
         if (!selected(f, which))

@@ -132,6 +132,13 @@ typedef struct zl_schema {
  * client receives (ZL_LOCAL and ZL_OWNER left out). */
 enum { ZL_SCHEMA_ALL = 0, ZL_SCHEMA_WIRE = 1, ZL_SCHEMA_SHARED = 2 };
 
+/* Or'ed into the `which` of a state code's write and read (the delta
+ * functions below): the code of a state the caller says has changed, whose
+ * leading "anything changed" bit is left out. A write that finds nothing
+ * changed writes nothing and returns 0, for the caller to say so its own
+ * way. */
+#define ZL_SCHEMA_CHANGED 4
+
 /* Starting value of zl_schema_hash (the FNV-1a 32-bit offset basis). */
 #define ZL_SCHEMA_HASH_INIT 2166136261u
 

@@ -410,7 +410,7 @@ static void plan_write_value(const zl_plan_field *f, delta_out *o, unsigned drop
  * coding against the extrapolated state gives: its stored values decode
  * from those codes and encode back to them. */
 static int write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
-                       const void *state, int which, const moving_base *x)
+                       const void *state, int which, int known, const moving_base *x)
 {
     uint32_t code[ZL_SCHEMA_PLAN_FIELDS], base_code[ZL_SCHEMA_PLAN_FIELDS];
     uint8_t field[ZL_SCHEMA_PLAN_FIELDS];
@@ -445,10 +445,13 @@ static int write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *bas
         }
         field[sent++] = (uint8_t)i;
     }
+    if (known && last < 0)
+        return 0; /* for the caller to code otherwise */
     begin(&o, w);
-    put(&o, (uint32_t)(last >= 0), 1);
+    if (!known)
+        put(&o, (uint32_t)(last >= 0), 1);
     if (last >= 0) {
-        put(&o, (uint32_t)last, zl_bits_required((uint32_t)sent - 1u));
+        put_last(&o, (unsigned)last, (unsigned)sent);
         for (i = 0; i <= last; i++) {
             const zl_plan_field *f = &p->field[field[i]];
             int changed = code[i] != base_code[i];
@@ -467,10 +470,11 @@ static int write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *bas
 int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
                                const void *state, int which)
 {
-    ZL_ASSERT(p && w && state && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
+    int known = which & ZL_SCHEMA_CHANGED, fields = which & ~ZL_SCHEMA_CHANGED;
+    ZL_ASSERT(p && w && state && (fields == ZL_SCHEMA_WIRE || fields == ZL_SCHEMA_SHARED));
     if (!p->planned)
         return zl_schema_write_delta(p->schema, w, base, state, which);
-    return write_delta(p, w, base, state, which, NULL);
+    return write_delta(p, w, base, state, fields, known, NULL);
 }
 
 int zl_schema_plan_write_extrapolated(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
@@ -478,34 +482,35 @@ int zl_schema_plan_write_extrapolated(const zl_schema_plan *p, zl_bitwriter *w, 
                                       const void *state, int which)
 {
     moving_base x;
+    int known = which & ZL_SCHEMA_CHANGED, fields = which & ~ZL_SCHEMA_CHANGED;
     ZL_ASSERT(p && w && base && older && state &&
-              (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
+              (fields == ZL_SCHEMA_WIRE || fields == ZL_SCHEMA_SHARED));
     ZL_ASSERT(ahead >= 1 && ahead <= 63 && behind >= 1 && behind <= 63);
     if (!p->planned) {
         uint32_t scratch[ZL_STATE_MAX / 4];
         ZL_ASSERT(p->schema->size <= sizeof scratch);
-        if (zl_schema_extrapolate(p->schema, scratch, base, older, ahead, behind, which))
+        if (zl_schema_extrapolate(p->schema, scratch, base, older, ahead, behind, fields))
             base = scratch;
         return zl_schema_write_delta(p->schema, w, base, state, which);
     }
-    if (teleported(p, base, older, which))
-        return write_delta(p, w, base, state, which, NULL);
+    if (teleported(p, base, older, fields))
+        return write_delta(p, w, base, state, fields, known, NULL);
     x.older = older;
     x.ahead = ahead;
     x.behind = behind;
-    return write_delta(p, w, base, state, which, &x);
+    return write_delta(p, w, base, state, fields, known, &x);
 }
 
 /* Commands are read in one copy per selection (`which` a constant): the
  * audience's grid and the field test fold away, and what they held in
  * registers is free for the reads. */
 static ALWAYS_INLINE int read_delta(const zl_schema_plan *p, zl_bitreader *r,
-                                    const void *base, void *out, int which)
+                                    const void *base, void *out, int which, int known)
 {
     /* Bounds read once: the stores below could alias the plan. */
     const zl_plan_field *f = p->field, *end = f + p->schema->count;
     int last, place = 0;
-    last = read_last(r, p->sent[which]);
+    last = read_last(r, p->sent[which], known);
     for (; f < end && r->error == ZL_OK; f++) {
         uint32_t code;
         unsigned drop;
@@ -540,12 +545,13 @@ static ALWAYS_INLINE int read_delta(const zl_schema_plan *p, zl_bitreader *r,
 int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const void *base,
                               void *out, int which)
 {
-    ZL_ASSERT(p && r && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
+    int known = which & ZL_SCHEMA_CHANGED, fields = which & ~ZL_SCHEMA_CHANGED;
+    ZL_ASSERT(p && r && out && (fields == ZL_SCHEMA_WIRE || fields == ZL_SCHEMA_SHARED));
     if (!p->planned)
         return zl_schema_read_delta(p->schema, r, base, out, which);
-    if (which == ZL_SCHEMA_WIRE)
-        return read_delta(p, r, base, out, ZL_SCHEMA_WIRE);
-    return read_delta(p, r, base, out, ZL_SCHEMA_SHARED);
+    if (fields == ZL_SCHEMA_WIRE)
+        return read_delta(p, r, base, out, ZL_SCHEMA_WIRE, known);
+    return read_delta(p, r, base, out, ZL_SCHEMA_SHARED, known);
 }
 
 /* Over the short list of flagged fields; out is written only once

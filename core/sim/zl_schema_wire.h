@@ -224,15 +224,41 @@ static inline void malformed(zl_bitreader *r)
         r->error = ZL_ERR_MALFORMED;
 }
 
+/* The place L of the last changed field among the `sent` fields (10.2),
+ * in a truncated binary code: with w = width(sent - 1) and u = 2^w - sent,
+ * a place below u is w - 1 bits; another is u + (L - u) / 2 in w - 1 bits
+ * and then the low bit of L - u. A selection of one field sends nothing. */
+static inline void put_last(delta_out *o, unsigned last, unsigned sent)
+{
+    unsigned w = zl_bits_required(sent - 1u), u = (1u << w) - sent;
+    if (sent <= 1u)
+        return;
+    if (last < u) {
+        put(o, last, w - 1u);
+        return;
+    }
+    put(o, u + (last - u) / 2u, w - 1u);
+    put(o, (last - u) & 1u, 1);
+}
+
 /* A delta's header: the place of the last changed field among the `sent`
  * fields of the selection, or -1 when nothing changed or the place is out
- * of range (then malformed). */
-static inline int read_last(zl_bitreader *r, unsigned sent)
+ * of range (then malformed). `known`: the code of a state taken as
+ * changed (ZL_SCHEMA_CHANGED), whose leading changed bit is left out. */
+static inline int read_last(zl_bitreader *r, unsigned sent, int known)
 {
-    uint32_t index;
-    if (!zl_bitreader_bool(r))
+    uint32_t index, w, u;
+    if (!known && !zl_bitreader_bool(r))
         return -1;
-    index = zl_bitreader_bits(r, zl_bits_required(sent - 1u));
+    if (sent <= 1u) /* one place, none sent; none at all is malformed */
+        index = sent == 1u ? 0u : 1u;
+    else {
+        w = zl_bits_required(sent - 1u);
+        u = (1u << w) - sent;
+        index = zl_bitreader_bits(r, w - 1u);
+        if (index >= u)
+            index = u + 2u * (index - u) + (uint32_t)zl_bitreader_bool(r);
+    }
     if (index < sent)
         return (int)index;
     malformed(r);

@@ -313,15 +313,21 @@ static void write_header(const writer_job *j, zl_bitwriter *bw, uint32_t count)
     zl_bitwriter_bits(bw, count, count_bits());
 }
 
-/* The kind of an entry ahead of its state code (0 to 2 bits): 0 an
- * update against the base; 11 a state against zero although the client
- * holds one; 01 a leave; nothing for an entity the client does not hold. */
+/* The kind of an entry ahead of its state code (stream order): 1 an
+ * update against the base with something changed, whose state code leaves
+ * out its changed bit; 01 an update with nothing changed (no code
+ * follows); 001 a state against zero although the client holds one; 000 a
+ * leave; nothing for an entity the client does not hold. An update is
+ * written as changed (KIND_CHANGED) and taken back to KIND_SAME when its
+ * code finds nothing changed. */
+#define KIND_CHANGED 1u
+#define KIND_SAME 2u /* 0 then 1 */
 static void write_kind(zl_bitwriter *bw, uint8_t op)
 {
     if (op == OP_UPDATE)
-        zl_bitwriter_bool(bw, 0);
+        zl_bitwriter_bits(bw, KIND_CHANGED, 1);
     else if (op != OP_ENTER)
-        zl_bitwriter_bits(bw, op == OP_FULL ? 3u : 1u, 2);
+        zl_bitwriter_bits(bw, op == OP_FULL ? 4u : 0u, 3);
 }
 
 /* The state e's base is extrapolated from (pfrom_of not 0). */
@@ -330,18 +336,17 @@ static const void *pred_state(const writer_job *j, uint16_t e)
     return world_slot(j->w, j->tick - pfrom_of(j, e))->states[e];
 }
 
-/* Writes e's entry after its gap: the kind, then the state code (none for
- * a leave). Returns the state code's bits or the writer's error. */
-static int write_body(const writer_job *j, zl_bitwriter *bw, uint16_t e)
+/* e's state code after its kind (9.3): an update's without its changed
+ * bit, 0 bits when nothing changed. Returns its bits or the writer's
+ * error. */
+static int write_code(const writer_job *j, zl_bitwriter *bw, uint16_t e)
 {
     const zl_schema *schema;
     const zl_schema_plan *plan;
     const void *base;
     uint32_t predicted[ZL_STATE_MAX / 4];
     uint8_t op = j->op[e];
-    write_kind(bw, op);
-    if (op == OP_LEAVE)
-        return bw->error;
+    int which = fields_for(e, j->own) | (op == OP_UPDATE ? ZL_SCHEMA_CHANGED : 0);
     schema = schema_of(j->layout, e);
     plan = plan_slot(j->w, j->layout, schema);
     base = op == OP_UPDATE ? base_state(j->w, j->base_slot, j->base, e) : NULL;
@@ -350,13 +355,31 @@ static int write_body(const writer_job *j, zl_bitwriter *bw, uint16_t e)
             zl_schema_extrapolate(schema, predicted, base, pred_state(j, e),
                                   j->tick - j->base->tick, pred_age(j), fields_for(e, j->own)))
             base = predicted;
-        return zl_schema_write_delta(schema, bw, base, j->now->states[e], fields_for(e, j->own));
+        return zl_schema_write_delta(schema, bw, base, j->now->states[e], which);
     }
     if (pfrom_of(j, e) != 0)
         return zl_schema_plan_write_extrapolated(plan, bw, base, pred_state(j, e),
                                                  j->tick - j->base->tick, pred_age(j),
-                                                 j->now->states[e], fields_for(e, j->own));
-    return zl_schema_plan_write_delta(plan, bw, base, j->now->states[e], fields_for(e, j->own));
+                                                 j->now->states[e], which);
+    return zl_schema_plan_write_delta(plan, bw, base, j->now->states[e], which);
+}
+
+/* Writes e's entry after its gap: the kind, then the state code (none for
+ * a leave or an unchanged update). Returns the state code's bits or the
+ * writer's error. */
+static int write_body(const writer_job *j, zl_bitwriter *bw, uint16_t e)
+{
+    uint32_t start = zl_bitwriter_bits_used(bw);
+    int n;
+    write_kind(bw, j->op[e]);
+    if (j->op[e] == OP_LEAVE)
+        return bw->error;
+    n = write_code(j, bw, e);
+    if (n == 0 && j->op[e] == OP_UPDATE) {
+        zl_bitwriter_rewind(bw, start);
+        zl_bitwriter_bits(bw, KIND_SAME, 2);
+    }
+    return n;
 }
 
 /* The tick of the state e's entry is coded against: 0 for the zero state. */

@@ -101,7 +101,7 @@ static void read_entries(const zl_snapshot_layout *layout, uint16_t own_entity, 
         const zl_schema_plan *plan;
         uint8_t *state;
         const void *base;
-        int against_base = 0;
+        int against_base = 0, which;
         e += read_gap(r) + (i > 0 ? 1u : 0u);
         if (r->error != ZL_OK)
             return;
@@ -111,15 +111,16 @@ static void read_entries(const zl_snapshot_layout *layout, uint16_t own_entity, 
             return;
         }
         state = (uint8_t *)f->states[e];
+        /* The kind (9.3): 1 changed, 01 the same, 001 full, 000 leaves. */
         if (bit_get(f->present, e)) {
             if (zl_bitreader_bool(r)) {
-                if (!zl_bitreader_bool(r)) {
-                    bit_clear(f->present, e);
-                    f->count--;
-                    continue;
-                }
-            } else {
                 against_base = 1;
+            } else if (zl_bitreader_bool(r)) {
+                against_base = 2;
+            } else if (!zl_bitreader_bool(r)) {
+                bit_clear(f->present, e);
+                f->count--;
+                continue;
             }
         } else {
             bit_set(f->present, e);
@@ -135,10 +136,17 @@ static void read_entries(const zl_snapshot_layout *layout, uint16_t own_entity, 
                   : zl_schema_extrapolate(schema, predicted, state, x->older->states[e],
                                           x->ahead, x->behind, fields_for(e, own_entity))))
             base = predicted;
+        if (against_base == 2) { /* nothing changed: the base as extrapolated */
+            if (base != state)
+                memcpy(state, base, schema->size);
+            continue;
+        }
+        /* An update's code leaves out its changed bit. */
+        which = fields_for(e, own_entity) | (against_base ? ZL_SCHEMA_CHANGED : 0);
         if (plan)
-            zl_schema_plan_read_delta(plan, r, base, state, fields_for(e, own_entity));
+            zl_schema_plan_read_delta(plan, r, base, state, which);
         else
-            zl_schema_read_delta(schema, r, base, state, fields_for(e, own_entity));
+            zl_schema_read_delta(schema, r, base, state, which);
     }
 }
 

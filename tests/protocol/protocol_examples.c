@@ -599,10 +599,24 @@ static uint32_t changed_value(bits_in *b, const wire_field *w, uint32_t base)
     return code;
 }
 
+/* The place of the last changed field among n (10.2): with w = width(n -
+ * 1) and u = 2^w - n, w - 1 bits v, and when v >= u one more bit b for
+ * the place u + 2 (v - u) + b. */
+static uint32_t last_place(bits_in *b, unsigned n, char *where)
+{
+    unsigned at = b->at, w = width_of(n - 1u), u = (1u << w) - n;
+    uint32_t v = n > 1u ? pull(b, w - 1u) : 0u;
+    if (n > 1u && v >= u)
+        v = u + 2u * (v - u) + pull(b, 1);
+    sprintf(where, "%u+%u", at, (unsigned)(b->at - at));
+    return v;
+}
+
 /* One state as zl_schema_write_delta codes it: the audience's fields of s
- * against the base codes (NULL: the zero state); the new codes into codes. */
+ * against the base codes (NULL: the zero state); the new codes into codes.
+ * `known`: the code of a snapshot update, without its changed bit. */
 static void read_state(bits_in *b, const zl_schema *s, int shared, const uint32_t *base,
-                       uint32_t *codes)
+                       uint32_t *codes, int known)
 {
     wire_field w[FIELDS_MAX];
     unsigned n = wire_fields(s, shared, w), i;
@@ -610,12 +624,14 @@ static void read_state(bits_in *b, const zl_schema *s, int shared, const uint32_
     uint32_t last;
     for (i = 0; i < n; i++)
         codes[i] = base ? base[i] : w[i].zero;
-    if (!take(b, 1, where)) {
-        row(where, "changed", "0: nothing changed");
-        return;
+    if (!known) {
+        if (!take(b, 1, where)) {
+            row(where, "changed", "0: nothing changed");
+            return;
+        }
+        row(where, "changed", "1");
     }
-    row(where, "changed", "1");
-    last = take(b, width_of(n - 1u), where);
+    last = last_place(b, n, where);
     row(where, "last changed", "%u of %u: %s", (unsigned)last, n,
         last < n ? w[last].f->name : "OUT OF RANGE");
     for (i = 0; i <= last && i < n; i++) {
@@ -646,7 +662,7 @@ static void commands_payload(bits_in *b)
         first = show(b, 16, "first sequence");
     for (i = 0; i < count; i++) {
         row("", "command", "sequence %u (low 16 bits)", (unsigned)((first + (uint32_t)i) & 0xFFFFu));
-        read_state(b, &zl_usercmd_schema, 0, i > 0 ? prev : NULL, codes);
+        read_state(b, &zl_usercmd_schema, 0, i > 0 ? prev : NULL, codes, 0);
         memcpy(prev, codes, sizeof prev);
     }
     end_payload(b);
@@ -797,7 +813,7 @@ static void events_section(bits_in *b, uint32_t tick)
             if (which == 1 || which == 2)
                 event_base_codes(f->codes[source], source, (uint32_t)which, base);
         }
-        read_state(b, &fps_event_schema, 0, which == 1 || which == 2 ? base : NULL, codes);
+        read_state(b, &fps_event_schema, 0, which == 1 || which == 2 ? base : NULL, codes, 0);
         count++;
     }
     row(where, "event", "0: end of the events");
@@ -861,24 +877,28 @@ static void entity_section(bits_in *b, uint32_t tick, uint32_t own)
             return;
         if (base && base->present[e]) {
             at = b->at;
-            if (!pull(b, 1)) {
+            if (pull(b, 1)) {
                 against = base->codes[e];
                 sprintf(where, "%u+1", (unsigned)at);
-                row(where, "kind", "0: against its state in the base");
-            } else if (!pull(b, 1)) {
+                row(where, "kind", "1: changed against its state in the base");
+            } else if (pull(b, 1)) {
                 sprintf(where, "%u+2", (unsigned)at);
-                row(where, "kind", "1 then 0: it leaves");
+                row(where, "kind", "0 then 1: its state in the base, nothing changed");
+                continue;
+            } else if (!pull(b, 1)) {
+                sprintf(where, "%u+3", (unsigned)at);
+                row(where, "kind", "0, 0, 0: it leaves");
                 f->present[e] = 0;
                 continue;
             } else {
-                sprintf(where, "%u+2", (unsigned)at);
-                row(where, "kind", "1 then 1: against the zero state");
+                sprintf(where, "%u+3", (unsigned)at);
+                row(where, "kind", "0, 0, 1: against the zero state");
             }
         } else {
             row("", "kind", "none (not in the base): enters against the zero state");
         }
         read_state(b, e < ZL_MAX_CLIENTS ? &fps_player_schema : &fps_entity_schema, shared,
-                   against, f->codes[e]);
+                   against, f->codes[e], against != NULL);
         f->present[e] = 1;
     }
     f->tick = tick;
