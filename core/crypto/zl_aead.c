@@ -8,12 +8,14 @@
 
 #include "zl_bytes.h"
 
-/* One packet's keystream: the ChaCha20 state from block 0, then what
- * zl_chacha20_head made of it (the one-time Poly1305 key, then the
- * keystream of the first `head` payload bytes at ks + 64). The secrets are
- * the first bytes of the struct, so one wipe covers them (wipe_stream). */
+/* One packet's keystream: the ChaCha20 state from block 0, the tag that
+ * opening computes, then what zl_chacha20_head made of the state (the
+ * one-time Poly1305 key, then the keystream of the first `head` payload
+ * bytes at ks + 64). The secrets are the first bytes of the struct, so one
+ * wipe covers them (wipe_stream). */
 typedef struct stream_head {
     zl_chacha20 c;
+    uint8_t tag[ZL_AEAD_TAG_SIZE];
     uint8_t ks[ZL_CHACHA20_BLOCK_SIZE + ZL_CHACHA20_HEAD_MAX];
     size_t head;
 } stream_head;
@@ -113,7 +115,6 @@ int zl_chacha20poly1305_open(uint8_t *out, size_t out_cap, const uint8_t *in, si
                              const uint8_t nonce[ZL_AEAD_NONCE_SIZE],
                              const uint8_t key[ZL_AEAD_KEY_SIZE])
 {
-    uint8_t tag[ZL_AEAD_TAG_SIZE];
     stream_head s;
     size_t ct_len;
     int ok;
@@ -131,9 +132,8 @@ int zl_chacha20poly1305_open(uint8_t *out, size_t out_cap, const uint8_t *in, si
      * plaintext of it can reach the caller, even by mistake. The
      * keystream's head and the state wait in s meanwhile. */
     start_stream(&s, ct_len, nonce, key);
-    compute_tag(tag, aad, aad_len, in, ct_len, &s);
-    ok = zl_crypto_equal(tag, in + ct_len, ZL_AEAD_TAG_SIZE);
-    zl_crypto_wipe(tag, sizeof tag);
+    compute_tag(s.tag, aad, aad_len, in, ct_len, &s);
+    ok = zl_crypto_equal(s.tag, in + ct_len, ZL_AEAD_TAG_SIZE);
     if (ok)
         apply_stream(out, in, ct_len, &s);
     wipe_stream(&s);
