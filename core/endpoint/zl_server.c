@@ -849,10 +849,11 @@ void zl_server_receive_many(zl_server *s, const zl_server_datagram *d, size_t n,
     for (i = 0; i < n; i += k) {
         k = n - i < ZL_AEAD_LANES_MAX ? n - i : ZL_AEAD_LANES_MAX;
         /* The keys and nonces the opens will take, as the connections
-         * stand before the first of these datagrams; made in one pass. */
+         * stand before the first of these datagrams; made in one pass.
+         * Plain connections seal nothing: no slot to look for. */
         made = 0;
         for (j = 0; j < k; j++) {
-            slot = find_slot(s, &d[i + j].from);
+            slot = s->config.security == ZL_SECURITY_TOKENS ? find_slot(s, &d[i + j].from) : -1;
             at[j] = -1;
             if (slot >= 0 && zl_conn_ahead(&s->slot[slot].conn, (const uint8_t *)d[i + j].data,
                                            d[i + j].len, &ahead[made]))
