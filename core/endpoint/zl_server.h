@@ -322,7 +322,9 @@ typedef struct zl_server_datagram {
  * ChaCha20 path has vector lanes: the keystreams of up to
  * ZL_AEAD_LANES_MAX sealed datagrams from connected clients are made side
  * by side in one pass (zl_aead_ahead_make) before they are taken in turn;
- * one whose connection changed meanwhile makes its own again. */
+ * one whose connection changed meanwhile makes its own again. Those heads
+ * and their keys (about 1.4 KB) live on the stack during the call and are
+ * wiped before it returns. */
 void zl_server_receive_many(zl_server *s, const zl_server_datagram *d, size_t n,
                             uint64_t now_us);
 
