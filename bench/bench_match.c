@@ -217,12 +217,16 @@ uint64_t bench_match_step(bench_match *b)
     int k;
     bots_send(b);
     downloads(b);
-    t0 = zl_port_timer_now();
     for (k = 0; k < b->players; k++) {
         bench_bot *t = &b->bots[k];
-        zl_server_receive(&b->server, &t->addr, t->packet, t->len, b->now_us);
-        t->len = 0;
+        b->arrived[k].from = t->addr;
+        b->arrived[k].data = t->packet;
+        b->arrived[k].len = t->len;
     }
+    t0 = zl_port_timer_now();
+    zl_server_receive_many(&b->server, b->arrived, (size_t)b->players, b->now_us);
+    for (k = 0; k < b->players; k++)
+        b->bots[k].len = 0;
     b->bad_ticks += zl_server_update(&b->server, b->now_us) != 1;
     spent = zl_port_timer_now() - t0;
     bots_receive(b);

@@ -60,6 +60,7 @@ typedef struct bench_match {
     uint32_t ticks, snapshot_ticks, shots, hits, kills, overflow, bad_ticks;
     zl_server server;
     bench_bot bots[ZL_MAX_CLIENTS];
+    zl_server_datagram arrived[ZL_MAX_CLIENTS]; /* the bots' packets of a tick */
 } bench_match;
 
 /* A fresh server at 128 Hz with `players` bots connected in the same
@@ -70,7 +71,7 @@ typedef struct bench_match {
 int bench_match_start(bench_match *b, int players, int relevance, int sealed);
 
 /* One tick of the match; returns the timer units the server's work took:
- * every command packet through zl_server_receive, then zl_server_update
+ * every command packet through zl_server_receive_many, then zl_server_update
  * running the tick (commands, shots rewound, rockets, history, snapshots
  * sent). The bots' work around it is not timed. */
 uint64_t bench_match_step(bench_match *b);

@@ -131,7 +131,7 @@ void zl_bench_server(void)
     int i, n = 0, r = 0;
     zl_bench_note("server", "128 Hz, every client at updaterate 64 (a snapshot every other tick), "
                   "all moving, a tenth pulling the trigger each tick");
-    zl_bench_note("server", "timed: every command packet through zl_server_receive, then "
+    zl_bench_note("server", "timed: every command packet through zl_server_receive_many, then "
                   "zl_server_update running one tick; the clients' work is not");
     zl_bench_note("server", "per size: a tick that sends snapshots, one that does not, and the "
                   "mean of their medians (ticks alternate: the cost per tick over time)");

@@ -38,6 +38,7 @@
     X(events)            \
     X(soak)              \
     X(cheats)            \
+    X(batch)             \
     X(leave)             \
     X(broadcast)         \
     X(session)           \

@@ -345,7 +345,8 @@ typedef struct aead_kind {
     size_t nonce_size;
 } aead_kind;
 
-static const aead_kind kinds[2] = {
+/* Not const: the multi-buffer tests swap in the opens through a batch. */
+static aead_kind kinds[2] = {
     {"ChaCha20-Poly1305", zl_chacha20poly1305_seal, zl_chacha20poly1305_open, ZL_AEAD_NONCE_SIZE},
     {"XChaCha20-Poly1305", zl_xchacha20poly1305_seal, zl_xchacha20poly1305_open,
      ZL_XAEAD_NONCE_SIZE},
@@ -422,6 +423,9 @@ static void test_crypto_aead_published(void)
  * nonce of another size cannot be passed (the nonce is a fixed array), so
  * those vectors go in with the nonce cut or zero-filled to size: they carry
  * no tag, and must fail on that alone. */
+/* 1 while the vectors run through batches: their counts are noted once. */
+static int batch_quiet;
+
 static void check_wycheproof(const aead_kind *kind, const wycheproof_aead *v, size_t count)
 {
     static uint8_t in[BUF], out[BUF];
@@ -452,8 +456,9 @@ static void check_wycheproof(const aead_kind *kind, const wycheproof_aead *v, si
             zl_test_note("%s tcId %u: open returned %d", kind->name, (unsigned)v->id, r);
         failed += !ok;
     }
-    zl_test_note("%s: %u Wycheproof vectors, %u valid opened and resealed, %u invalid refused",
-                 kind->name, (unsigned)count, (unsigned)valid, (unsigned)(invalid));
+    if (!batch_quiet)
+        zl_test_note("%s: %u Wycheproof vectors, %u valid opened and resealed, %u invalid refused",
+                     kind->name, (unsigned)count, (unsigned)valid, (unsigned)(invalid));
     ZL_CHECK_EQ(failed, 0);
 }
 
@@ -687,6 +692,128 @@ static void test_crypto_port_hook(void)
 
 /* The ChaCha20 paths: each one taken where the build and CPU have it, and
  * only the narrower ones below it where they do not. */
+/* ---- Several packets' heads at once ---- */
+
+/* Every head of batches of 1 to ZL_AEAD_LANES_MAX + 1 packets (one pass,
+ * a full pass and a remainder) under seeded keys and nonces is what
+ * zl_chacha20_xor makes of zeros, in every position. */
+static void test_crypto_ahead_heads(void)
+{
+    static zl_aead_ahead batch[2 * ZL_AEAD_LANES_MAX + 1];
+    static const uint8_t zeros[ZL_AEAD_HEAD_SIZE];
+    uint8_t want[ZL_AEAD_HEAD_SIZE];
+    zl_test_rng rng;
+    size_t n, j, wrong = 0;
+    zl_test_rng_seed(&rng, 36);
+    for (n = 0; n <= ZL_COUNTOF(batch); n++) {
+        for (j = 0; j < n; j++) {
+            fill(&rng, batch[j].key, sizeof batch[j].key);
+            fill(&rng, batch[j].nonce, sizeof batch[j].nonce);
+            memset(batch[j].head, 0xA5, sizeof batch[j].head);
+        }
+        zl_aead_ahead_make(batch, n);
+        for (j = 0; j < n; j++) {
+            zl_chacha20_xor(want, zeros, sizeof want, batch[j].key, batch[j].nonce, 0);
+            wrong += memcmp(want, batch[j].head, sizeof want) != 0;
+        }
+    }
+    ZL_CHECK_EQ(wrong, 0);
+    zl_aead_ahead_make(NULL, 0);
+}
+
+/* The open through a batch: ahead_count packets' heads made in one
+ * zl_aead_ahead_make, this packet's in position ahead_lane and the others
+ * under other keys and nonces, then opened with its head. */
+static size_t ahead_count = 1, ahead_lane = 0;
+
+static int open_through_batch(uint8_t *out, size_t out_cap, const uint8_t *in, size_t len,
+                              const uint8_t *aad, size_t aad_len, const uint8_t *nonce,
+                              const uint8_t *key)
+{
+    static zl_aead_ahead batch[ZL_AEAD_LANES_MAX + 1];
+    size_t j;
+    for (j = 0; j < ahead_count; j++) {
+        counting(batch[j].key, sizeof batch[j].key, (uint8_t)(37 * j + 1));
+        counting(batch[j].nonce, sizeof batch[j].nonce, (uint8_t)(11 * j + 5));
+    }
+    memcpy(batch[ahead_lane].key, key, ZL_AEAD_KEY_SIZE);
+    memcpy(batch[ahead_lane].nonce, nonce, ZL_AEAD_NONCE_SIZE);
+    zl_aead_ahead_make(batch, ahead_count);
+    return zl_chacha20poly1305_open_ahead(&batch[ahead_lane], out, out_cap, in, len, aad,
+                                          aad_len, nonce, key);
+}
+
+/* XChaCha20's open through a batch: the subkey and the short nonce as
+ * zl_xchacha20poly1305_open makes them. */
+static int xopen_through_batch(uint8_t *out, size_t out_cap, const uint8_t *in, size_t len,
+                               const uint8_t *aad, size_t aad_len, const uint8_t *nonce,
+                               const uint8_t *key)
+{
+    uint8_t subkey[ZL_AEAD_KEY_SIZE], short_nonce[ZL_AEAD_NONCE_SIZE] = {0};
+    zl_hchacha20_derive(subkey, key, nonce);
+    memcpy(short_nonce + 4, nonce + ZL_HCHACHA20_INPUT_SIZE, 8);
+    return open_through_batch(out, out_cap, in, len, aad, aad_len, short_nonce, subkey);
+}
+
+/* The RFC 8439, XChaCha and Wycheproof vectors opened through batches of
+ * every size up to a pass and one more, in every position. */
+static void test_crypto_ahead_vectors(void)
+{
+    unsigned batches = 0;
+    kinds[0].open = open_through_batch;
+    kinds[1].open = xopen_through_batch;
+    batch_quiet = 1;
+    for (ahead_count = 1; ahead_count <= ZL_AEAD_LANES_MAX + 1; ahead_count++) {
+        for (ahead_lane = 0; ahead_lane < ahead_count; ahead_lane++, batches++) {
+            test_crypto_aead_published();
+            test_crypto_wycheproof_chacha20poly1305();
+            test_crypto_wycheproof_xchacha20poly1305();
+        }
+    }
+    zl_test_note("published and Wycheproof vectors opened through %u batch shapes (1 to %u "
+                 "packets, every position)",
+                 batches, (unsigned)(ZL_AEAD_LANES_MAX + 1));
+    batch_quiet = 0;
+    ahead_count = 1;
+    ahead_lane = 0;
+    kinds[0].open = zl_chacha20poly1305_open;
+    kinds[1].open = zl_xchacha20poly1305_open;
+}
+
+/* A head made for another key or nonce is not used: the open makes its
+ * own and gives what zl_chacha20poly1305_open gives. */
+static void test_crypto_ahead_mismatch(void)
+{
+    static sample s;
+    static zl_aead_ahead a;
+    uint8_t sealed[200 + 16], out[200];
+    int variant;
+    make_sample(&s, 361);
+    ZL_CHECK_EQ(zl_chacha20poly1305_seal(sealed, sizeof sealed, s.msg, 200, s.aad, 9, s.nonce,
+                                         s.key),
+                216);
+    for (variant = 0; variant < 3; variant++) {
+        memcpy(a.key, s.key, sizeof a.key);
+        memcpy(a.nonce, s.nonce, sizeof a.nonce);
+        a.key[31] ^= (uint8_t)(variant == 1);
+        a.nonce[11] ^= (uint8_t)(variant == 2);
+        zl_aead_ahead_make(&a, 1);
+        memset(out, 0, sizeof out);
+        ZL_CHECK_EQ(zl_chacha20poly1305_open_ahead(&a, out, sizeof out, sealed, sizeof sealed,
+                                                   s.aad, 9, s.nonce, s.key),
+                    200);
+        ZL_CHECK(memcmp(out, s.msg, 200) == 0);
+    }
+    ZL_CHECK_EQ(zl_chacha20poly1305_open_ahead(NULL, out, sizeof out, sealed, sizeof sealed,
+                                               s.aad, 9, s.nonce, s.key),
+                200);
+    sealed[0] ^= 1;
+    ZL_CHECK_EQ(zl_chacha20poly1305_open_ahead(&a, out, sizeof out, sealed, sizeof sealed, s.aad,
+                                               9, s.nonce, s.key),
+                ZL_ERR_AUTH);
+    zl_crypto_wipe(&a, sizeof a);
+}
+
 static void test_crypto_chacha20_limit(void)
 {
     int p, got;
@@ -726,6 +853,8 @@ static void on_path(int p)
     test_crypto_wycheproof_xchacha20poly1305();
     test_crypto_in_place();
     test_crypto_tamper_refused();
+    test_crypto_ahead_heads();
+    test_crypto_ahead_vectors();
     zl_chacha20_limit(ZL_CHACHA20_VEC256);
 }
 
@@ -757,6 +886,9 @@ void zl_suite_crypto(void)
     ZL_RUN(test_crypto_buffer_errors);
     ZL_RUN(test_crypto_equal_and_wipe);
     ZL_RUN(test_crypto_port_hook);
+    ZL_RUN(test_crypto_ahead_heads);
+    ZL_RUN(test_crypto_ahead_vectors);
+    ZL_RUN(test_crypto_ahead_mismatch);
     ZL_RUN(test_crypto_chacha20_limit);
     ZL_RUN(test_crypto_path_words);
     ZL_RUN(test_crypto_path_vec128);

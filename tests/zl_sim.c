@@ -2,6 +2,7 @@
  * queues, one conditioner per client, bots, and the ledger of commands run. */
 #include <string.h>
 
+#include "zl_crc32.h"
 #include "zl_port.h"
 #include "zl_sim.h"
 #include "zl_test.h"
@@ -73,6 +74,7 @@ static int server_send(void *ctx, const zl_addr *to, const void *data, size_t le
     int i = client_at(sim, to);
     if (len == 0 || len > ZL_MAX_PACKET)
         return ZL_ERR_INVALID;
+    sim->sent_digest = zl_crc32_update(zl_crc32_update(sim->sent_digest, to, sizeof *to), data, len);
     if (i < 0) {
         sim->unbound++; /* as UDP: gone, and nobody is told */
         return ZL_OK;
@@ -124,12 +126,18 @@ static int wire_receive(void *ctx, zl_addr *from, void *buf, size_t cap)
 
 void zl_sim_deliver(zl_sim *sim, int i, const uint8_t *data, size_t len)
 {
-    ZL_ASSERT(i >= 0 && i < sim->clients && len > 0 && len <= ZL_MAX_PACKET);
+    ZL_ASSERT(i >= 0 && i < sim->clients);
+    zl_sim_deliver_from(sim, &sim->c[i].addr, data, len);
+}
+
+void zl_sim_deliver_from(zl_sim *sim, const zl_addr *from, const uint8_t *data, size_t len)
+{
+    ZL_ASSERT(len > 0 && len <= ZL_MAX_PACKET);
     if (ZL_RING_FULL(&sim->server_inbox)) {
         sim->server_inbox_dropped++;
         return;
     }
-    enqueue(ZL_RING_NEXT(&sim->server_inbox), &sim->c[i].addr, data, len,
+    enqueue(ZL_RING_NEXT(&sim->server_inbox), from, data, len,
             ZL_RING_COUNT(&sim->server_inbox) + 1u, &sim->server_inbox_peak);
     ZL_RING_COMMIT(&sim->server_inbox);
 }
@@ -390,9 +398,21 @@ void zl_sim_step(zl_sim *sim)
     int i;
     zl_test_time_us += ZL_SIM_STEP_US;
     t0 = host_now(sim);
+    if (sim->drain_many) {
+        static zl_server_datagram all[ZL_SIM_SERVER_QUEUE];
+        size_t n = 0;
+        for (; n < ZL_RING_COUNT(&sim->server_inbox); n++) {
+            zl_sim_datagram *d = ZL_RING_AT(&sim->server_inbox, n);
+            all[n].from = d->from;
+            all[n].data = d->data;
+            all[n].len = d->len;
+        }
+        zl_server_receive_many(&sim->server, all, n, zl_test_time_us);
+    }
     while (!ZL_RING_EMPTY(&sim->server_inbox)) {
         zl_sim_datagram *d = ZL_RING_AT(&sim->server_inbox, 0);
-        zl_server_receive(&sim->server, &d->from, d->data, d->len, zl_test_time_us);
+        if (!sim->drain_many)
+            zl_server_receive(&sim->server, &d->from, d->data, d->len, zl_test_time_us);
         ZL_RING_POP(&sim->server_inbox);
         sim->received++;
     }

@@ -105,6 +105,10 @@ struct zl_sim {
     uint32_t server_inbox_dropped, server_inbox_peak;
     uint32_t unbound;       /* datagrams to a closed socket */
     uint32_t received;      /* datagrams handed to zl_server_receive */
+    uint8_t drain_many;     /* 1: each step hands the server what arrived
+                               in one zl_server_receive_many */
+    uint32_t sent_digest;   /* CRC-32 of every datagram the server sent,
+                               each after its destination */
     uint32_t ticks;         /* server ticks run */
     uint8_t timing;         /* 1: the server's calls are timed on `host` */
     zl_platform host;
@@ -150,6 +154,8 @@ void zl_sim_run(zl_sim *sim, uint64_t us);
 
 /* Hands a datagram from client i's socket to the server. */
 void zl_sim_deliver(zl_sim *sim, int i, const uint8_t *data, size_t len);
+/* Hands the server a datagram from any address (a stranger's). */
+void zl_sim_deliver_from(zl_sim *sim, const zl_addr *from, const uint8_t *data, size_t len);
 
 /* 1 when client i is connected. */
 int zl_sim_connected(const zl_sim *sim, int i);

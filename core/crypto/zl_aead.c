@@ -8,12 +8,14 @@
 
 #include "zl_bytes.h"
 
-/* One packet's keystream: the ChaCha20 state from block 0, then what
- * zl_chacha20_head made of it (the one-time Poly1305 key, then the
- * keystream of the first `head` payload bytes at ks + 64). The secrets are
- * the first bytes of the struct, so one wipe covers them (wipe_stream). */
+/* One packet's keystream: the ChaCha20 state from block 0, the tag that
+ * opening computes, then what zl_chacha20_head made of the state (the
+ * one-time Poly1305 key, then the keystream of the first `head` payload
+ * bytes at ks + 64). The secrets are the first bytes of the struct, so one
+ * wipe covers them (wipe_stream). */
 typedef struct stream_head {
     zl_chacha20 c;
+    uint8_t tag[ZL_AEAD_TAG_SIZE];
     uint8_t ks[ZL_CHACHA20_BLOCK_SIZE + ZL_CHACHA20_HEAD_MAX];
     size_t head;
 } stream_head;
@@ -108,12 +110,29 @@ int zl_chacha20poly1305_seal(uint8_t *out, size_t out_cap, const uint8_t *in, si
     return (int)(len + ZL_AEAD_TAG_SIZE);
 }
 
+/* As start_stream, from the head a made ahead: its blocks 0 and 1, and
+ * the state at block 2 when the payload goes on past block 1. */
+static void take_stream(stream_head *s, size_t len, const zl_aead_ahead *a)
+{
+    s->head = len < ZL_CHACHA20_BLOCK_SIZE ? len : ZL_CHACHA20_BLOCK_SIZE;
+    memcpy(s->ks, a->head, ZL_CHACHA20_BLOCK_SIZE + s->head);
+    if (len > s->head)
+        zl_chacha20_start(&s->c, a->key, a->nonce, 2);
+}
+
 int zl_chacha20poly1305_open(uint8_t *out, size_t out_cap, const uint8_t *in, size_t len,
                              const uint8_t *aad, size_t aad_len,
                              const uint8_t nonce[ZL_AEAD_NONCE_SIZE],
                              const uint8_t key[ZL_AEAD_KEY_SIZE])
 {
-    uint8_t tag[ZL_AEAD_TAG_SIZE];
+    return zl_chacha20poly1305_open_ahead(NULL, out, out_cap, in, len, aad, aad_len, nonce, key);
+}
+
+int zl_chacha20poly1305_open_ahead(const zl_aead_ahead *a, uint8_t *out, size_t out_cap,
+                                   const uint8_t *in, size_t len, const uint8_t *aad,
+                                   size_t aad_len, const uint8_t nonce[ZL_AEAD_NONCE_SIZE],
+                                   const uint8_t key[ZL_AEAD_KEY_SIZE])
+{
     stream_head s;
     size_t ct_len;
     int ok;
@@ -130,10 +149,13 @@ int zl_chacha20poly1305_open(uint8_t *out, size_t out_cap, const uint8_t *in, si
     /* Authenticate first: a forged packet is never decrypted, so no
      * plaintext of it can reach the caller, even by mistake. The
      * keystream's head and the state wait in s meanwhile. */
-    start_stream(&s, ct_len, nonce, key);
-    compute_tag(tag, aad, aad_len, in, ct_len, &s);
-    ok = zl_crypto_equal(tag, in + ct_len, ZL_AEAD_TAG_SIZE);
-    zl_crypto_wipe(tag, sizeof tag);
+    if (a != NULL && (zl_crypto_equal(a->key, key, ZL_AEAD_KEY_SIZE) &
+                      zl_crypto_equal(a->nonce, nonce, ZL_AEAD_NONCE_SIZE)))
+        take_stream(&s, ct_len, a);
+    else
+        start_stream(&s, ct_len, nonce, key);
+    compute_tag(s.tag, aad, aad_len, in, ct_len, &s);
+    ok = zl_crypto_equal(s.tag, in + ct_len, ZL_AEAD_TAG_SIZE);
     if (ok)
         apply_stream(out, in, ct_len, &s);
     wipe_stream(&s);
@@ -197,10 +219,33 @@ static int builtin_open(void *ctx, uint8_t *out, size_t out_cap, const uint8_t *
     return zl_chacha20poly1305_open(out, out_cap, in, len, aad, aad_len, nonce, key);
 }
 
+/* builtin_open with the head made ahead at ctx. */
+static int ahead_open(void *ctx, uint8_t *out, size_t out_cap, const uint8_t *in, size_t len,
+                      const uint8_t *aad, size_t aad_len, const uint8_t nonce[ZL_AEAD_NONCE_SIZE],
+                      const uint8_t key[ZL_AEAD_KEY_SIZE])
+{
+    return zl_chacha20poly1305_open_ahead((const zl_aead_ahead *)ctx, out, out_cap, in, len, aad,
+                                          aad_len, nonce, key);
+}
+
 void zl_aead_default(zl_aead *aead)
 {
     ZL_ASSERT(aead != NULL);
     aead->ctx = NULL;
     aead->seal = builtin_seal;
     aead->open = builtin_open;
+}
+
+int zl_aead_is_default(const zl_aead *aead)
+{
+    ZL_ASSERT(aead != NULL);
+    return aead->seal == builtin_seal && aead->open == builtin_open;
+}
+
+void zl_aead_with_ahead(zl_aead *aead, const zl_aead_ahead *a)
+{
+    ZL_ASSERT(aead != NULL && a != NULL);
+    aead->ctx = (void *)(uintptr_t)a; /* read only: ahead_open takes it back as const */
+    aead->seal = builtin_seal;
+    aead->open = ahead_open;
 }

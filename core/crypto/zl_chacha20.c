@@ -258,6 +258,46 @@ VECTOR_FN static void xor_pass(uint8_t *out, const uint8_t *in, const uint32_t s
     zl_crypto_wipe(block, sizeof block);
     zl_crypto_wipe(x, sizeof x);
 }
+
+/* The rounds of a heads pass: the vectors v from start, then start added,
+ * with no word block beside them (each lane is another packet's). */
+#define LANE_ROUNDS(v, start, rot16, rot8)        \
+    do {                                          \
+        size_t r_;                                \
+        for (r_ = 0; r_ < 16; r_++)               \
+            v[r_] = start[r_];                    \
+        for (r_ = 0; r_ < 10; r_++)               \
+            DOUBLE_ROUND(v, rot16, rot8);         \
+        for (r_ = 0; r_ < 16; r_++)               \
+            v[r_] += start[r_];                   \
+    } while (0)
+
+/* zl_aead_ahead_make for a[0..n-1], n at most LANES: packet j in lane j
+ * (lanes past n repeat packet 0, their output unused), blocks 0 then 1.
+ * Returns n. */
+VECTOR_FN static size_t heads_pass(zl_aead_ahead *a, size_t n)
+{
+    zl_chacha20 c[LANES];
+    lanes v[16], start[16], t[4];
+    size_t i, j, b;
+    for (j = 0; j < LANES; j++)
+        zl_chacha20_start(&c[j], a[j < n ? j : 0].key, a[j < n ? j : 0].nonce, 0);
+    for (i = 0; i < 16; i++)
+        start[i] = (lanes){c[0].state[i], c[1].state[i], c[2].state[i], c[3].state[i]};
+    for (b = 0; b < 2; b++, start[12] += 1) {
+        LANE_ROUNDS(v, start, ROT16_LANES, ROT8_WORD);
+        for (i = 0; i < 4; i++) {
+            TRANSPOSE(t, v, 4 * i);
+            for (j = 0; j < n; j++)
+                __builtin_memcpy(a[j].head + ZL_CHACHA20_BLOCK_SIZE * b + 16 * i, &t[j], 16);
+        }
+    }
+    zl_crypto_wipe(c, sizeof c);
+    zl_crypto_wipe(v, sizeof v);
+    zl_crypto_wipe(start, sizeof start);
+    zl_crypto_wipe(t, sizeof t);
+    return n;
+}
 #endif
 
 /* Eight blocks at once in 256-bit integer lanes where the CPU has AVX2,
@@ -335,6 +375,38 @@ AVX2_FN static void xor_pass8(uint8_t *out, const uint8_t *in, const uint32_t st
     xor_blocks(out, in, n, block);
     zl_crypto_wipe(block, sizeof block);
     zl_crypto_wipe(x, sizeof x);
+}
+
+/* As heads_pass, eight packets side by side. */
+AVX2_FN static size_t heads_pass8(zl_aead_ahead *a, size_t n)
+{
+    zl_chacha20 c[8];
+    lanes8 v[16], start[16], t[4];
+    size_t i, j, b;
+    for (j = 0; j < 8; j++)
+        zl_chacha20_start(&c[j], a[j < n ? j : 0].key, a[j < n ? j : 0].nonce, 0);
+    for (i = 0; i < 16; i++)
+        start[i] = (lanes8){c[0].state[i], c[1].state[i], c[2].state[i], c[3].state[i],
+                            c[4].state[i], c[5].state[i], c[6].state[i], c[7].state[i]};
+    for (b = 0; b < 2; b++, start[12] += 1) {
+        LANE_ROUNDS(v, start, ROT16_LANES8, ROT8_LANES8);
+        for (i = 0; i < 4; i++) {
+            uint8_t *at = a[0].head + ZL_CHACHA20_BLOCK_SIZE * b + 16 * i;
+            TRANSPOSE8(t, v, 4 * i);
+            for (j = 0; j < 4; j++) {
+                lanes low = LOW(t[j]), high = HIGH(t[j]);
+                if (j < n)
+                    __builtin_memcpy(at + j * sizeof *a, &low, 16);
+                if (j + 4 < n)
+                    __builtin_memcpy(at + (j + 4) * sizeof *a, &high, 16);
+            }
+        }
+    }
+    zl_crypto_wipe(c, sizeof c);
+    zl_crypto_wipe(v, sizeof v);
+    zl_crypto_wipe(start, sizeof start);
+    zl_crypto_wipe(t, sizeof t);
+    return n;
 }
 #endif
 
@@ -476,6 +548,38 @@ size_t zl_chacha20_head(zl_chacha20 *c, uint8_t ks[ZL_CHACHA20_BLOCK_SIZE + ZL_C
         zl_put_le32(ks + 4 * i, c->x[i] + c->state[i]);
     c->state[12]++;
     return 0;
+}
+
+void zl_aead_ahead_make(zl_aead_ahead *a, size_t n)
+{
+    int p = path();
+    size_t k;
+    ZL_ASSERT(a != NULL || n == 0);
+    for (; n > 0; a += k, n -= k) {
+#ifdef ZL_CHACHA20_AVX2
+        /* Five or more take the eight lanes; fewer the four, cheaper. */
+        if (p == ZL_CHACHA20_VEC256 && n > 4) {
+            k = heads_pass8(a, n < 8 ? n : 8);
+            continue;
+        }
+#endif
+#ifdef LANES
+        /* One packet alone: two blocks in words cost less than a pass. */
+        if (p >= ZL_CHACHA20_VEC128 && n > 1) {
+            k = heads_pass(a, n < LANES ? n : LANES);
+            continue;
+        }
+#endif
+        {
+            zl_chacha20 c;
+            memset(a->head, 0, sizeof a->head);
+            zl_chacha20_start(&c, a->key, a->nonce, 0);
+            zl_chacha20_stream(&c, a->head, a->head, sizeof a->head);
+            zl_crypto_wipe(&c, sizeof c);
+            k = 1;
+        }
+    }
+    (void)p;
 }
 
 void zl_hchacha20_derive(uint8_t out[ZL_CHACHA20_KEY_SIZE], const uint8_t key[ZL_CHACHA20_KEY_SIZE],

@@ -118,6 +118,34 @@ int zl_chacha20_limit(int widest);
 size_t zl_chacha20_head(zl_chacha20 *c, uint8_t ks[ZL_CHACHA20_BLOCK_SIZE + ZL_CHACHA20_HEAD_MAX],
                         size_t len);
 
+/* ---- Several packets' keystreams at once ---- */
+
+/* Bytes of keystream an AEAD open starts with: block 0 (the one-time
+ * Poly1305 key) and block 1 (the first 64 payload bytes). */
+#define ZL_AEAD_HEAD_SIZE (2 * ZL_CHACHA20_BLOCK_SIZE)
+
+/* The most packets zl_aead_ahead_make runs side by side in one pass. */
+#define ZL_AEAD_LANES_MAX 8
+
+/* One packet's keystream head made ahead of its opening (a server makes
+ * those of the datagrams it is about to receive in one go): key and nonce
+ * are the caller's to fill, head is zl_aead_ahead_make's. Caller-owned
+ * and secret: wipe it with zl_crypto_wipe when done. */
+typedef struct zl_aead_ahead {
+    uint8_t key[ZL_AEAD_KEY_SIZE];
+    uint8_t nonce[ZL_AEAD_NONCE_SIZE];
+    uint8_t head[ZL_AEAD_HEAD_SIZE];
+} zl_aead_ahead;
+
+/* Writes to a[i].head the first ZL_AEAD_HEAD_SIZE bytes of ChaCha20's
+ * keystream under a[i].key and a[i].nonce from block 0, for i below n:
+ * the same bytes as zl_chacha20_xor of zeros. The packets' blocks are
+ * independent, so they run side by side in the vector lanes of one pass
+ * where the path has them (eight on the 256-bit path, four on the 128-bit
+ * one; one at a time in words), two blocks of each per pass. n may be 0
+ * (a NULL). Cannot fail. */
+void zl_aead_ahead_make(zl_aead_ahead *a, size_t n);
+
 /* HChaCha20 (draft-irtf-cfrg-xchacha section 2.2): derives a 32-byte
  * subkey into out from key and the 16-byte input (the first 16 bytes of an
  * XChaCha20 nonce). out may alias key. Cannot fail. */
@@ -197,6 +225,15 @@ int zl_chacha20poly1305_open(uint8_t *out, size_t out_cap, const uint8_t *in, si
                              const uint8_t nonce[ZL_AEAD_NONCE_SIZE],
                              const uint8_t key[ZL_AEAD_KEY_SIZE]);
 
+/* As zl_chacha20poly1305_open, taking the keystream head from *a (made by
+ * zl_aead_ahead_make) when a is not NULL and its key and nonce are key and
+ * nonce (compared in constant time), else making it as
+ * zl_chacha20poly1305_open does: the same results either way. */
+int zl_chacha20poly1305_open_ahead(const zl_aead_ahead *a, uint8_t *out, size_t out_cap,
+                                   const uint8_t *in, size_t len, const uint8_t *aad,
+                                   size_t aad_len, const uint8_t nonce[ZL_AEAD_NONCE_SIZE],
+                                   const uint8_t key[ZL_AEAD_KEY_SIZE]);
+
 /* ---- XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha) ---- */
 
 /* As zl_chacha20poly1305_seal / _open with a 24-byte nonce, long enough to
@@ -235,6 +272,14 @@ typedef struct zl_aead {
 /* Fills *aead with the built-in software ChaCha20-Poly1305 (ctx NULL): the
  * default wherever a port supplies no engine. */
 void zl_aead_default(zl_aead *aead);
+
+/* 1 when *aead is the built-in AEAD (zl_aead_default), else 0. */
+int zl_aead_is_default(const zl_aead *aead);
+
+/* Fills *aead with the built-in AEAD whose open is
+ * zl_chacha20poly1305_open_ahead with a (ctx, kept: a must outlive the
+ * hook's use). */
+void zl_aead_with_ahead(zl_aead *aead, const zl_aead_ahead *a);
 
 ZL_END_DECLS
 

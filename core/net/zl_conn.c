@@ -68,7 +68,7 @@ void zl_conn_get_seal_stats(const zl_conn *c, zl_seal_stats *out)
 
 /* The linked try: 1 when the datagram is this connection's. */
 static int open_linked(zl_conn *c, uint8_t *packet, size_t len, zl_conn_datagram *d,
-                       zl_packet_drop *why)
+                       zl_packet_drop *why, const zl_aead *aead)
 {
     uint64_t sequence;
     int at;
@@ -84,7 +84,7 @@ static int open_linked(zl_conn *c, uint8_t *packet, size_t len, zl_conn_datagram
     /* Only the client's packets carry the id in clear: the server needs it
      * to follow a client to a new address. */
     at = zl_packet_open_aead(packet, len, c->link_id, c->server_end, c->receive_newest,
-                             ZL_PROTOCOL_ID, c->receive_key, &c->aead, &d->h, &sequence, why);
+                             ZL_PROTOCOL_ID, c->receive_key, aead, &d->h, &sequence, why);
     if (at < 0)
         return 0;
     if (sequence > c->receive_newest)
@@ -97,12 +97,34 @@ static int open_linked(zl_conn *c, uint8_t *packet, size_t len, zl_conn_datagram
 
 int zl_conn_open(zl_conn *c, int linked, uint8_t *packet, size_t len, zl_conn_datagram *d)
 {
+    return zl_conn_open_ahead(c, linked, packet, len, d, NULL);
+}
+
+int zl_conn_ahead(const zl_conn *c, const uint8_t *packet, size_t len, zl_aead_ahead *a)
+{
+    ZL_ASSERT(c && a && (packet || len == 0));
+    if (!c->sealed || !zl_aead_is_default(&c->aead) ||
+        !zl_packet_sealed_nonce(packet, len, c->server_end, c->receive_newest, a->nonce))
+        return 0;
+    memcpy(a->key, c->receive_key, ZL_AEAD_KEY_SIZE);
+    return 1;
+}
+
+int zl_conn_open_ahead(zl_conn *c, int linked, uint8_t *packet, size_t len, zl_conn_datagram *d,
+                       const zl_aead_ahead *a)
+{
     zl_packet_drop why = ZL_PACKET_DROP_NONE;
+    zl_aead with;
+    const zl_aead *aead = &c->aead;
     int at;
     ZL_ASSERT(c && d && (packet || len == 0));
+    if (a != NULL && zl_aead_is_default(&c->aead)) {
+        zl_aead_with_ahead(&with, a);
+        aead = &with;
+    }
     /* A connection's packets are sealed for it; a handshake retry (a lost
      * ACCEPT) under the protocol's id. */
-    if (linked && open_linked(c, packet, len, d, &why))
+    if (linked && open_linked(c, packet, len, d, &why, aead))
         return ZL_CONN_LINKED;
     c->stats.checked++;
     at = zl_packet_open(packet, len, ZL_PROTOCOL_ID, &d->h, NULL);

@@ -113,6 +113,19 @@ typedef struct zl_conn_datagram {
  * statistics; a failed tag as ZL_PACKET_DROP_CHECKSUM). */
 int zl_conn_open(zl_conn *c, int linked, uint8_t *packet, size_t len, zl_conn_datagram *d);
 
+/* For opening several datagrams' keystreams in one pass: fills a->key and
+ * a->nonce with what zl_conn_open would open the len bytes at packet with
+ * as c's, as c stands now, and returns 1, when c seals with the built-in
+ * AEAD and the bytes could be a sealed packet of it; else returns 0. Reads
+ * only (c and packet unchanged); hostile bytes fine. */
+int zl_conn_ahead(const zl_conn *c, const uint8_t *packet, size_t len, zl_aead_ahead *a);
+
+/* zl_conn_open, taking the keystream head from *a (zl_aead_ahead_make)
+ * when it was made for the key and nonce the open uses (a may be NULL):
+ * the same results and counts either way. */
+int zl_conn_open_ahead(zl_conn *c, int linked, uint8_t *packet, size_t len, zl_conn_datagram *d,
+                       const zl_aead_ahead *a);
+
 /* Seals a message on the link (type, next sequence, our acks) in place and
  * sends it to the peer: packet holds payload_bytes at packet +
  * ZL_PACKET_HEADER_SIZE. A negative payload_bytes (a writer's error) sends

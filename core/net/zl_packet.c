@@ -196,6 +196,19 @@ int zl_packet_sealed_id(const void *packet, size_t len, uint32_t *conn_id)
     return 1;
 }
 
+int zl_packet_sealed_nonce(const void *packet, size_t len, int id_sent, uint64_t newest,
+                           uint8_t nonce[ZL_AEAD_NONCE_SIZE])
+{
+    const uint8_t *p = (const uint8_t *)packet;
+    zl_packet_header h;
+    ZL_ASSERT(nonce && (packet != NULL || len == 0));
+    if (len > ZL_MAX_PACKET || sealed_header_size(p, len, id_sent) == 0 ||
+        !read_fields(p + (id_sent ? CRC_SIZE : 0u), &h))
+        return 0;
+    sealed_nonce(nonce, zl_packet_widen(h.sequence, newest));
+    return 1;
+}
+
 int zl_packet_open_aead(void *packet, size_t len, uint32_t conn_id, int id_sent, uint64_t newest,
                         uint32_t protocol_id, const uint8_t key[ZL_AEAD_KEY_SIZE],
                         const zl_aead *aead, zl_packet_header *h, uint64_t *sequence,

@@ -125,6 +125,14 @@ uint64_t zl_packet_widen(uint16_t low, uint64_t newest);
  * could be a sealed packet's, else 0 (hostile bytes fine). */
 int zl_packet_sealed_id(const void *packet, size_t len, uint32_t *conn_id);
 
+/* The nonce zl_packet_open_aead would open a datagram of len bytes with
+ * (id_sent and newest as there), read without any cryptography or check
+ * of the id: 1 with nonce written when its size and header could be a
+ * sealed packet's, else 0 (hostile bytes fine). For making keystreams
+ * ahead (zl_aead_ahead). */
+int zl_packet_sealed_nonce(const void *packet, size_t len, int id_sent, uint64_t newest,
+                           uint8_t nonce[ZL_AEAD_NONCE_SIZE]);
+
 /* Checks and decrypts a received sealed datagram of len bytes in place
  * (packet is writable; hostile bytes fine): the connection id (in clear
  * when id_sent, else only authenticated) must be conn_id and the tag must

@@ -13,7 +13,9 @@
  *   mode        bit 0: XChaCha20-Poly1305 (else ChaCha20-Poly1305);
  *               bits 1-2: how the sealed packet is tampered with (below)
  *   aad_len     bytes of aad taken from the input
- *   where, how  position (2 bytes) and XOR mask of the tampering
+ *   where, how  position (2 bytes) and XOR mask of the tampering; also
+ *               the size of the batch an open goes through and the
+ *               packet's position in it (batch_open)
  *   counter     4 bytes, the ChaCha20 block counter; then a byte: bit 0
  *               puts the counter near its wrap, bits 1-2 the widest
  *               ChaCha20 path to take (zl_chacha20_limit), so every path
@@ -36,7 +38,8 @@ typedef struct input {
 } input;
 
 static uint8_t ours[MAX_MSG + 16], theirs[MAX_MSG + 16], packet[MAX_MSG + 17];
-static uint8_t ours_out[MAX_MSG + 16], theirs_out[MAX_MSG + 16], aad_copy[256];
+static uint8_t ours_out[MAX_MSG + 16], theirs_out[MAX_MSG + 16], batch_out[MAX_MSG + 16];
+static uint8_t aad_copy[256];
 
 static int parse(input *in, const uint8_t *data, size_t size)
 {
@@ -84,15 +87,45 @@ static int sodium_open(const input *in, uint8_t *out, const uint8_t *c, size_t l
     return r == 0 ? (int)n : -1;
 }
 
-/* Both sides open the same bytes: the same decision, the same plaintext. */
+/* The open through a batch of heads made at once (zl_aead_ahead_make): as
+ * many packets as `how` says, this one in the position `where` says, the
+ * others under keys that differ from its own in a byte. XChaCha20 opens
+ * under its subkey and short nonce, as zl_xchacha20poly1305_open does. */
+static int batch_open(const input *in, uint8_t *out, const uint8_t *c, size_t len,
+                      const uint8_t *aad, size_t aad_len)
+{
+    static zl_aead_ahead batch[ZL_AEAD_LANES_MAX + 1];
+    size_t n = in->how % (ZL_AEAD_LANES_MAX + 1) + 1, lane = in->where % n, j;
+    uint8_t key[32], nonce[12] = {0};
+    if (in->extended) {
+        zl_hchacha20_derive(key, in->key, in->nonce);
+        memcpy(nonce + 4, in->nonce + 16, 8);
+    } else {
+        memcpy(key, in->key, 32);
+        memcpy(nonce, in->nonce, 12);
+    }
+    for (j = 0; j < n; j++) {
+        memcpy(batch[j].key, key, 32);
+        memcpy(batch[j].nonce, nonce, 12);
+        batch[j].key[j % 32] ^= (uint8_t)(j == lane ? 0 : j + 1);
+    }
+    zl_aead_ahead_make(batch, n);
+    return zl_chacha20poly1305_open_ahead(&batch[lane], out, MAX_MSG + 16, c, len, aad, aad_len,
+                                          nonce, key);
+}
+
+/* Both sides open the same bytes: the same decision, the same plaintext;
+ * the open through a batch too. */
 static void compare_open(const input *in, const uint8_t *c, size_t len, const uint8_t *aad,
                          size_t aad_len)
 {
     int a = zl_open(in, ours_out, c, len, aad, aad_len);
     int b = sodium_open(in, theirs_out, c, len, aad, aad_len);
-    REQUIRE((a >= 0) == (b >= 0));
+    int m = batch_open(in, batch_out, c, len, aad, aad_len);
+    REQUIRE((a >= 0) == (b >= 0) && m == a);
     if (a >= 0)
-        REQUIRE(a == b && memcmp(ours_out, theirs_out, (size_t)a) == 0);
+        REQUIRE(a == b && memcmp(ours_out, theirs_out, (size_t)a) == 0 &&
+                memcmp(batch_out, theirs_out, (size_t)a) == 0);
     else
         REQUIRE(a == (len < 16 ? ZL_ERR_MALFORMED : ZL_ERR_AUTH));
 }
