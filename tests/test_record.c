@@ -171,6 +171,18 @@ static int collect(void *ctx, const void *bytes, size_t len)
     return ZL_OK;
 }
 
+/* A record header of a made-up game for entries written by hand. */
+static void small_header(zl_record_header *h, uint16_t max_clients)
+{
+    memset(h, 0, sizeof *h);
+    h->tick_rate = 64;
+    h->max_clients = max_clients;
+    h->state_size = 40;
+    h->lagcomp_ticks = 128;
+    h->events = 16;
+    h->origin_axes = 3;
+}
+
 static void test_entries_round_trip(void)
 {
     static zl_record w;
@@ -181,13 +193,7 @@ static void test_entries_round_trip(void)
     zl_lagcomp_time when;
     uint32_t used = 0;
     int size;
-    memset(&h, 0, sizeof h);
-    h.tick_rate = 64;
-    h.max_clients = 3;
-    h.state_size = 40;
-    h.lagcomp_ticks = 128;
-    h.events = 16;
-    h.origin_axes = 3;
+    small_header(&h, 3);
     h.start_tick = 100;
     ZL_CHECK_EQ(zl_record_begin(&w, &h, collect, &used), ZL_OK);
     memset(&a, 0, sizeof a);
@@ -250,13 +256,7 @@ static void test_entries_only_between_ticks(void)
     zl_usercmd a;
     uint32_t used;
     int last;
-    memset(&h, 0, sizeof h);
-    h.tick_rate = 64;
-    h.max_clients = 2;
-    h.state_size = 40;
-    h.lagcomp_ticks = 128;
-    h.events = 16;
-    h.origin_axes = 3;
+    small_header(&h, 2);
     memset(&a, 0, sizeof a);
     a.sequence = 1;
     a.msec = 16;
