@@ -819,9 +819,14 @@ static void test_crypto_chacha20_limit(void)
     int p, got;
     ZL_CHECK_EQ(zl_chacha20_limit(-1), ZL_CHACHA20_WORDS);
     ZL_CHECK_EQ(zl_chacha20_limit(ZL_CHACHA20_WORDS), ZL_CHACHA20_WORDS);
+    ZL_CHECK_EQ(zl_aead_ahead_lanes(), 1u);
     for (p = ZL_CHACHA20_WORDS; p <= ZL_CHACHA20_VEC256; p++) {
         got = zl_chacha20_limit(p);
         ZL_CHECK(got >= ZL_CHACHA20_WORDS && got <= p);
+        /* Lanes on the path taken: 1 in words, 4 or 8 beside each other. */
+        ZL_CHECK_EQ(zl_aead_ahead_lanes(), got == ZL_CHACHA20_WORDS ? 1u
+                                           : got == ZL_CHACHA20_VEC128 ? 4u
+                                                                       : 8u);
         zl_test_note("path %d asked, %d taken", p, got);
     }
 #if !defined(ZL_CRYPTO_PORTABLE) && defined(__x86_64__)

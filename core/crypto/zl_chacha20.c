@@ -550,6 +550,21 @@ size_t zl_chacha20_head(zl_chacha20 *c, uint8_t ks[ZL_CHACHA20_BLOCK_SIZE + ZL_C
     return 0;
 }
 
+size_t zl_aead_ahead_lanes(void)
+{
+    int p = path();
+#ifdef ZL_CHACHA20_AVX2
+    if (p == ZL_CHACHA20_VEC256)
+        return ZL_AEAD_LANES_MAX;
+#endif
+#ifdef LANES
+    if (p >= ZL_CHACHA20_VEC128)
+        return LANES;
+#endif
+    (void)p;
+    return 1;
+}
+
 void zl_aead_ahead_make(zl_aead_ahead *a, size_t n)
 {
     int p = path();

@@ -146,6 +146,11 @@ typedef struct zl_aead_ahead {
  * (a NULL). Cannot fail. */
 void zl_aead_ahead_make(zl_aead_ahead *a, size_t n);
 
+/* How many packets' heads zl_aead_ahead_make runs side by side on the
+ * path this machine takes: 8 or 4 with vector lanes, 1 in words, where
+ * making heads ahead saves nothing. */
+size_t zl_aead_ahead_lanes(void);
+
 /* HChaCha20 (draft-irtf-cfrg-xchacha section 2.2): derives a 32-byte
  * subkey into out from key and the 16-byte input (the first 16 bytes of an
  * XChaCha20 nonce). out may alias key. Cannot fail. */
