@@ -277,6 +277,9 @@ typedef struct zl_server {
     /* Per slot: 0x10000 | its peer's port while connected, else 0; every
      * datagram looks its sender up here first. */
     uint32_t slot_port[ZL_MAX_CLIENTS];
+    /* By port modulo ZL_MAX_CLIENTS: 1 + the slot last connected from such
+     * a port, else 0; a guess find_slot checks before scanning. */
+    uint16_t port_hint[ZL_MAX_CLIENTS];
     uint32_t players[ZL_MAX_CLIENTS * ZL_STATE_MAX / 4]; /* live states, packed
                                                           at the schema's size */
     uint32_t scratch[ZL_STATE_MAX / 4];

@@ -19,6 +19,27 @@ size_t zl_packet_header_size(const zl_packet_header *h, int id_sent)
            (id_sent ? 0u : CRC_SIZE);
 }
 
+/* Moves the payload from where writers leave it (after the longest
+ * header) down to just after the header written, at dst <= src. Forward,
+ * a word at a time: each word is read before its bytes are written, and
+ * the bytes written lie at or before those read, so the overlap is safe.
+ * memmove goes a byte at a time when the two are not word aligned alike,
+ * which they never are here (the Cortex-M3 paid 1,500 instructions a
+ * snapshot). Nothing to do when the header is the longest. */
+static void move_payload(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    size_t i = 0;
+    uint32_t w;
+    if (dst == src)
+        return;
+    for (; i + 4 <= n; i += 4) {
+        memcpy(&w, src + i, 4);
+        memcpy(dst + i, &w, 4);
+    }
+    for (; i < n; i++)
+        dst[i] = src[i];
+}
+
 /* Writes the header from its type byte on at p; returns its length. */
 static size_t write_fields(uint8_t *p, const zl_packet_header *h)
 {
@@ -76,7 +97,7 @@ int zl_packet_seal(void *packet, size_t payload_bytes, const zl_packet_header *h
     if (payload_bytes > ZL_PACKET_MAX_PAYLOAD)
         return ZL_ERR_OVERFLOW;
     at = CRC_SIZE + write_fields(p + CRC_SIZE, h);
-    memmove(p + at, p + ZL_PACKET_HEADER_SIZE, payload_bytes);
+    move_payload(p + at, p + ZL_PACKET_HEADER_SIZE, payload_bytes);
     len = at + payload_bytes;
     zl_put_le32(p, packet_crc(p, len, protocol_id));
     return (int)len;
@@ -158,7 +179,7 @@ int zl_packet_seal_aead(void *packet, size_t payload_bytes, const zl_packet_head
     fields = write_fields(p + at, h);
     aad_bytes = sealed_aad(aad, protocol_id, conn_id, p + at, fields);
     at += fields;
-    memmove(p + at, p + ZL_PACKET_HEADER_SIZE, payload_bytes);
+    move_payload(p + at, p + ZL_PACKET_HEADER_SIZE, payload_bytes);
     sealed_nonce(nonce, sequence);
     n = aead->seal(aead->ctx, p + at, payload_bytes + ZL_PACKET_TAG_SIZE, p + at, payload_bytes,
                    aad, aad_bytes, nonce, key);

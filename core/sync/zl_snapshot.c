@@ -889,9 +889,13 @@ static int write_run(writer_job *j)
 /* Writes the section from the tick's run when this client needs exactly
  * the run's entries (same baseline, entities, kinds and base states):
  * whole bytes of the run and its own entity's entry with every field.
+ * A twin (classify_twin) needs them by construction: its entities, kinds
+ * and older states are the run's copied, and a baseline of the run's
+ * content at the run's baseline tick holds every entity at that tick, as
+ * the first client's did; only its own entity's place is looked for.
  * Returns 1 when written (every candidate chosen), 0 to write it entry
  * by entry. */
-static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget)
+static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget, int twin)
 {
     zl_snapshot_run *run = &j->w->run;
     const zl_snapshot_code *own = NULL;
@@ -902,6 +906,12 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget)
         return 0;
     for (i = 0; i < j->cand_count; i++) {
         uint16_t e = j->cand[i];
+        if (twin) {
+            if (e < j->own)
+                continue;
+            k = e == j->own ? i : k;
+            break;
+        }
         if (run->entity[i] != e || run->op[i] != j->op[e] || run->from[i] != from_of(j, e) ||
             run->pfrom[i] != pfrom_of(j, e))
             return 0;
@@ -1115,7 +1125,7 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
 
     saved = *bw;
     start = zl_bitwriter_bits_used(bw);
-    fitted = write_shared(j, bw, budget_bits);
+    fitted = write_shared(j, bw, budget_bits, twin);
     if (twin && !fitted)
         owe(j, priority);
     /* Measured first, a section that will not fit is never written. */
