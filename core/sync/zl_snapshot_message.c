@@ -123,6 +123,8 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
      * is kept first, at most half of what is left. */
     zl_bitwriter_align(bw);
     ZL_ASSERT(zl_bitwriter_bits_used(bw) - start == header_bits(delta, near));
+    if (base)
+        ref = base->events; /* read before zl_snapshot_write may reuse its record */
     if (events) {
         memset(&src, 0, sizeof src);
         src.layout = layout;
@@ -131,8 +133,6 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
         src.client = c;
         src.tick = tick;
         bases = bases_of(&src, events->plan, &b);
-        if (base)
-            ref = base->events;
         reserve = zl_event_section_choose(events->sender, events->log, &events->audience, bases,
                                           &ref, tick, &section);
         if (reserve > budget_bits / 2u)
