@@ -64,9 +64,10 @@ static int build_from_shooter(const void *ctx, int32_t source, uint32_t which, z
 }
 
 /* Bits of a section holding `count` copies of ev for one client (the end
- * bit included), coded against the bases of `rules` (NULL: none). */
+ * bit included), coded against the bases of `rules` (NULL: none), its
+ * first id against *ref (the log's ids start at 0). */
 static uint32_t section_bits(events_bench *b, const zl_event *ev, uint32_t count,
-                             const zl_game *rules)
+                             const zl_game *rules, zl_event_ref ref)
 {
     zl_event_audience everyone = {ZL_MAX_CLIENTS - 1, NULL};
     zl_event_bases bases;
@@ -84,9 +85,9 @@ static uint32_t section_bits(events_bench *b, const zl_event *ev, uint32_t count
     bases.ctx = rules;
     bases.plan = &b->plan;
     zl_bitwriter_init(&w, b->buf, sizeof b->buf);
-    zl_event_section_choose(&b->sender, &b->log, &everyone, rules ? &bases : NULL, ev->tick + 1u,
-                            &sec);
-    if (zl_event_section_write(&b->log, rules ? &bases : NULL, ev->tick + 1u, 1u,
+    zl_event_section_choose(&b->sender, &b->log, &everyone, rules ? &bases : NULL, &ref,
+                            ev->tick + 1u, &sec);
+    if (zl_event_section_write(&b->log, rules ? &bases : NULL, &ref, ev->tick + 1u, 1u,
                                8u * sizeof b->buf, &w, &sec) < 0)
         return 0;
     return sec.bits;
@@ -117,6 +118,7 @@ void zl_bench_events(void)
         zl_event ev;
     } kinds[4];
     size_t lens[2] = {4, ZL_RELIABLE_MESSAGE_MAX};
+    const zl_event_ref none = {0, 0}, next = {0, 1}; /* the id after the base's last */
     uint32_t i;
     /* Player 5 stands at (812, -1530, 0) looking north-east and a little
      * up; its shot leaves its eye with a spread off its view. */
@@ -136,7 +138,9 @@ void zl_bench_events(void)
     kinds[3].name = "kill (killer, victim)";
     kinds[3].ev = fps_event(FPS_EV_KILL, 0, 3, vec(0, 0, 0), vec(0, 0, 0));
     zl_bench_note("events", "an events section costs 1 bit without events; each event: its id "
-                  "(16 bits, 1 when it follows the previous), its age (1 bit for the snapshot's "
+                  "(the first: 2 bits when it is the one after the last its base's section "
+                  "carried, up to 16 within 254 after it, else 17; 16 in a full snapshot; the "
+                  "others 1 when it follows the previous, else 17), its age (1 bit for the snapshot's "
                   "tick, 4 for 1..4 ticks, else %u), its source (1 + %u bits for a player, else "
                   "1 + %u), when the client holds the source its base (%u bits: the zero event "
                   "or one of the FPS's %u built from the source's state) and its body through "
@@ -145,14 +149,16 @@ void zl_bench_events(void)
                   zl_bits_required(ZL_MAX_ENTITIES), zl_bits_required(rules.event_bases),
                   (unsigned)rules.event_bases);
     for (i = 0; i < 4; i++) {
-        uint32_t zero = section_bits(b, &kinds[i].ev, 1, NULL) - 1u;
-        uint32_t one_bits = section_bits(b, &kinds[i].ev, 1, &rules) - 1u;
-        uint32_t run_bits = (section_bits(b, &kinds[i].ev, 9, &rules) - 1u - one_bits) / 8u;
+        uint32_t zero = section_bits(b, &kinds[i].ev, 1, NULL, next) - 1u;
+        uint32_t one_bits = section_bits(b, &kinds[i].ev, 1, &rules, next) - 1u;
+        uint32_t full = section_bits(b, &kinds[i].ev, 1, &rules, none) - 1u;
+        uint32_t run_bits =
+            (section_bits(b, &kinds[i].ev, 9, &rules, next) - 1u - one_bits) / 8u;
         zl_bench_note("events", "%-36s %3u bits alone, %3u bits each in a run (%u.%u bytes); "
-                      "%3u alone against the zero event",
+                      "%3u alone against the zero event; %3u alone in a full snapshot",
                       kinds[i].name, (unsigned)one_bits, (unsigned)run_bits,
                       (unsigned)(run_bits / 8u), (unsigned)(run_bits % 8u * 10u / 8u),
-                      (unsigned)zero);
+                      (unsigned)zero, (unsigned)full);
     }
     zl_bench_note("events", "each new event rides in %u snapshots (ZL_EVENT_COPIES), then "
                   "again only when each copy is known lost or overdue",

@@ -164,12 +164,20 @@ static zl_event_sender sender;
 static zl_event_queue queue;
 
 /* The section of the snapshot of `tick` for audience a, every event
- * against the zero event. */
+ * against the zero event, as in a full snapshot (no reference). */
 static int write_section(const zl_event_audience *a, uint32_t tick, uint32_t resend_ticks,
                          uint32_t budget_bits, zl_bitwriter *w, zl_event_section *sec)
 {
-    zl_event_section_choose(&sender, &log_, a, NULL, tick, sec);
-    return zl_event_section_write(&log_, NULL, tick, resend_ticks, budget_bits, w, sec);
+    zl_event_ref none = {0, 0};
+    zl_event_section_choose(&sender, &log_, a, NULL, &none, tick, sec);
+    return zl_event_section_write(&log_, NULL, &none, tick, resend_ticks, budget_bits, w, sec);
+}
+
+/* Reads a section written by write_section. */
+static int read_section(const zl_schema *schema, uint32_t tick, zl_bitreader *r)
+{
+    zl_event_ref none = {0, 0};
+    return zl_event_section_read(&queue, schema, NULL, &none, tick, r);
 }
 static flight channel[DELAY + 1][IN_FLIGHT];
 static uint32_t channel_count[DELAY + 1];
@@ -199,7 +207,7 @@ static void deliver(zl_test_rng *rng, uint32_t tick)
         const flight *f = &channel[slot][k];
         zl_bitreader r;
         zl_bitreader_init(&r, f->bytes, sizeof f->bytes);
-        ZL_CHECK_EQ(zl_event_section_read(&queue, &fps_event_schema, NULL, f->tick, &r), ZL_OK);
+        ZL_CHECK_EQ(read_section(&fps_event_schema, f->tick, &r), ZL_OK);
         if (loss_free || zl_test_rng_range(rng, 0, 4) > 0)
             zl_event_sender_acked(&sender, f->sequence);
     }
@@ -344,7 +352,7 @@ static void test_copies_loss_free(void)
             int n;
             zl_event_queue_init(&queue);
             zl_bitreader_init(&r, channel[slot][k].bytes, sizeof channel[slot][k].bytes);
-            ZL_CHECK_EQ(zl_event_section_read(&queue, &fps_event_schema, NULL, channel[slot][k].tick, &r),
+            ZL_CHECK_EQ(read_section(&fps_event_schema, channel[slot][k].tick, &r),
                         ZL_OK);
             n = zl_event_queue_take(&queue, tick, -2, out, (int)ZL_COUNTOF(out));
             for (i = 0; i < n; i++) {
@@ -418,7 +426,7 @@ static void test_aged_and_full(void)
         zl_event_sender_sent(&sender, (uint16_t)i, &sec);
         zl_event_sender_acked(&sender, (uint16_t)i);
         zl_bitreader_init(&r, buf, sizeof buf);
-        ZL_CHECK_EQ(zl_event_section_read(&queue, &fps_event_schema, NULL, 2u, &r), ZL_OK);
+        ZL_CHECK_EQ(read_section(&fps_event_schema, 2u, &r), ZL_OK);
     }
     ZL_CHECK_EQ(queue.stats.received, ZL_CLIENT_EVENTS);
     ZL_CHECK_EQ(queue.stats.dropped, 5);
@@ -465,7 +473,7 @@ static void test_audience(void)
     zl_bitwriter_init(&w, buf, sizeof buf);
     write_section(&a, 1u, 1u, 8u * sizeof buf, &w, &sec);
     zl_bitreader_init(&r, buf, sizeof buf);
-    ZL_CHECK_EQ(zl_event_section_read(&queue, &fps_event_schema, NULL, 1u, &r), ZL_OK);
+    ZL_CHECK_EQ(read_section(&fps_event_schema, 1u, &r), ZL_OK);
     n = zl_event_queue_take(&queue, 1u, CLIENT, out, 8);
     for (i = 0; i < ZL_COUNTOF(cases); i++) {
         if (!cases[i].heard)
@@ -510,7 +518,7 @@ static void test_hostile_sections(void)
         for (k = 0; k < len; k++)
             buf[k] = (uint8_t)zl_test_rng_u32(&rng);
         zl_bitreader_init(&r, buf, len);
-        errors += zl_event_section_read(&queue, &fps_event_schema, NULL, 1000u, &r) != ZL_OK;
+        errors += read_section(&fps_event_schema, 1000u, &r) != ZL_OK;
         zl_event_queue_take(&queue, 0xFFFFFFFFu, 0, NULL, 0);
         queue.count = 0;
     }
@@ -521,8 +529,90 @@ static void test_hostile_sections(void)
     {
         zl_bitreader r;
         zl_bitreader_init(&r, buf, 1);
-        ZL_CHECK_EQ(zl_event_section_read(&queue, NULL, NULL, 1u, &r), ZL_ERR_MALFORMED);
+        ZL_CHECK_EQ(read_section(NULL, 1u, &r), ZL_ERR_MALFORMED);
     }
+}
+
+/* The first id against the shared reference (PROTOCOL 9.2), through 25%
+ * loss of snapshots and of acknowledgements, ids crossing 2^16: the
+ * server codes each snapshot against the newest one acknowledged (the
+ * client decoded it), keeping per sent snapshot the reference the client
+ * keeps per frame, and both always agree; every event arrives once. */
+static void test_reference_under_loss(void)
+{
+    enum { TICKS = 1500, SENT = 64 };
+    static zl_event_ref server_ref[SENT], client_ref[SENT];
+    static uint8_t carried[SENT];
+    uint32_t tick, logged = 0, lost = 0, empty_base = 0, short_ids = 0, base = 0;
+    int have_base = 0;
+    zl_test_rng rng;
+    zl_test_rng_seed(&rng, 37);
+    zl_event_log_init(&log_);
+    log_.next = 0xFFF0u; /* the ids wrap 16 bits early on */
+    zl_event_sender_reset(&sender, &log_);
+    zl_event_queue_init(&queue);
+    for (tick = 1; tick <= TICKS + 40u; tick++) {
+        zl_event_audience a = {CLIENT, NULL};
+        zl_event out[ZL_CLIENT_EVENTS];
+        zl_event_section sec;
+        zl_event_ref ref = {0, 0}, none = {0, 0};
+        uint32_t whole;
+        uint8_t bytes[ZL_MAX_PACKET];
+        zl_bitwriter w;
+        zl_bitreader r;
+        int i;
+        /* 0-2 events a tick (none in the last 40: all get through), a
+         * tick in three without any. */
+        for (i = tick <= TICKS ? zl_test_rng_range(&rng, -1, 2) : 0; i > 0; i--) {
+            zl_event ev = random_event(&rng, 2, tick);
+            ZL_CHECK_EQ(zl_event_log_append(&log_, &event_plan, &ev, 0), ZL_OK);
+            logged++;
+        }
+        if (have_base && tick - base < SENT)
+            ref = server_ref[base % SENT];
+        else
+            have_base = 0;
+        empty_base += have_base && ref.known && !carried[base % SENT];
+        zl_bitwriter_init(&w, bytes, sizeof bytes);
+        whole = zl_event_section_choose(&sender, &log_, &a, NULL, &none, tick, &sec);
+        short_ids += zl_event_section_choose(&sender, &log_, &a, NULL, &ref, tick, &sec) < whole;
+        ZL_CHECK(zl_event_section_write(&log_, NULL, &ref, tick, 6u, 8u * sizeof bytes, &w,
+                                        &sec) > 0);
+        ZL_CHECK(zl_bitwriter_finish(&w) > 0);
+        zl_event_sender_sent(&sender, (uint16_t)tick, &sec);
+        server_ref[tick % SENT] = ref;
+        carried[tick % SENT] = sec.count > 0;
+        if (zl_test_rng_range(&rng, 0, 3) == 0) {
+            lost++;
+            continue;
+        }
+        /* The client decodes it on the frame it was coded against. */
+        if (have_base)
+            client_ref[tick % SENT] = client_ref[base % SENT];
+        else
+            memset(&client_ref[tick % SENT], 0, sizeof client_ref[0]);
+        zl_bitreader_init(&r, bytes, sizeof bytes);
+        ZL_CHECK_EQ(zl_event_section_read(&queue, &fps_event_schema, NULL,
+                                          &client_ref[tick % SENT], tick, &r),
+                    ZL_OK);
+        ZL_CHECK_EQ(client_ref[tick % SENT].known, server_ref[tick % SENT].known);
+        ZL_CHECK_EQ(client_ref[tick % SENT].next, server_ref[tick % SENT].next);
+        (void)zl_event_queue_take(&queue, tick, -2, out, (int)ZL_COUNTOF(out));
+        if (zl_test_rng_range(&rng, 0, 3) > 0) {
+            zl_event_sender_acked(&sender, (uint16_t)tick);
+            base = tick;
+            have_base = 1;
+        }
+    }
+    ZL_CHECK(log_.next > 0x10000u);
+    ZL_CHECK_EQ(queue.stats.received, logged);
+    ZL_CHECK_EQ(queue.stats.stale, 0);
+    ZL_CHECK(queue.stats.duplicates > 0);
+    ZL_CHECK(lost > 0 && empty_base > 0 && short_ids > 0);
+    zl_test_note("%u events, %u snapshots of %u lost, %u coded on a base that carried none, "
+                 "%u sections' first ids shorter than 16 bits",
+                 (unsigned)logged, (unsigned)lost, (unsigned)(TICKS + 40u),
+                 (unsigned)empty_base, (unsigned)short_ids);
 }
 
 void zl_suite_events(void)
@@ -530,6 +620,7 @@ void zl_suite_events(void)
     (void)zl_schema_plan_init(&event_plan, &fps_event_schema);
     ZL_RUN(test_section_exactly_once);
     ZL_RUN(test_copies_loss_free);
+    ZL_RUN(test_reference_under_loss);
     ZL_RUN(test_aged_and_full);
     ZL_RUN(test_audience);
     ZL_RUN(test_due_on_the_timeline);

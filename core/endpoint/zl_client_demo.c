@@ -83,6 +83,9 @@ static void put_frame(zl_bitwriter *w, const zl_client *c, const zl_snapshot_fra
     uint16_t e;
     zl_bitwriter_bits(w, f->tick, 32);
     zl_bitwriter_bits(w, f->count, 16);
+    zl_bitwriter_bool(w, f->events.known != 0);
+    if (f->events.known)
+        zl_bitwriter_bits(w, f->events.next, 32);
     for (e = 0; e < ZL_MAX_ENTITIES; e++) {
         const void *state = zl_snapshot_frame_state(f, e);
         if (state) {
@@ -143,14 +146,18 @@ static int malformed(zl_bitreader *r)
 static int get_frame(zl_bitreader *r, zl_client *c)
 {
     uint32_t tick = zl_bitreader_bits(r, 32), count = zl_bitreader_bits(r, 16), i;
+    zl_event_ref ref = {0, 0};
     int32_t last = -1;
     int rc;
     zl_snapshot_frame *f;
+    if ((ref.known = (uint32_t)zl_bitreader_bool(r)) != 0)
+        ref.next = zl_bitreader_bits(r, 32);
     if (r->error != ZL_OK || count > ZL_MAX_ENTITIES)
         return malformed(r);
     f = zl_snapshot_receiver_add(&c->rx, tick);
     if (!f)
         return ZL_ERR_MALFORMED;
+    f->events = ref;
     for (i = 0; i < count; i++) {
         uint32_t e = zl_bitreader_bits(r, 16);
         const zl_schema *s = e < ZL_MAX_ENTITIES ? schema_of(c, e) : NULL;

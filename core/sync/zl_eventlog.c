@@ -314,13 +314,14 @@ static void write_cheapest(zl_bitwriter *w, const zl_event_bases *b, const zl_ev
         zl_bitwriter_copy_at(w, e->body, e->source_bits, best_bits);
 }
 
-/* Bits of the lead of a section's first event. */
-#define FIRST_LEAD_BITS (1u + ID_BITS)
+/* Bits of the lead of an event that follows the previous one ([1][1]). */
+#define FOLLOW_LEAD_BITS 2u
 
 /* Codes the run of the snapshots of `tick` from event `from` (at most the
- * ZL_EVENT_RUN newest) unless it already covers them. Its first event is
- * coded as the first of a section, the others as following it: a client
- * whose section starts there copies it from a byte boundary. An event
+ * ZL_EVENT_RUN newest) unless it already covers them. Every event is
+ * coded as following the previous one: a section puts its own lead
+ * before an event that does not (its first, against the client's
+ * reference). An event
  * whose source the world has at tick is coded for a reader holding that
  * state (its cheapest base), the others against the zero event. It stops
  * before an event whose age does not fit the wire: such an event is never
@@ -340,8 +341,6 @@ static void code_run(zl_event_log *log, const zl_event_bases *b, uint32_t tick, 
     for (id = from; id != log->next; id++) {
         const zl_event_entry *e = entry_of(log, id);
         zl_event base;
-        uint32_t lead = run->count == 0 ? 1u | (id & 0xFFFFu) << 1 : 3u;
-        uint32_t lead_bits = run->count == 0 ? FIRST_LEAD_BITS : 2u;
         if (tick - e->tick > ZL_EVENT_MAX_AGE)
             break;
         run->at[run->count] = zl_bitwriter_bits_used(&w);
@@ -349,12 +348,12 @@ static void code_run(zl_event_log *log, const zl_event_bases *b, uint32_t tick, 
         run->chose[run->count] =
             (uint8_t)(b && b->count && e->source >= 0 && b->build(b->ctx, e->source, 1, &base));
         if (run->chose[run->count]) {
-            zl_bitwriter_bits(&w, lead | age_code(tick - e->tick) << lead_bits,
-                              lead_bits + age_code_bits(tick - e->tick));
+            zl_bitwriter_bits(&w, 3u | age_code(tick - e->tick) << FOLLOW_LEAD_BITS,
+                              FOLLOW_LEAD_BITS + age_code_bits(tick - e->tick));
             zl_bitwriter_copy(&w, e->body, e->source_bits);
             write_cheapest(&w, b, e, &base);
         } else {
-            write_event(&w, lead, lead_bits, tick - e->tick, e, 0);
+            write_event(&w, 3u, FOLLOW_LEAD_BITS, tick - e->tick, e, 0);
         }
         run->count++;
     }
@@ -386,38 +385,70 @@ static void take_from_run(zl_bitwriter *w, const zl_event_run *run, pending *p, 
         p->from = run->at[k];
         if (!own) {
             zl_bitwriter_bits(w, lead, lead_bits);
-            p->from += k == 0 ? FIRST_LEAD_BITS : 2u;
+            p->from += FOLLOW_LEAD_BITS;
         }
     }
     p->to = run->at[k + 1u];
 }
 
-/* The lead of an event of a section: its bits into *bits. */
-static uint32_t lead_of(uint32_t count, uint32_t id, uint32_t prev, uint32_t *bits)
+/* Exp-Golomb code of v (< 2^15): n 0 bits, a 1 bit and the low n bits of
+ * v + 1 (n its highest bit), lowest first; its bits into *bits. */
+static uint32_t exp_golomb(uint32_t v, uint32_t *bits)
 {
-    uint32_t lead = 1u;
-    int follows = count > 0 && id == prev + 1u;
-    *bits = 1u;
+    uint32_t n = zl_bits_required(v + 1u) - 1u;
+    *bits = 2u * n + 1u;
+    return 1u << n | (v + 1u - (1u << n)) << (n + 1u);
+}
+
+/* Reads an exp-Golomb code of a value below ZL_EVENT_NEAR (a longer one
+ * is malformed). */
+static uint32_t read_exp_golomb(zl_bitreader *r)
+{
+    uint32_t n = 0;
+    while (!zl_bitreader_bool(r) && r->error == ZL_OK)
+        if (++n >= zl_bits_required(ZL_EVENT_NEAR)) {
+            r->error = ZL_ERR_MALFORMED;
+            return 0;
+        }
+    return (1u << n) + zl_bitreader_bits(r, n) - 1u;
+}
+
+/* The lead of an event of a section (the first against ref): its bits
+ * into *bits. */
+static uint32_t lead_of(uint32_t count, uint32_t id, uint32_t prev, const zl_event_ref *ref,
+                        uint32_t *bits)
+{
+    uint32_t lead = 1u, near;
     if (count > 0) {
-        lead |= (uint32_t)follows << 1;
-        *bits = 2u;
+        if (id == prev + 1u) {
+            *bits = FOLLOW_LEAD_BITS;
+            return 3u;
+        }
+        *bits = 2u + ID_BITS;
+        return lead | (id & 0xFFFFu) << 2;
     }
-    if (!follows) {
-        lead |= (id & 0xFFFFu) << *bits;
-        *bits += ID_BITS;
+    if (!ref || !ref->known) {
+        *bits = 1u + ID_BITS;
+        return lead | (id & 0xFFFFu) << 1;
     }
-    return lead;
+    if (id - ref->next < ZL_EVENT_NEAR) {
+        lead |= exp_golomb(id - ref->next, &near) << 2;
+        *bits = 2u + near;
+        return lead;
+    }
+    *bits = 2u + ID_BITS;
+    return lead | 2u | (id & 0xFFFFu) << 2;
 }
 
 /* Bits of event r of the run without its lead. */
 static uint32_t run_body_bits(const zl_event_run *run, uint32_t r)
 {
-    return run->at[r + 1u] - run->at[r] - (r == 0 ? FIRST_LEAD_BITS : 2u);
+    return run->at[r + 1u] - run->at[r] - FOLLOW_LEAD_BITS;
 }
 
 uint32_t zl_event_section_choose(zl_event_sender *s, zl_event_log *log,
                                  const zl_event_audience *audience, const zl_event_bases *bases,
-                                 uint32_t tick, zl_event_section *out)
+                                 const zl_event_ref *ref, uint32_t tick, zl_event_section *out)
 {
     const zl_event_run *run = &log->run;
     uint32_t id, start = log->next, count = 0, want = 0, bits = 1u, prev = 0, k;
@@ -446,7 +477,7 @@ uint32_t zl_event_section_choose(zl_event_sender *s, zl_event_log *log,
         uint32_t r = start + k - run->first, lead_bits;
         if (!((want >> k) & 1u))
             continue;
-        lead_of(count++, start + k, prev, &lead_bits);
+        lead_of(count++, start + k, prev, ref, &lead_bits);
         bits += lead_bits + (r < run->count ? run_body_bits(run, r)
                                             : age_code_bits(tick - e->tick) + e->bits);
         prev = start + k;
@@ -459,15 +490,15 @@ uint32_t zl_event_section_choose(zl_event_sender *s, zl_event_log *log,
     return bits;
 }
 
-int zl_event_section_write(zl_event_log *log, const zl_event_bases *bases, uint32_t tick,
-                           uint32_t resend_ticks, uint32_t budget_bits, zl_bitwriter *w,
-                           zl_event_section *sec)
+int zl_event_section_write(zl_event_log *log, const zl_event_bases *bases, zl_event_ref *ref,
+                           uint32_t tick, uint32_t resend_ticks, uint32_t budget_bits,
+                           zl_bitwriter *w, zl_event_section *sec)
 {
     const zl_event_run *run = &log->run;
     uint32_t id, k, start = sec->start, want = sec->carried, used = 0, count = 0, prev = 0;
     uint32_t carried = 0;
     pending p = {0, 0};
-    ZL_ASSERT(log && w && sec && resend_ticks >= 1);
+    ZL_ASSERT(log && ref && w && sec && resend_ticks >= 1);
     ZL_ASSERT(!bases || (bases->count <= ZL_EVENT_BASES_MAX && bases->plan));
     if (budget_bits < 1)
         return ZL_ERR_OVERFLOW;
@@ -481,7 +512,7 @@ int zl_event_section_write(zl_event_log *log, const zl_event_bases *bases, uint3
         id = start + k;
         e = entry_of(log, id);
         r = id - run->first;
-        lead = lead_of(count, id, prev, &lead_bits);
+        lead = lead_of(count, id, prev, ref, &lead_bits);
         holds = holds_source(bases, e);
         /* The run's code fits a reader holding the world's state of the
          * source, or no state where the world has none. */
@@ -493,7 +524,7 @@ int zl_event_section_write(zl_event_log *log, const zl_event_bases *bases, uint3
         if (used + bits + 1u > budget_bits)
             break;
         if (from_run) {
-            take_from_run(w, run, &p, r, r == 0 ? count == 0 : lead_bits == 2u, lead, lead_bits);
+            take_from_run(w, run, &p, r, lead_bits == FOLLOW_LEAD_BITS, lead, lead_bits);
         } else {
             flush(w, run, &p);
             write_event(w, lead, lead_bits, tick - e->tick, e,
@@ -509,6 +540,10 @@ int zl_event_section_write(zl_event_log *log, const zl_event_bases *bases, uint3
     used++;
     if (w->error != ZL_OK)
         return w->error;
+    if (count > 0) {
+        ref->next = prev + 1u;
+        ref->known = 1;
+    }
     sec->carried = carried;
     sec->count = count;
     sec->bits = used;
@@ -603,12 +638,13 @@ static int read_body(const zl_schema *schema, const zl_event_bases *b, zl_bitrea
 }
 
 int zl_event_section_read(zl_event_queue *q, const zl_schema *schema,
-                          const zl_event_bases *bases, uint32_t tick, zl_bitreader *r)
+                          const zl_event_bases *bases, zl_event_ref *ref, uint32_t tick,
+                          zl_bitreader *r)
 {
     const uint32_t left = zl_bitreader_bits_left(r);
     uint32_t prev = 0;
     int count = 0;
-    ZL_ASSERT(q && r);
+    ZL_ASSERT(q && ref && r);
     while (zl_bitreader_bool(r)) {
         zl_event ev;
         uint32_t id;
@@ -618,6 +654,8 @@ int zl_event_section_read(zl_event_queue *q, const zl_schema *schema,
         }
         if (count > 0 && zl_bitreader_bool(r))
             id = prev + 1u;
+        else if (count == 0 && ref->known && !zl_bitreader_bool(r))
+            id = ref->next + read_exp_golomb(r);
         else
             id = full_id(q, zl_bitreader_bits(r, ID_BITS));
         memset(&ev, 0, sizeof(ev));
@@ -640,6 +678,10 @@ int zl_event_section_read(zl_event_queue *q, const zl_schema *schema,
     if (r->error != ZL_OK) {
         q->stats.malformed++;
         return r->error;
+    }
+    if (count > 0) {
+        ref->next = prev + 1u;
+        ref->known = 1;
     }
     return ZL_OK;
 }

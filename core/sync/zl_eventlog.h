@@ -54,7 +54,10 @@ ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_CLIENT_EVENT_WINDOW) && ZL_CLIENT_EVENT_WINDOW >=
  * Relevance is read when a snapshot is written.
  *
  * Wire, the events section of a snapshot message: for each event a 1 bit,
- * then its id (the first: its low 16 bits; the next ones: a 1 bit when it
+ * then its id (the first: against the section's reference, zl_event_ref,
+ * when there is one: a 0 bit and an exp-Golomb code of first - reference
+ * when that is 0 .. ZL_EVENT_NEAR - 1, else a 1 bit and its low 16 bits;
+ * without a reference its low 16 bits; the next ones: a 1 bit when it
  * follows the previous id, else 0 and its low 16 bits), its age below the
  * snapshot's tick (0: a 0 bit; 1..4: [1][0] and 2 bits of age - 1; else
  * [1][1] and ZL_EVENT_AGE_BITS), its source (a player: a 1 bit and 0 ..
@@ -69,6 +72,20 @@ ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_CLIENT_EVENT_WINDOW) && ZL_CLIENT_EVENT_WINDOW >=
  * it carried in as many bits. */
 #define ZL_EVENT_SPAN 32u
 #define ZL_EVENT_MAX_AGE ((1u << ZL_EVENT_AGE_BITS) - 1u)
+
+/* First ids at most this far past the reference take the short code. */
+#define ZL_EVENT_NEAR 255u
+
+/* What a snapshot's events section codes its first id against, the same
+ * at both ends for every snapshot frame: a full snapshot has none; a
+ * delta starts from its base's, and a section that carried events leaves
+ * the id after its last one. The server keeps one per snapshot it sent,
+ * the client one per frame it decoded; a delta's base is a snapshot the
+ * client acknowledged, so both hold the base's. */
+typedef struct zl_event_ref {
+    uint32_t next;  /* the id after the newest event of the chain */
+    uint32_t known; /* 0: no reference (the first id goes in 16 bits) */
+} zl_event_ref;
 
 /* ---- Server ---- */
 
@@ -204,9 +221,11 @@ typedef struct zl_event_section {
  * out what does not fit. */
 uint32_t zl_event_section_choose(zl_event_sender *s, zl_event_log *log,
                                  const zl_event_audience *audience, const zl_event_bases *bases,
-                                 uint32_t tick, zl_event_section *out);
+                                 const zl_event_ref *ref, uint32_t tick, zl_event_section *out);
 /* Writes the events section of the snapshot of `tick` with the events
- * *sec chose (zl_event_section_choose), in ascending id, as many as fit
+ * *sec chose (zl_event_section_choose, with the same *ref), its first id
+ * against *ref (the base's reference; then this snapshot's), in
+ * ascending id, as many as fit
  * budget_bits (the end bit included), each against the cheapest base
  * (bases NULL: the zero event), and describes it in *sec. resend_ticks:
  * how long an event waits for its acknowledgement before it is sent
@@ -214,9 +233,9 @@ uint32_t zl_event_section_choose(zl_event_sender *s, zl_event_log *log,
  * bits written, or ZL_ERR_OVERFLOW when not even the end bit fits. The
  * log keeps its newest events coded for `tick` (the first client of a
  * tick codes them, the others copy). */
-int zl_event_section_write(zl_event_log *log, const zl_event_bases *bases, uint32_t tick,
-                           uint32_t resend_ticks, uint32_t budget_bits, zl_bitwriter *w,
-                           zl_event_section *sec);
+int zl_event_section_write(zl_event_log *log, const zl_event_bases *bases, zl_event_ref *ref,
+                           uint32_t tick, uint32_t resend_ticks, uint32_t budget_bits,
+                           zl_bitwriter *w, zl_event_section *sec);
 
 /* Remembers that packet `sequence` went out with section *sec. */
 void zl_event_sender_sent(zl_event_sender *s, uint16_t sequence, const zl_event_section *sec);
@@ -249,11 +268,13 @@ void zl_event_queue_init(zl_event_queue *q);
 
 /* Reads the events section of the snapshot of `tick` from r (hostile bytes
  * fine; schema NULL: the game shares no events; bases: what the snapshot
- * left the reader, NULL for none) and queues the events not queued
- * before. ZL_OK, or the reader's error (ZL_ERR_MALFORMED /
- * ZL_ERR_OVERFLOW; counted, events before the error kept). */
+ * left the reader, NULL for none; *ref: its base's reference, on ZL_OK
+ * this snapshot's) and queues the events not queued before. ZL_OK, or
+ * the reader's error (ZL_ERR_MALFORMED / ZL_ERR_OVERFLOW; counted, events
+ * before the error kept, *ref then meaningless). */
 int zl_event_section_read(zl_event_queue *q, const zl_schema *schema,
-                          const zl_event_bases *bases, uint32_t tick, zl_bitreader *r);
+                          const zl_event_bases *bases, zl_event_ref *ref, uint32_t tick,
+                          zl_bitreader *r);
 
 /* Hands over, in tick order, up to max queued events that are due: their
  * tick at or before due_tick, or their source `own`. Returns how many were

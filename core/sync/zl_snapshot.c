@@ -183,14 +183,10 @@ static const zl_snapshot_record *usable_pred(const zl_snapshot_client *c, uint32
     return best;
 }
 
-int zl_snapshot_client_has_base(const zl_snapshot_client *c, uint32_t tick, uint32_t *executed)
+const zl_snapshot_record *zl_snapshot_client_base(const zl_snapshot_client *c, uint32_t tick)
 {
-    const zl_snapshot_record *base;
     ZL_ASSERT(c != NULL);
-    base = usable_baseline(c, tick);
-    if (base && executed)
-        *executed = base->executed;
-    return base != NULL;
+    return usable_baseline(c, tick);
 }
 
 /* The world state the client holds for an entity of the baseline, or NULL

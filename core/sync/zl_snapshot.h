@@ -174,6 +174,7 @@ typedef struct zl_snapshot_record {
     uint8_t held[ZL_SNAPSHOT_BITMAP_BYTES]; /* the entities whose age is not ABSENT */
     uint32_t content; /* the tick's run it holds the entities of, 0: its own */
     uint32_t executed; /* the command its message named (zl_snapshot_message_write) */
+    zl_event_ref events; /* its events section's reference (zl_eventlog.h) */
 } zl_snapshot_record;
 
 /* What the last zl_snapshot_write did, for statistics and tests. Entity
@@ -216,10 +217,10 @@ typedef struct zl_snapshot_client {
  * asks for a full snapshot (zl_snapshot_receiver.need_full). */
 void zl_snapshot_client_reset(zl_snapshot_client *c);
 
-/* 1 when zl_snapshot_write of `tick` would now write a delta (the client
- * acknowledged a snapshot it can still be sent a delta against), with
- * *executed (may be NULL) the command that snapshot's message named; else 0. */
-int zl_snapshot_client_has_base(const zl_snapshot_client *c, uint32_t tick, uint32_t *executed);
+/* The snapshot zl_snapshot_write of `tick` would now write a delta
+ * against (one the client acknowledged and can still be sent a delta
+ * against), or NULL when it would write a full one. */
+const zl_snapshot_record *zl_snapshot_client_base(const zl_snapshot_client *c, uint32_t tick);
 
 /* Writes the entity section of the snapshot of `tick` for this client into
  * bw and remembers it as carried by packet `packet_sequence`.
@@ -279,6 +280,7 @@ void zl_snapshot_client_hold_only_baseline(zl_snapshot_client *c);
 typedef struct zl_snapshot_frame {
     uint32_t tick;
     uint16_t count; /* entities present */
+    zl_event_ref events; /* its events section's reference (zl_eventlog.h) */
     uint8_t present[ZL_SNAPSHOT_BITMAP_BYTES];
     uint32_t states[ZL_MAX_ENTITIES][ZL_STATE_MAX / 4];
 } zl_snapshot_frame;

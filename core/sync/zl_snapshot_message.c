@@ -91,11 +91,14 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
 {
     zl_event_section section = {0, 0, 0, 1, 0};
     const zl_event_bases *bases = NULL;
+    const zl_snapshot_record *base = zl_snapshot_client_base(c, tick);
+    zl_event_ref ref = {0, 0};
     zl_event_bases b;
     sources src;
-    uint32_t base_executed = 0, reserve = 1u, start;
-    const int delta = zl_snapshot_client_has_base(c, tick, &base_executed);
-    const int near = delta && executed - base_executed < EXECUTED_NEAR;
+    uint32_t reserve = 1u, start;
+    const int delta = base != NULL;
+    const int near = delta && executed - base->executed < EXECUTED_NEAR;
+    zl_snapshot_record *made;
     int bits;
     ZL_ASSERT(bw != NULL);
     if (budget_bits <= header_bits(delta, near) + 1u)
@@ -120,6 +123,8 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
      * is kept first, at most half of what is left. */
     zl_bitwriter_align(bw);
     ZL_ASSERT(zl_bitwriter_bits_used(bw) - start == header_bits(delta, near));
+    if (base)
+        ref = base->events; /* read before zl_snapshot_write may reuse its record */
     if (events) {
         memset(&src, 0, sizeof src);
         src.layout = layout;
@@ -129,7 +134,7 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
         src.tick = tick;
         bases = bases_of(&src, events->plan, &b);
         reserve = zl_event_section_choose(events->sender, events->log, &events->audience, bases,
-                                          tick, &section);
+                                          &ref, tick, &section);
         if (reserve > budget_bits / 2u)
             reserve = budget_bits / 2u;
     }
@@ -137,9 +142,10 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
                              own_entity, budget_bits - reserve, packet_sequence, bw);
     if (bits < 0)
         return bits;
-    c->record[(c->written - 1u) % ZL_SNAPSHOT_SENT].executed = executed;
+    made = &c->record[(c->written - 1u) % ZL_SNAPSHOT_SENT];
+    made->executed = executed;
     if (events) {
-        int ev = zl_event_section_write(events->log, bases, tick, events->resend_ticks,
+        int ev = zl_event_section_write(events->log, bases, &ref, tick, events->resend_ticks,
                                         budget_bits - (uint32_t)bits, bw, &section);
         if (ev < 0)
             return ev;
@@ -147,6 +153,7 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
     } else {
         zl_bitwriter_bool(bw, 0);
     }
+    made->events = ref;
     return bw->error != ZL_OK ? bw->error : bits;
 }
 
@@ -217,8 +224,9 @@ int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout 
         src.layout = layout;
         src.game = game;
         src.frame = *out;
-        rc = zl_event_section_read(events, game->event_schema, bases_of(&src, NULL, &b), tick,
-                                   &r);
+        /* The frame starts from its base's reference (zl_snapshot_read). */
+        rc = zl_event_section_read(events, game->event_schema, bases_of(&src, NULL, &b),
+                                   &rx->frame[*out - rx->frame].events, tick, &r);
     } else if (zl_bitreader_bool(&r)) {
         rc = ZL_ERR_MALFORMED;
     }

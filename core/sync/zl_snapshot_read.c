@@ -198,8 +198,10 @@ int zl_snapshot_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout,
             if (bit_get(b->present, e))
                 memcpy(f->states[e], b->states[e], sizeof f->states[e]);
         f->count = b->count;
+        f->events = b->events;
     } else {
         memset(f->present, 0, sizeof f->present);
+        memset(&f->events, 0, sizeof f->events);
         f->count = 0;
     }
     read_entries(layout, own_entity, r, f, &x);
@@ -227,6 +229,7 @@ zl_snapshot_frame *zl_snapshot_receiver_add(zl_snapshot_receiver *rx, uint32_t t
     slot = victim_frame(rx, -1, -1);
     f = &rx->frame[slot];
     memset(f->present, 0, sizeof f->present);
+    memset(&f->events, 0, sizeof f->events);
     f->count = 0;
     f->tick = tick;
     rx->valid[slot] = 1;

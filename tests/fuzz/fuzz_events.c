@@ -27,7 +27,9 @@ static int build_from_held(const void *ctx, int32_t source, uint32_t which, zl_e
 }
 
 /* The input is a series of sections, each a length byte, a tick byte (the
- * snapshot's tick) and then that many bytes (cut to what is left), read in
+ * snapshot's tick step: an odd one reads it as a full snapshot's, without
+ * an events reference, an even one against the reference the sections
+ * before left) and then that many bytes (cut to what is left), read in
  * turn by one queue, after which the events due are taken. An event comes
  * out at most once: the queue's counters add up to what was read, it never
  * holds more than its capacity, and events are handed over by tick. */
@@ -38,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     zl_event_bases bases;
     size_t at = 0;
     uint32_t taken = 0, tick = 1000;
+    zl_event_ref ref = {0, 0};
     zl_event_queue_init(&queue);
     memset(&held, 0, sizeof held);
     held.origin.x = ZL_FX_INT(812);
@@ -53,13 +56,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint8_t *block;
         zl_bitreader r;
         int n, k;
-        tick += data[at++];
+        tick += data[at];
+        if (data[at++] & 1u)
+            memset(&ref, 0, sizeof ref);
         if (len > size - at)
             len = size - at;
         block = zl_fuzz_copy(data + at, len);
         at += len;
         zl_bitreader_init(&r, block, len);
-        n = zl_event_section_read(&queue, &fps_event_schema, &bases, tick, &r);
+        n = zl_event_section_read(&queue, &fps_event_schema, &bases, &ref, tick, &r);
         REQUIRE(n == ZL_OK || n == ZL_ERR_MALFORMED || n == ZL_ERR_OVERFLOW);
         free(block);
         REQUIRE(queue.count <= ZL_CLIENT_EVENTS);

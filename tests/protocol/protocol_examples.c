@@ -674,6 +674,8 @@ static void commands_payload(bits_in *b)
 typedef struct seen_frame {
     int used;
     uint32_t tick;
+    int has_ref;      /* the events reference (9.2): a delta's starts as its base's */
+    uint32_t ref;
     uint8_t present[ZL_MAX_ENTITIES];
     uint32_t codes[ZL_MAX_ENTITIES][FIELDS_MAX];
 } seen_frame;
@@ -773,12 +775,24 @@ static void event_base_codes(const uint32_t *player, int32_t source, uint32_t wh
         codes[i] = code_of(&ew[i], load(ew[i].f, &base));
 }
 
-static const seen_frame *newest_frame(void);
+/* The first id against the frame's reference: after a 0 bit an
+ * exp-Golomb code (n 0 bits, a 1 bit, n bits) of id - reference. */
+static uint32_t near_id(bits_in *b, uint32_t ref, char *where)
+{
+    uint32_t at = b->at, n = 0, d;
+    while (!b->cut && !pull(b, 1))
+        n++;
+    d = (1u << n) + pull(b, n) - 1u;
+    sprintf(where, "%u+%u", (unsigned)at, (unsigned)(b->at - at));
+    row(where, "id", "%u: the reference %u + %u", (unsigned)(ref + d), (unsigned)ref,
+        (unsigned)d);
+    return ref + d;
+}
 
 static void events_section(bits_in *b, uint32_t tick)
 {
     uint32_t codes[FIELDS_MAX], base[FIELDS_MAX], id = 0, count = 0;
-    const seen_frame *f = newest_frame();
+    seen_frame *f = &frames[(frame_next + 3) % 4]; /* the one entity_section just made */
     char where[24];
     while (take(b, 1, where)) {
         uint32_t follows = 0, age;
@@ -790,7 +804,12 @@ static void events_section(bits_in *b, uint32_t tick)
         if (follows) {
             id++;
             row("", "id", "%u", (unsigned)id);
+        } else if (count == 0 && f->has_ref && !take(b, 1, where)) {
+            row(where, "id form", "0: near the reference");
+            id = near_id(b, f->ref, where);
         } else {
+            if (count == 0 && f->has_ref)
+                row(where, "id form", "1: its low 16 bits follow");
             id = take(b, 16, where);
             row(where, "id", "%u (low 16 bits)", (unsigned)id);
         }
@@ -804,7 +823,7 @@ static void events_section(bits_in *b, uint32_t tick)
             row(where, "player", "0: the source is not a player");
             source = show_ranged(b, -1, ZL_MAX_ENTITIES - 1, "source");
         }
-        if (source >= 0 && source < ZL_MAX_CLIENTS && f && f->present[source]) {
+        if (source >= 0 && source < ZL_MAX_CLIENTS && f->present[source]) {
             which = (int32_t)take(b, 2, where);
             row(where, "base", which == 0   ? "0: the zero event"
                                : which == 1 ? "1: a footstep where the source stands"
@@ -817,6 +836,10 @@ static void events_section(bits_in *b, uint32_t tick)
         count++;
     }
     row(where, "event", "0: end of the events");
+    if (count > 0) {
+        f->has_ref = 1;
+        f->ref = id + 1u;
+    }
 }
 
 static const seen_frame *frame_of(uint32_t tick)
@@ -826,16 +849,6 @@ static const seen_frame *frame_of(uint32_t tick)
         if (frames[i].used && frames[i].tick == tick)
             return &frames[i];
     return NULL;
-}
-
-static const seen_frame *newest_frame(void)
-{
-    const seen_frame *newest = NULL;
-    int i;
-    for (i = 0; i < 4; i++)
-        if (frames[i].used && (!newest || (int32_t)(frames[i].tick - newest->tick) > 0))
-            newest = &frames[i];
-    return newest;
 }
 
 static void entity_section(bits_in *b, uint32_t tick, uint32_t own)
