@@ -244,6 +244,20 @@ typedef struct zl_server_slot {
     zl_blocks blocks;        /* blocks both ways */
 } zl_server_slot;
 
+/* Snapshot packets framed but not yet sealed nor sent (a tick seals up to
+ * ZL_AEAD_LANES_MAX side by side, zl_chacha20poly1305_seal_many, then
+ * sends them in the order they were framed): each packet, its AEAD's
+ * associated data and nonce, and where it goes. */
+typedef struct zl_server_seals {
+    uint8_t packet[ZL_AEAD_LANES_MAX][ZL_MAX_PACKET];
+    uint8_t aad[ZL_AEAD_LANES_MAX][4 + ZL_PACKET_HEADER_SIZE];
+    uint8_t nonce[ZL_AEAD_LANES_MAX][ZL_AEAD_NONCE_SIZE];
+    zl_aead_seal_job job[ZL_AEAD_LANES_MAX];
+    zl_addr to[ZL_AEAD_LANES_MAX];
+    size_t len[ZL_AEAD_LANES_MAX];
+    size_t count;
+} zl_server_seals;
+
 /* A server. Caller-owned and large (see the README's footprint table):
  * place it in static storage. Every field is private. */
 typedef struct zl_server {
@@ -287,6 +301,7 @@ typedef struct zl_server {
     zl_lagcomp lagcomp;
     zl_snapshot_world world;
     zl_record *record;       /* the match record being written, or NULL */
+    zl_server_seals seals;   /* the tick's snapshots waiting for their seal */
 } zl_server;
 
 /* Starts a server with no clients at now_us (microseconds, any origin; the
