@@ -1079,7 +1079,8 @@ static void seal_and_send(zl_server *s)
  * AEAD (a port's own engine seals each packet as before). */
 static int seals_later(const zl_server_slot *c)
 {
-    return c->conn.sealed && zl_aead_is_default(&c->conn.aead) && zl_aead_ahead_lanes() > 1;
+    return ZL_SERVER_SEALS > 1 && c->conn.sealed && zl_aead_is_default(&c->conn.aead) &&
+           zl_aead_ahead_lanes() > 1;
 }
 
 /* zl_conn_send of a snapshot framed in packet: sealed and sent at once,
@@ -1099,7 +1100,7 @@ static int send_framed(zl_server *s, zl_server_slot *c, uint8_t type, uint8_t *p
     len = zl_conn_send(&c->conn, type, packet, sent, now_us);
     c->conn.aead = aead;
     c->conn.out = out;
-    if (s->seals.count == ZL_AEAD_LANES_MAX)
+    if (s->seals.count == ZL_SERVER_SEALS)
         seal_and_send(s);
     return len;
 }
