@@ -1,7 +1,8 @@
 /* bench_crypto.c - the cost of sealing and opening one packet with
  * ChaCha20-Poly1305 at four sizes: a command packet, a small snapshot, a
  * large one and a full 1,200-byte datagram; then on each ChaCha20 path the
- * build and CPU have, one after the other; where the port builds the bench
+ * build and CPU have, one after the other; eight snapshots' seals one by
+ * one and side by side; where the port builds the bench
  * with libsodium (ZL_BENCH_SODIUM), its seal beside core's in the same run. */
 #ifdef ZL_BENCH_SODIUM
 #include <sodium.h>
@@ -115,6 +116,70 @@ static void beside_sodium(crypto_bench *b, const uint32_t *sizes)
 }
 #endif
 
+/* A tick's snapshots: eight packets of a typical sealed snapshot's size,
+ * each under its own key, sealed one by one or side by side. */
+#define MANY 8
+#define MANY_BYTES 295
+
+typedef struct many_bench {
+    uint8_t key[MANY][ZL_AEAD_KEY_SIZE];
+    uint8_t nonce[MANY][ZL_AEAD_NONCE_SIZE];
+    uint8_t header[HEADER];
+    uint8_t packet[MANY][MANY_BYTES + ZL_AEAD_TAG_SIZE]; /* sealed in place */
+    zl_aead_seal_job job[MANY];
+} many_bench;
+
+static void body_seal_one_by_one(void *ctx, uint32_t n)
+{
+    many_bench *m = (many_bench *)ctx;
+    uint32_t i, j, acc = 0;
+    for (i = 0; i < n; i++)
+        for (j = 0; j < MANY; j++)
+            acc += (uint32_t)zl_chacha20poly1305_seal(m->packet[j], sizeof m->packet[j],
+                                                      m->packet[j], MANY_BYTES, m->header,
+                                                      HEADER, m->nonce[j], m->key[j]);
+    zl_bench_sink += acc + m->packet[MANY - 1][MANY_BYTES];
+}
+
+static void body_seal_side_by_side(void *ctx, uint32_t n)
+{
+    many_bench *m = (many_bench *)ctx;
+    uint32_t i, acc = 0;
+    for (i = 0; i < n; i++) {
+        zl_chacha20poly1305_seal_many(m->job, MANY);
+        acc += (uint32_t)m->job[MANY - 1].result;
+    }
+    zl_bench_sink += acc + m->packet[MANY - 1][MANY_BYTES];
+}
+
+/* Eight seals of a snapshot one by one, then side by side, on the widest
+ * path, and the side-by-side cost as a share of the one-by-one. */
+static void many_seals(void)
+{
+    static many_bench m;
+    uint64_t one, side;
+    size_t i, j;
+    for (j = 0; j < MANY; j++) {
+        for (i = 0; i < ZL_AEAD_KEY_SIZE; i++)
+            m.key[j][i] = (uint8_t)(i * 37u + j * 11u + 1u);
+        sequence_nonce(m.nonce[j], (uint32_t)j * 1000u);
+        for (i = 0; i < MANY_BYTES; i++)
+            m.packet[j][i] = (uint8_t)((i + j) * 2654435761u >> 24);
+        m.job[j].out = m.packet[j];
+        m.job[j].out_cap = sizeof m.packet[j];
+        m.job[j].in = m.packet[j];
+        m.job[j].len = MANY_BYTES;
+        m.job[j].aad = m.header;
+        m.job[j].aad_len = HEADER;
+        m.job[j].nonce = m.nonce[j];
+        m.job[j].key = m.key[j];
+    }
+    one = zl_bench_measure("crypto", "8 seals of 295 B, one by one", body_seal_one_by_one, 0, &m);
+    side = zl_bench_measure("crypto", "8 seals of 295 B, side by side", body_seal_side_by_side, 0,
+                            &m);
+    zl_bench_ratio("crypto", "side by side / one by one, 8 x 295 B", side, one);
+}
+
 /* Sealing at each size and opening a command packet on each ChaCha20 path
  * this build and CPU have, narrowest first, then back to the widest. */
 static void by_path(crypto_bench *b, const uint32_t *sizes)
@@ -186,6 +251,7 @@ void zl_bench_crypto(void)
                             "added per packet",
                   HEADER, ZL_AEAD_TAG_SIZE);
     by_path(&b, sizes);
+    many_seals();
 #ifdef ZL_BENCH_SODIUM
     beside_sodium(&b, sizes);
 #endif

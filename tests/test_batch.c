@@ -1,5 +1,6 @@
-/* test_batch.c - zl_server_receive_many against zl_server_receive: the same
- * traffic, hostile datagrams mixed in, leaves the server in the same state. */
+/* test_batch.c - zl_server_receive_many against zl_server_receive, and
+ * snapshots sealed side by side against one by one: the same traffic,
+ * hostile datagrams mixed in, leaves the same server and datagrams. */
 #include <string.h>
 
 #include "zl_crc32.h"
@@ -99,17 +100,22 @@ static void hold_back(zl_sim *sim, int i, uint8_t *data, size_t len)
         let_through(sim);
 }
 
-/* What a run leaves: the server's whole state, everything it sent, and
- * what it counted. */
+/* What a run leaves: the server's whole state, everything it sent (in
+ * order), and what it counted. */
 typedef struct outcome {
     uint32_t server_crc, sent_digest, received, ticks, connected;
+    uint32_t batched; /* 1: a snapshot waited in the batch's last place */
     uint32_t dropped[ZL_SERVER_DROP_COUNT];
     zl_seal_stats seal[CLIENTS];
 } outcome;
 
-static void run(int drain_many, outcome *out)
+/* A run on ChaCha20 path `widest` (zl_chacha20_limit): the words path
+ * seals and opens each packet alone, the vector paths several together. */
+static void run(int drain_many, int widest, outcome *out)
 {
+    size_t k;
     int i;
+    zl_chacha20_limit(widest);
     memset(&net, 0, sizeof net);
     zl_test_rng_seed(&net.rng, 36);
     zl_sim_init(S, CLIENTS, NULL, NULL, 36);
@@ -119,7 +125,12 @@ static void run(int drain_many, outcome *out)
         zl_sim_join(S, i, walker);
     }
     zl_sim_run(S, RUN_US);
+    zl_chacha20_limit(ZL_CHACHA20_VEC256);
     memset(out, 0, sizeof *out);
+    /* The batch's buffers keep its last packets: not state once sent. */
+    for (k = 0; k < sizeof S->server.seals.packet[0]; k++)
+        out->batched |= S->server.seals.packet[ZL_SERVER_SEALS - 1][k] != 0;
+    memset(&S->server.seals, 0, sizeof S->server.seals);
     /* The server's two copies of the game's interface hold the padding
      * of a struct returned by value: the stack's leftovers, not state.
      * The run is over, so they are cleared before the whole is summed. */
@@ -144,8 +155,8 @@ static void test_batch_same_as_one_by_one(void)
     static outcome one, many;
     uint32_t forged = 0, replays = 0;
     int i;
-    run(0, &one);
-    run(1, &many);
+    run(0, ZL_CHACHA20_VEC256, &one);
+    run(1, ZL_CHACHA20_VEC256, &many);
     zl_test_note("%u datagrams: %u replayed, %u cut, %u changed, %u from strangers, %u garbage",
                  (unsigned)many.received, (unsigned)net.replayed, (unsigned)net.truncated,
                  (unsigned)net.flipped, (unsigned)net.strangers, (unsigned)net.garbage);
@@ -169,9 +180,33 @@ static void test_batch_same_as_one_by_one(void)
     ZL_CHECK_EQ(many.server_crc, one.server_crc);
 }
 
+/* Snapshots sealed side by side (eight clients: a full batch a tick)
+ * and sealed one by one on the words path: the same datagrams in the same
+ * order, the same server. */
+static void test_batch_seals_same_as_one_by_one(void)
+{
+    static outcome one, many;
+    int widest = zl_chacha20_limit(ZL_CHACHA20_VEC256);
+    run(1, ZL_CHACHA20_WORDS, &one);
+    run(1, ZL_CHACHA20_VEC256, &many);
+    zl_test_note("%u ticks, datagrams sent digest 0x%08x; ChaCha20 path %d, %u lanes",
+                 (unsigned)many.ticks, (unsigned)many.sent_digest, widest,
+                 (unsigned)zl_aead_ahead_lanes());
+    ZL_CHECK_EQ(many.connected, CLIENTS);
+    ZL_CHECK_EQ(one.batched, 0);
+    /* Side by side only where the path has lanes. */
+    ZL_CHECK_EQ(many.batched, ZL_SERVER_SEALS > 1 && zl_aead_ahead_lanes() > 1);
+    ZL_CHECK_EQ(many.ticks, one.ticks);
+    ZL_CHECK_EQ(many.received, one.received);
+    ZL_CHECK_EQ(many.sent_digest, one.sent_digest);
+    ZL_CHECK(memcmp(many.seal, one.seal, sizeof one.seal) == 0);
+    ZL_CHECK_EQ(many.server_crc, one.server_crc);
+}
+
 void zl_suite_batch(void)
 {
     ZL_RUN(test_batch_same_as_one_by_one);
+    ZL_RUN(test_batch_seals_same_as_one_by_one);
 }
 
 #else

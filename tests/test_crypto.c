@@ -743,25 +743,78 @@ static int open_through_batch(uint8_t *out, size_t out_cap, const uint8_t *in, s
                                           aad_len, nonce, key);
 }
 
-/* XChaCha20's open through a batch: the subkey and the short nonce as
- * zl_xchacha20poly1305_open makes them. */
-static int xopen_through_batch(uint8_t *out, size_t out_cap, const uint8_t *in, size_t len,
-                               const uint8_t *aad, size_t aad_len, const uint8_t *nonce,
-                               const uint8_t *key)
+/* The seal through a batch: ahead_count packets sealed in one
+ * zl_chacha20poly1305_seal_many, this one in position ahead_lane and the
+ * others of other lengths under other keys and nonces. */
+static int seal_through_batch(uint8_t *out, size_t out_cap, const uint8_t *in, size_t len,
+                              const uint8_t *aad, size_t aad_len, const uint8_t *nonce,
+                              const uint8_t *key)
+{
+    static zl_aead_seal_job job[ZL_AEAD_LANES_MAX + 1];
+    static uint8_t keys[ZL_AEAD_LANES_MAX + 1][ZL_AEAD_KEY_SIZE];
+    static uint8_t nonces[ZL_AEAD_LANES_MAX + 1][ZL_AEAD_NONCE_SIZE];
+    static uint8_t other[ZL_AEAD_LANES_MAX + 1][300 + ZL_AEAD_TAG_SIZE];
+    size_t j;
+    for (j = 0; j < ahead_count; j++) {
+        counting(keys[j], sizeof keys[j], (uint8_t)(37 * j + 1));
+        counting(nonces[j], sizeof nonces[j], (uint8_t)(11 * j + 5));
+        counting(other[j], sizeof other[j], (uint8_t)(3 * j));
+        job[j].out = other[j];
+        job[j].out_cap = sizeof other[j];
+        job[j].in = other[j];
+        job[j].len = 37 * j % 300;
+        job[j].aad = keys[j];
+        job[j].aad_len = j;
+        job[j].nonce = nonces[j];
+        job[j].key = keys[j];
+    }
+    job[ahead_lane].out = out;
+    job[ahead_lane].out_cap = out_cap;
+    job[ahead_lane].in = in;
+    job[ahead_lane].len = len;
+    job[ahead_lane].aad = aad;
+    job[ahead_lane].aad_len = aad_len;
+    job[ahead_lane].nonce = nonce;
+    job[ahead_lane].key = key;
+    zl_chacha20poly1305_seal_many(job, ahead_count);
+    return job[ahead_lane].result;
+}
+
+/* XChaCha20's open or seal through a batch (fn): the subkey and the short
+ * nonce as zl_xchacha20poly1305_open makes them. */
+static int extended_through(aead_fn fn, uint8_t *out, size_t out_cap, const uint8_t *in,
+                            size_t len, const uint8_t *aad, size_t aad_len, const uint8_t *nonce,
+                            const uint8_t *key)
 {
     uint8_t subkey[ZL_AEAD_KEY_SIZE], short_nonce[ZL_AEAD_NONCE_SIZE] = {0};
     zl_hchacha20_derive(subkey, key, nonce);
     memcpy(short_nonce + 4, nonce + ZL_HCHACHA20_INPUT_SIZE, 8);
-    return open_through_batch(out, out_cap, in, len, aad, aad_len, short_nonce, subkey);
+    return fn(out, out_cap, in, len, aad, aad_len, short_nonce, subkey);
 }
 
-/* The RFC 8439, XChaCha and Wycheproof vectors opened through batches of
- * every size up to a pass and one more, in every position. */
+static int xopen_through_batch(uint8_t *out, size_t out_cap, const uint8_t *in, size_t len,
+                               const uint8_t *aad, size_t aad_len, const uint8_t *nonce,
+                               const uint8_t *key)
+{
+    return extended_through(open_through_batch, out, out_cap, in, len, aad, aad_len, nonce, key);
+}
+
+static int xseal_through_batch(uint8_t *out, size_t out_cap, const uint8_t *in, size_t len,
+                               const uint8_t *aad, size_t aad_len, const uint8_t *nonce,
+                               const uint8_t *key)
+{
+    return extended_through(seal_through_batch, out, out_cap, in, len, aad, aad_len, nonce, key);
+}
+
+/* The RFC 8439, XChaCha and Wycheproof vectors opened and sealed through
+ * batches of every size up to a pass and one more, in every position. */
 static void test_crypto_ahead_vectors(void)
 {
     unsigned batches = 0;
     kinds[0].open = open_through_batch;
     kinds[1].open = xopen_through_batch;
+    kinds[0].seal = seal_through_batch;
+    kinds[1].seal = xseal_through_batch;
     batch_quiet = 1;
     for (ahead_count = 1; ahead_count <= ZL_AEAD_LANES_MAX + 1; ahead_count++) {
         for (ahead_lane = 0; ahead_lane < ahead_count; ahead_lane++, batches++) {
@@ -770,7 +823,8 @@ static void test_crypto_ahead_vectors(void)
             test_crypto_wycheproof_xchacha20poly1305();
         }
     }
-    zl_test_note("published and Wycheproof vectors opened through %u batch shapes (1 to %u "
+    zl_test_note("published and Wycheproof vectors opened and sealed through %u batch shapes "
+                 "(1 to %u "
                  "packets, every position)",
                  batches, (unsigned)(ZL_AEAD_LANES_MAX + 1));
     batch_quiet = 0;
@@ -778,6 +832,77 @@ static void test_crypto_ahead_vectors(void)
     ahead_lane = 0;
     kinds[0].open = zl_chacha20poly1305_open;
     kinds[1].open = zl_xchacha20poly1305_open;
+    kinds[0].seal = zl_chacha20poly1305_seal;
+    kinds[1].seal = zl_xchacha20poly1305_seal;
+}
+
+/* Batches of 0 to 2 * ZL_AEAD_LANES_MAX + 1 packets of seeded lengths
+ * (0 to 700 bytes, whole blocks and not), keys, nonces and aad, some in
+ * place and some into another buffer, one in five too big for its buffer:
+ * zl_chacha20poly1305_seal_many gives each the bytes and result of
+ * zl_chacha20poly1305_seal, and leaves the refused ones' buffers alone. */
+static void test_crypto_seal_many(void)
+{
+    enum { MOST = 2 * ZL_AEAD_LANES_MAX + 1, BYTES = 700 + ZL_AEAD_TAG_SIZE };
+    static zl_aead_seal_job job[MOST];
+    static uint8_t key[MOST][ZL_AEAD_KEY_SIZE], nonce[MOST][ZL_AEAD_NONCE_SIZE], aad[MOST][20];
+    static uint8_t in[MOST][BYTES], out[MOST][BYTES], want[BYTES];
+    zl_test_rng rng;
+    size_t n, j, round, wrong = 0, refused = 0, lanes;
+    zl_test_rng_seed(&rng, 3636);
+    for (round = 0; round < 4; round++) {
+        for (n = 0; n <= MOST; n++) {
+            for (j = 0; j < n; j++) {
+                size_t len = zl_test_rng_u32(&rng) % 701u;
+                fill(&rng, key[j], sizeof key[j]);
+                fill(&rng, nonce[j], sizeof nonce[j]);
+                fill(&rng, aad[j], sizeof aad[j]);
+                fill(&rng, in[j], BYTES);
+                memcpy(out[j], in[j], BYTES);
+                job[j].in = in[j];
+                job[j].out = (j + round) % 2 ? out[j] : in[j];
+                job[j].len = round == 0 ? 64 * (j % 4) : len; /* whole blocks, 0 too */
+                job[j].out_cap = (j + n) % 5 == 4 ? job[j].len + ZL_AEAD_TAG_SIZE - 1 : BYTES;
+                job[j].aad = aad[j];
+                job[j].aad_len = zl_test_rng_u32(&rng) % 21u;
+                job[j].nonce = nonce[j];
+                job[j].key = key[j];
+                job[j].result = 12345;
+            }
+            zl_chacha20poly1305_seal_many(job, n);
+            for (j = 0; j < n; j++) {
+                int r = zl_chacha20poly1305_seal(want, job[j].out_cap, out[j] == job[j].out
+                                                     ? in[j] : out[j], job[j].len, aad[j],
+                                                 job[j].aad_len, nonce[j], key[j]);
+                refused += r < 0;
+                wrong += r != job[j].result;
+                if (r > 0)
+                    wrong += memcmp(want, job[j].out, (size_t)r) != 0;
+                else
+                    wrong += memcmp(in[j], out[j], BYTES) != 0;
+            }
+        }
+    }
+    ZL_CHECK_EQ(wrong, 0);
+    ZL_CHECK(refused > 0);
+    zl_chacha20poly1305_seal_many(NULL, 0);
+    /* How many go side by side: none alone or in words, else up to the
+     * path's lanes (eight from five packets on, four below). */
+    lanes = zl_aead_ahead_lanes();
+    for (n = 0; n <= MOST; n++) {
+        static zl_aead_lane l[MOST];
+        size_t side = lanes < 2 || n < 2 ? 0 : lanes == 8 && n <= 4 ? n : n < lanes ? n : lanes;
+        for (j = 0; j < n; j++) {
+            l[j].key = key[j];
+            l[j].nonce = nonce[j];
+            l[j].in = l[j].out = out[j];
+            l[j].len = 100;
+        }
+        wrong += zl_aead_lanes_xor(l, n) != side;
+    }
+    ZL_CHECK_EQ(wrong, 0);
+    zl_test_note("%u packets refused for their buffers; %u lanes on this path", (unsigned)refused,
+                 (unsigned)lanes);
 }
 
 /* A head made for another key or nonce is not used: the open makes its
@@ -860,6 +985,7 @@ static void on_path(int p)
     test_crypto_tamper_refused();
     test_crypto_ahead_heads();
     test_crypto_ahead_vectors();
+    test_crypto_seal_many();
     zl_chacha20_limit(ZL_CHACHA20_VEC256);
 }
 
@@ -894,6 +1020,7 @@ void zl_suite_crypto(void)
     ZL_RUN(test_crypto_ahead_heads);
     ZL_RUN(test_crypto_ahead_vectors);
     ZL_RUN(test_crypto_ahead_mismatch);
+    ZL_RUN(test_crypto_seal_many);
     ZL_RUN(test_crypto_chacha20_limit);
     ZL_RUN(test_crypto_path_words);
     ZL_RUN(test_crypto_path_vec128);

@@ -48,15 +48,16 @@ static size_t mac_whole(zl_poly1305 *mac, uint8_t pad[16], const uint8_t *data, 
 
 /* The tag over aad, zeros to a 16-byte boundary, the ciphertext, zeros
  * again, then both lengths as 64-bit little-endian numbers, under the
- * one-time key at s->ks. The ciphertext's padded tail and the lengths go
+ * one-time key poly_key. The ciphertext's padded tail and the lengths go
  * in as one update. */
 static void compute_tag(uint8_t tag[ZL_AEAD_TAG_SIZE], const uint8_t *aad, size_t aad_len,
-                        const uint8_t *ct, size_t ct_len, const stream_head *s)
+                        const uint8_t *ct, size_t ct_len,
+                        const uint8_t poly_key[ZL_POLY1305_KEY_SIZE])
 {
     uint8_t last[32];
     size_t n;
     zl_poly1305 mac;
-    zl_poly1305_init(&mac, s->ks);
+    zl_poly1305_init(&mac, poly_key);
     zl_poly1305_update(&mac, last, mac_whole(&mac, last, aad, aad_len));
     n = mac_whole(&mac, last, ct, ct_len);
     zl_put_le32(last + n, (uint32_t)aad_len);
@@ -90,24 +91,83 @@ static void apply_stream(uint8_t *out, const uint8_t *in, size_t len, stream_hea
         zl_chacha20_stream(&s->c, out + s->head, in + s->head, len - s->head);
 }
 
+/* What a seal of len bytes into out_cap returns: len + ZL_AEAD_TAG_SIZE,
+ * or the error. INT_MAX bytes also keep the 32-bit block counter from
+ * wrapping. */
+static int seal_fits(size_t len, size_t out_cap)
+{
+    if (len > (size_t)INT_MAX - ZL_AEAD_TAG_SIZE)
+        return ZL_ERR_INVALID;
+    if (out_cap < len + ZL_AEAD_TAG_SIZE)
+        return ZL_ERR_OVERFLOW;
+    return (int)(len + ZL_AEAD_TAG_SIZE);
+}
+
 int zl_chacha20poly1305_seal(uint8_t *out, size_t out_cap, const uint8_t *in, size_t len,
                              const uint8_t *aad, size_t aad_len,
                              const uint8_t nonce[ZL_AEAD_NONCE_SIZE],
                              const uint8_t key[ZL_AEAD_KEY_SIZE])
 {
     stream_head s;
+    int r = seal_fits(len, out_cap);
     ZL_ASSERT(out != NULL && nonce != NULL && key != NULL);
     ZL_ASSERT((in != NULL || len == 0) && (aad != NULL || aad_len == 0));
-    /* INT_MAX bytes also keep the 32-bit block counter from wrapping. */
-    if (len > (size_t)INT_MAX - ZL_AEAD_TAG_SIZE)
-        return ZL_ERR_INVALID;
-    if (out_cap < len + ZL_AEAD_TAG_SIZE)
-        return ZL_ERR_OVERFLOW;
+    if (r < 0)
+        return r;
     start_stream(&s, len, nonce, key);
     apply_stream(out, in, len, &s);
-    compute_tag(out + len, aad, aad_len, out, len, &s);
+    compute_tag(out + len, aad, aad_len, out, len, s.ks);
     wipe_stream(&s);
-    return (int)(len + ZL_AEAD_TAG_SIZE);
+    return r;
+}
+
+/* Seals the m packets job[at[0..m-1]], which fit, keystreams side by
+ * side where the path allows. */
+static void seal_lanes(zl_aead_seal_job *job, const size_t *at, size_t m)
+{
+    zl_aead_lane l[ZL_AEAD_LANES_MAX];
+    size_t i, j, k;
+    for (i = 0; i < m; i++) {
+        zl_aead_seal_job *b = &job[at[i]];
+        l[i].key = b->key;
+        l[i].nonce = b->nonce;
+        l[i].in = b->in;
+        l[i].out = b->out;
+        l[i].len = b->len;
+    }
+    for (i = 0; i < m; i += k) {
+        k = zl_aead_lanes_xor(l + i, m - i);
+        if (k == 0) {
+            zl_aead_seal_job *b = &job[at[i]];
+            b->result = zl_chacha20poly1305_seal(b->out, b->out_cap, b->in, b->len, b->aad,
+                                                 b->aad_len, b->nonce, b->key);
+            k = 1;
+            continue;
+        }
+        for (j = i; j < i + k; j++) {
+            zl_aead_seal_job *b = &job[at[j]];
+            compute_tag(b->out + b->len, b->aad, b->aad_len, b->out, b->len, l[j].poly_key);
+        }
+    }
+    zl_crypto_wipe(l, sizeof l);
+}
+
+void zl_chacha20poly1305_seal_many(zl_aead_seal_job *job, size_t n)
+{
+    size_t at[ZL_AEAD_LANES_MAX], i, m = 0;
+    ZL_ASSERT(job != NULL || n == 0);
+    for (i = 0; i < n; i++) {
+        zl_aead_seal_job *b = &job[i];
+        ZL_ASSERT(b->out != NULL && b->nonce != NULL && b->key != NULL);
+        ZL_ASSERT((b->in != NULL || b->len == 0) && (b->aad != NULL || b->aad_len == 0));
+        b->result = seal_fits(b->len, b->out_cap);
+        if (b->result >= 0)
+            at[m++] = i;
+        if (m == ZL_AEAD_LANES_MAX || (i + 1 == n && m > 0)) {
+            seal_lanes(job, at, m);
+            m = 0;
+        }
+    }
 }
 
 /* As start_stream, from the head a made ahead: its blocks 0 and 1, and
@@ -154,7 +214,7 @@ int zl_chacha20poly1305_open_ahead(const zl_aead_ahead *a, uint8_t *out, size_t 
         take_stream(&s, ct_len, a);
     else
         start_stream(&s, ct_len, nonce, key);
-    compute_tag(s.tag, aad, aad_len, in, ct_len, &s);
+    compute_tag(s.tag, aad, aad_len, in, ct_len, s.ks);
     ok = zl_crypto_equal(s.tag, in + ct_len, ZL_AEAD_TAG_SIZE);
     if (ok)
         apply_stream(out, in, ct_len, &s);

@@ -298,6 +298,68 @@ VECTOR_FN static size_t heads_pass(zl_aead_ahead *a, size_t n)
     zl_crypto_wipe(t, sizeof t);
     return n;
 }
+
+/* Takes lane l's keystream block b, four vectors of 16 bytes: block 0's
+ * first half is the Poly1305 key, block b > 0 is XORed with l's payload
+ * bytes from 64 * (b - 1), if any are left. */
+PASS_HELPER void lane_take(zl_aead_lane *l, size_t b, lanes ks[4])
+{
+    size_t at = ZL_CHACHA20_BLOCK_SIZE * (b - 1), n;
+    if (b == 0) {
+        __builtin_memcpy(l->poly_key, ks, ZL_POLY1305_KEY_SIZE);
+        return;
+    }
+    if (at >= l->len)
+        return;
+    n = l->len - at < ZL_CHACHA20_BLOCK_SIZE ? l->len - at : ZL_CHACHA20_BLOCK_SIZE;
+    xor_blocks(l->out + at, l->in + at, n, (lanes(*)[4])ks);
+}
+
+/* lane_take for l[0..n-1], lane j's block in ks[j]. */
+PASS_HELPER void lanes_take(zl_aead_lane *l, size_t n, size_t b, lanes ks[][4])
+{
+    size_t j;
+    for (j = 0; j < n; j++)
+        lane_take(&l[j], b, ks[j]);
+}
+
+/* Block 0 and the payload's blocks of the longest of l[0..n-1]. */
+static size_t lane_blocks(const zl_aead_lane *l, size_t n)
+{
+    size_t j, most = 0;
+    for (j = 0; j < n; j++)
+        if (l[j].len > most)
+            most = l[j].len;
+    return 1 + (most + ZL_CHACHA20_BLOCK_SIZE - 1) / ZL_CHACHA20_BLOCK_SIZE;
+}
+
+/* zl_aead_lanes_xor for l[0..n-1], n at most LANES: packet j in lane j
+ * (lanes past n repeat packet 0, their output unused), one pass a block
+ * index. Returns n. */
+VECTOR_FN static size_t lanes_pass(zl_aead_lane *l, size_t n)
+{
+    zl_chacha20 c[LANES];
+    struct {
+        lanes v[16], start[16], t[4], ks[LANES][4];
+    } w; /* secret: one wipe */
+    size_t i, j, b, blocks = lane_blocks(l, n);
+    for (j = 0; j < LANES; j++)
+        zl_chacha20_start(&c[j], l[j < n ? j : 0].key, l[j < n ? j : 0].nonce, 0);
+    for (i = 0; i < 16; i++)
+        w.start[i] = (lanes){c[0].state[i], c[1].state[i], c[2].state[i], c[3].state[i]};
+    zl_crypto_wipe(c, sizeof c);
+    for (b = 0; b < blocks; b++, w.start[12] += 1) {
+        LANE_ROUNDS(w.v, w.start, ROT16_LANES, ROT8_WORD);
+        for (i = 0; i < 4; i++) {
+            TRANSPOSE(w.t, w.v, 4 * i);
+            for (j = 0; j < LANES; j++)
+                w.ks[j][i] = w.t[j];
+        }
+        lanes_take(l, n, b, w.ks);
+    }
+    zl_crypto_wipe(&w, sizeof w);
+    return n;
+}
 #endif
 
 /* Eight blocks at once in 256-bit integer lanes where the CPU has AVX2,
@@ -406,6 +468,37 @@ AVX2_FN static size_t heads_pass8(zl_aead_ahead *a, size_t n)
     zl_crypto_wipe(v, sizeof v);
     zl_crypto_wipe(start, sizeof start);
     zl_crypto_wipe(t, sizeof t);
+    return n;
+}
+
+/* As lanes_pass, eight packets side by side. */
+AVX2_FN static size_t lanes_pass8(zl_aead_lane *l, size_t n)
+{
+    zl_chacha20 c[8];
+    lanes8 v[16], start[16], t[4];
+    lanes ks[8][4];
+    size_t i, j, b, blocks = lane_blocks(l, n);
+    for (j = 0; j < 8; j++)
+        zl_chacha20_start(&c[j], l[j < n ? j : 0].key, l[j < n ? j : 0].nonce, 0);
+    for (i = 0; i < 16; i++)
+        start[i] = (lanes8){c[0].state[i], c[1].state[i], c[2].state[i], c[3].state[i],
+                            c[4].state[i], c[5].state[i], c[6].state[i], c[7].state[i]};
+    zl_crypto_wipe(c, sizeof c);
+    for (b = 0; b < blocks; b++, start[12] += 1) {
+        LANE_ROUNDS(v, start, ROT16_LANES8, ROT8_LANES8);
+        for (i = 0; i < 4; i++) {
+            TRANSPOSE8(t, v, 4 * i);
+            for (j = 0; j < 4; j++) {
+                ks[j][i] = LOW(t[j]);
+                ks[j + 4][i] = HIGH(t[j]);
+            }
+        }
+        lanes_take(l, n, b, ks);
+    }
+    zl_crypto_wipe(v, sizeof v);
+    zl_crypto_wipe(start, sizeof start);
+    zl_crypto_wipe(t, sizeof t);
+    zl_crypto_wipe(ks, sizeof ks);
     return n;
 }
 #endif
@@ -595,6 +688,23 @@ void zl_aead_ahead_make(zl_aead_ahead *a, size_t n)
         }
     }
     (void)p;
+}
+
+size_t zl_aead_lanes_xor(zl_aead_lane *l, size_t n)
+{
+    int p = path();
+    ZL_ASSERT(l != NULL || n == 0);
+#ifdef ZL_CHACHA20_AVX2
+    /* Five or more take the eight lanes; fewer the four, cheaper. */
+    if (p == ZL_CHACHA20_VEC256 && n > 4)
+        return lanes_pass8(l, n < 8 ? n : 8);
+#endif
+#ifdef LANES
+    if (p >= ZL_CHACHA20_VEC128 && n > 1)
+        return lanes_pass(l, n < LANES ? n : LANES);
+#endif
+    (void)p;
+    return 0;
 }
 
 void zl_hchacha20_derive(uint8_t out[ZL_CHACHA20_KEY_SIZE], const uint8_t key[ZL_CHACHA20_KEY_SIZE],

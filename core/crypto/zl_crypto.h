@@ -151,6 +151,27 @@ void zl_aead_ahead_make(zl_aead_ahead *a, size_t n);
  * making heads ahead saves nothing. */
 size_t zl_aead_ahead_lanes(void);
 
+/* One packet's AEAD keystream made beside others' (zl_aead_lanes_xor):
+ * key, nonce, in, out and len are the caller's (out == in works; no two
+ * packets' bytes overlap otherwise), poly_key is written. */
+typedef struct zl_aead_lane {
+    const uint8_t *key;   /* ZL_AEAD_KEY_SIZE bytes */
+    const uint8_t *nonce; /* ZL_AEAD_NONCE_SIZE bytes */
+    const uint8_t *in;    /* len bytes of payload */
+    uint8_t *out;         /* len bytes: in XOR the keystream from block 1 */
+    size_t len;           /* below INT_MAX */
+    uint8_t poly_key[ZL_POLY1305_KEY_SIZE]; /* block 0's first 32 bytes (secret) */
+} zl_aead_lane;
+
+/* For the first k of l[0..n-1], side by side in the vector lanes of one
+ * pass a block index (packet j in lane j): writes poly_key and out as
+ * zl_chacha20poly1305_seal's keystream would (block 0, then the payload
+ * from block 1), and returns k: up to eight on the 256-bit path (five or
+ * more take its eight lanes), up to four on the 128-bit one; 0 when n < 2
+ * or the path runs words, where a packet's own passes cost less. The
+ * caller wipes poly_key. Cannot fail. */
+size_t zl_aead_lanes_xor(zl_aead_lane *l, size_t n);
+
 /* HChaCha20 (draft-irtf-cfrg-xchacha section 2.2): derives a 32-byte
  * subkey into out from key and the 16-byte input (the first 16 bytes of an
  * XChaCha20 nonce). out may alias key. Cannot fail. */
@@ -214,6 +235,26 @@ int zl_chacha20poly1305_seal(uint8_t *out, size_t out_cap, const uint8_t *in, si
                              const uint8_t *aad, size_t aad_len,
                              const uint8_t nonce[ZL_AEAD_NONCE_SIZE],
                              const uint8_t key[ZL_AEAD_KEY_SIZE]);
+
+/* One packet of zl_chacha20poly1305_seal_many: the arguments of
+ * zl_chacha20poly1305_seal (the caller's), and its return in result. */
+typedef struct zl_aead_seal_job {
+    uint8_t *out;
+    size_t out_cap;
+    const uint8_t *in;
+    size_t len;
+    const uint8_t *aad;
+    size_t aad_len;
+    const uint8_t *nonce; /* ZL_AEAD_NONCE_SIZE bytes */
+    const uint8_t *key;   /* ZL_AEAD_KEY_SIZE bytes */
+    int result;
+} zl_aead_seal_job;
+
+/* zl_chacha20poly1305_seal of each of job[0..n-1], the same bytes and
+ * results, with the keystreams of up to ZL_AEAD_LANES_MAX packets made
+ * side by side (zl_aead_lanes_xor) where the path has vector lanes. No
+ * packet's out may overlap another's buffers. n may be 0 (job NULL). */
+void zl_chacha20poly1305_seal_many(zl_aead_seal_job *job, size_t n);
 
 /* Checks and decrypts what zl_chacha20poly1305_seal wrote: the len bytes at
  * in are ciphertext followed by the tag, aad and nonce as at sealing. The

@@ -14,8 +14,8 @@
  *               bits 1-2: how the sealed packet is tampered with (below)
  *   aad_len     bytes of aad taken from the input
  *   where, how  position (2 bytes) and XOR mask of the tampering; also
- *               the size of the batch an open goes through and the
- *               packet's position in it (batch_open)
+ *               the size of the batch an open or a seal goes through
+ *               and the packet's position in it (batch_open, batch_seal)
  *   counter     4 bytes, the ChaCha20 block counter; then a byte: bit 0
  *               puts the counter near its wrap, bits 1-2 the widest
  *               ChaCha20 path to take (zl_chacha20_limit), so every path
@@ -87,6 +87,47 @@ static int sodium_open(const input *in, uint8_t *out, const uint8_t *c, size_t l
     return r == 0 ? (int)n : -1;
 }
 
+/* The key and 12-byte nonce a ChaCha20-Poly1305 seal or open of in runs
+ * under: XChaCha20's subkey and short nonce, as zl_xchacha20poly1305_seal
+ * makes them, or the input's own. */
+static void inner_key(const input *in, uint8_t key[32], uint8_t nonce[12])
+{
+    memset(nonce, 0, 12);
+    if (in->extended) {
+        zl_hchacha20_derive(key, in->key, in->nonce);
+        memcpy(nonce + 4, in->nonce + 16, 8);
+    } else {
+        memcpy(key, in->key, 32);
+        memcpy(nonce, in->nonce, 12);
+    }
+}
+
+/* The seal through a batch (zl_chacha20poly1305_seal_many) into out: as
+ * many packets as `how` says, this one in the position `where` says, the
+ * others shorter, under keys that differ from its own in a byte. */
+static int batch_seal(const input *in, uint8_t *out)
+{
+    static zl_aead_seal_job job[ZL_AEAD_LANES_MAX + 1];
+    static uint8_t keys[ZL_AEAD_LANES_MAX + 1][32], others[ZL_AEAD_LANES_MAX + 1][MAX_MSG + 16];
+    size_t n = in->how % (ZL_AEAD_LANES_MAX + 1) + 1, lane = in->where % n, j;
+    uint8_t nonce[12];
+    inner_key(in, keys[lane], nonce);
+    for (j = 0; j < n; j++) {
+        memcpy(keys[j], keys[lane], 32);
+        keys[j][j % 32] ^= (uint8_t)(j == lane ? 0 : j + 1);
+        job[j].out = j == lane ? out : others[j];
+        job[j].out_cap = MAX_MSG + 16;
+        job[j].in = in->msg;
+        job[j].len = j == lane ? in->msg_len : in->msg_len >> (j % 3);
+        job[j].aad = in->aad;
+        job[j].aad_len = in->aad_len;
+        job[j].nonce = nonce;
+        job[j].key = keys[j];
+    }
+    zl_chacha20poly1305_seal_many(job, n);
+    return job[lane].result;
+}
+
 /* The open through a batch of heads made at once (zl_aead_ahead_make): as
  * many packets as `how` says, this one in the position `where` says, the
  * others under keys that differ from its own in a byte. XChaCha20 opens
@@ -96,14 +137,8 @@ static int batch_open(const input *in, uint8_t *out, const uint8_t *c, size_t le
 {
     static zl_aead_ahead batch[ZL_AEAD_LANES_MAX + 1];
     size_t n = in->how % (ZL_AEAD_LANES_MAX + 1) + 1, lane = in->where % n, j;
-    uint8_t key[32], nonce[12] = {0};
-    if (in->extended) {
-        zl_hchacha20_derive(key, in->key, in->nonce);
-        memcpy(nonce + 4, in->nonce + 16, 8);
-    } else {
-        memcpy(key, in->key, 32);
-        memcpy(nonce, in->nonce, 12);
-    }
+    uint8_t key[32], nonce[12];
+    inner_key(in, key, nonce);
     for (j = 0; j < n; j++) {
         memcpy(batch[j].key, key, 32);
         memcpy(batch[j].nonce, nonce, 12);
@@ -148,6 +183,7 @@ static void check_aead(const input *in)
                                                   in->aad_len, NULL, in->nonce, in->key);
     }
     REQUIRE(r == (int)len && n == len && memcmp(ours, theirs, len) == 0);
+    REQUIRE(batch_seal(in, batch_out) == r && memcmp(batch_out, theirs, len) == 0);
     compare_open(in, ours, len, in->aad, in->aad_len);
     REQUIRE(memcmp(ours_out, in->msg, in->msg_len) == 0);
 
