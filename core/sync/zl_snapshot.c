@@ -44,8 +44,10 @@ static zl_schema_plan *plan_slot(zl_snapshot_world *w, const zl_snapshot_layout 
     return &w->plan[schema == layout->player_schema ? 0 : 1];
 }
 
-void zl_snapshot_world_set(zl_snapshot_world *w, const zl_snapshot_layout *layout,
-                           uint16_t entity, const void *state)
+/* Copies state's wire fields into the tick being recorded, quantised
+ * unless the caller vouches that they are already. */
+static void world_store(zl_snapshot_world *w, const zl_snapshot_layout *layout, uint16_t entity,
+                        const void *state, int quantize)
 {
     zl_snapshot_world_slot *s = &w->slot[w->newest & (ZL_SNAPSHOT_WORLD_TICKS - 1u)];
     const zl_schema *schema;
@@ -61,8 +63,21 @@ void zl_snapshot_world_set(zl_snapshot_world *w, const zl_snapshot_layout *layou
     w->codes_valid = 0; /* a code may describe the state replaced here */
     memset(s->states[entity], 0, sizeof s->states[entity]);
     zl_schema_plan_copy(plan, s->states[entity], state, ZL_SCHEMA_WIRE);
-    zl_schema_plan_quantize(plan, s->states[entity]);
+    if (quantize)
+        zl_schema_plan_quantize(plan, s->states[entity]);
     bit_set(s->present, entity);
+}
+
+void zl_snapshot_world_set(zl_snapshot_world *w, const zl_snapshot_layout *layout,
+                           uint16_t entity, const void *state)
+{
+    world_store(w, layout, entity, state, 1);
+}
+
+void zl_snapshot_world_set_quantized(zl_snapshot_world *w, const zl_snapshot_layout *layout,
+                                     uint16_t entity, const void *state)
+{
+    world_store(w, layout, entity, state, 0);
 }
 
 static const zl_snapshot_world_slot *world_slot(const zl_snapshot_world *w, uint32_t tick)

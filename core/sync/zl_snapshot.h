@@ -151,6 +151,14 @@ void zl_snapshot_world_begin(zl_snapshot_world *w, uint32_t tick);
 void zl_snapshot_world_set(zl_snapshot_world *w, const zl_snapshot_layout *layout,
                            uint16_t entity, const void *state);
 
+/* zl_snapshot_world_set for a state already quantised (zl_schema_quantize:
+ * a game's states, which zl_game requires quantised), copied without
+ * quantising it again. A state that is not is stored as it is: the wire
+ * still carries its quantised codes, but comparisons with it see changes
+ * the client never receives. */
+void zl_snapshot_world_set_quantized(zl_snapshot_world *w, const zl_snapshot_layout *layout,
+                                     uint16_t entity, const void *state);
+
 /* The stored state of `entity` at `tick`, or NULL when that entity was not
  * present or the tick is not (or no longer) in the history. */
 const void *zl_snapshot_world_state(const zl_snapshot_world *w, uint32_t tick, uint16_t entity);
