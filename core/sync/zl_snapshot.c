@@ -111,12 +111,8 @@ void zl_snapshot_client_reset(zl_snapshot_client *c)
 
 int zl_snapshot_client_holds(const zl_snapshot_client *c, uint16_t entity)
 {
-    const zl_snapshot_record *rec;
     ZL_ASSERT(c != NULL && c->written > 0 && entity < ZL_MAX_ENTITIES);
-    rec = &c->record[(c->written - 1u) % ZL_SNAPSHOT_SENT];
-    if (rec->age[entity] == ZL_SNAPSHOT_ABSENT)
-        return ZL_EVENT_HOLDS_NONE;
-    return rec->age[entity] == 0 ? ZL_EVENT_HOLDS_SAME : ZL_EVENT_HOLDS_OTHER;
+    return client_holds(c, entity);
 }
 
 void zl_snapshot_acked(zl_snapshot_client *c, uint16_t packet_sequence)
