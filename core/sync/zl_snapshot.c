@@ -282,8 +282,9 @@ static uint16_t pred_state_age(const writer_job *j, uint16_t e)
 {
     uint16_t age;
     const zl_snapshot_world_slot *s;
-    if (!j->pred || (age = j->pred->age[e]) == ZL_SNAPSHOT_ABSENT)
+    if (!j->pred || !bit_get(j->pred->held, e))
         return 0;
+    age = j->pred->age[e];
     /* Most were sent in that snapshot itself, whose slot is at hand. */
     s = age == 0 && j->pred_slot ? j->pred_slot
         : age < ZL_SNAPSHOT_AGED ? world_slot(j->w, j->pred->tick - age)
@@ -565,7 +566,7 @@ static uint32_t weight_at(const uint32_t *priority, uint32_t i)
  * client holds it); not wanted, it leaves if held. */
 static inline uint8_t op_for(writer_job *j, uint32_t e, int wanted)
 {
-    int in_base = j->base && j->base->age[e] != ZL_SNAPSHOT_ABSENT;
+    int in_base = j->base && bit_get(j->base->held, e);
     if (wanted && in_base) {
         const void *ref = base_state(j->w, j->base_slot, j->base, (uint16_t)e);
         if (!ref)
@@ -1065,8 +1066,7 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
     st->full = (uint8_t)(j->base == NULL);
     st->base_tick = j->base ? j->base->tick : 0;
     st->bits = bits;
-    memset(rec->age, 0xFF, sizeof rec->age); /* ZL_SNAPSHOT_ABSENT */
-    memset(rec->held, 0, sizeof rec->held);
+    memset(rec->held, 0, sizeof rec->held); /* ages count only where held */
     for (k = 0; k < MAP_WORDS; k++) {
         uint32_t sent = j->chosen[k + 1u], carried = candidates(j, k) & ~sent;
         uint32_t now = j->op_map[OP_KEEP][k] | (sent & ~j->op_map[OP_LEAVE][k]);

@@ -165,10 +165,9 @@ const void *zl_snapshot_world_state(const zl_snapshot_world *w, uint32_t tick, u
 
 /* ---- Server: one client's snapshots ---- */
 
-/* State tick of an entity in a sent record, as an age below the record's
- * tick: ABSENT when the client does not hold the entity, AGED when the
- * state it holds is older than any age worth counting. */
-#define ZL_SNAPSHOT_ABSENT 0xFFFFu
+/* State tick of an entity a sent record holds (its held map), as an age
+ * below the record's tick: AGED when that state is older than any age
+ * worth counting. Ages of entities not held are not kept. */
 #define ZL_SNAPSHOT_AGED 0xFFFEu
 
 /* Private: what one sent snapshot leaves on the client once applied. */
@@ -178,8 +177,8 @@ typedef struct zl_snapshot_record {
     uint16_t sequence; /* the packet that carried it */
     uint8_t used;
     uint8_t acked; /* its packet was acknowledged: the client holds it */
-    uint16_t age[ZL_MAX_ENTITIES]; /* state tick = tick - age, or ABSENT */
-    uint8_t held[ZL_SNAPSHOT_BITMAP_BYTES]; /* the entities whose age is not ABSENT */
+    uint16_t age[ZL_MAX_ENTITIES]; /* state tick = tick - age, where held */
+    uint8_t held[ZL_SNAPSHOT_BITMAP_BYTES]; /* the entities the client holds */
     uint32_t content; /* the tick's run it holds the entities of, 0: its own */
     uint32_t executed; /* the command its message named (zl_snapshot_message_write) */
     zl_event_ref events; /* its events section's reference (zl_eventlog.h) */

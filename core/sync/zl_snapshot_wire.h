@@ -54,10 +54,10 @@ static inline const zl_schema *schema_of(const zl_snapshot_layout *layout, uint3
  * for every event's source. */
 static inline int client_holds(const zl_snapshot_client *c, uint16_t entity)
 {
-    uint16_t age = c->record[(c->written - 1u) % ZL_SNAPSHOT_SENT].age[entity];
-    if (age == ZL_SNAPSHOT_ABSENT)
+    const zl_snapshot_record *rec = &c->record[(c->written - 1u) % ZL_SNAPSHOT_SENT];
+    if (!bit_get(rec->held, entity))
         return ZL_EVENT_HOLDS_NONE;
-    return age == 0 ? ZL_EVENT_HOLDS_SAME : ZL_EVENT_HOLDS_OTHER;
+    return rec->age[entity] == 0 ? ZL_EVENT_HOLDS_SAME : ZL_EVENT_HOLDS_OTHER;
 }
 
 #define GAP_ESCAPE 5u
