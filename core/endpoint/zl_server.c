@@ -1004,11 +1004,11 @@ static void record_world(zl_server *s)
     zl_snapshot_world_begin(&s->world, s->tick);
     for (i = 0; i < s->config.max_clients; i++)
         if (s->slot[i].connected)
-            zl_snapshot_world_set(&s->world, &s->layout, (uint16_t)i, player_at(s, i));
+            zl_snapshot_world_set_quantized(&s->world, &s->layout, (uint16_t)i, player_at(s, i));
     for (i = 0; i < s->game.max_entities; i++)
         if (s->game.entity_state(s->game.ctx, i, s->scratch))
-            zl_snapshot_world_set(&s->world, &s->layout, (uint16_t)(ZL_MAX_CLIENTS + i),
-                                  s->scratch);
+            zl_snapshot_world_set_quantized(&s->world, &s->layout,
+                                            (uint16_t)(ZL_MAX_CLIENTS + i), s->scratch);
 }
 
 /* Ticks an event waits for its acknowledgement before it goes again: the

@@ -129,7 +129,10 @@ typedef struct zl_shot_tracer {
  * be deterministic, integer-only and free of hidden mutable state except
  * what ctx documents, so server and clients compute bit-identical results.
  * All callbacks are required, except relevance and share_event, and
- * entity_state in a game without entities.
+ * entity_state in a game without entities. Every state a callback leaves
+ * (players after commands, events, joins and ticks; entity_state's out)
+ * is quantised (zl_schema_quantize): the server's snapshot history stores
+ * them without quantising them again.
  *
  * Games of other shapes. The core needs only a few facts about space:
  * where a thing is (the origin fields below, to smooth corrections, spot

@@ -295,10 +295,8 @@ static void write_cheapest(zl_bitwriter *w, const zl_event_bases *b, const zl_ev
     zl_schema_plan_read_delta(b->plan, &r, NULL, &ev, ZL_SCHEMA_WIRE);
     for (which = 1; which <= b->count; which++) {
         zl_bitwriter cw;
-        if (which > 1) {
-            memset(base, 0, sizeof *base);
+        if (which > 1)
             b->build(b->ctx, e->source, which, base);
-        }
         zl_bitwriter_init(&cw, code, sizeof code);
         zl_schema_plan_write_delta(b->plan, &cw, base, &ev, ZL_SCHEMA_WIRE);
         if (cw.error == ZL_OK && zl_bitwriter_bits_used(&cw) < best_bits) {
@@ -344,7 +342,6 @@ static void code_run(zl_event_log *log, const zl_event_bases *b, uint32_t tick, 
         if (tick - e->tick > ZL_EVENT_MAX_AGE)
             break;
         run->at[run->count] = zl_bitwriter_bits_used(&w);
-        memset(&base, 0, sizeof base);
         run->chose[run->count] =
             (uint8_t)(b && b->count && e->source >= 0 && b->build(b->ctx, e->source, 1, &base));
         if (run->chose[run->count]) {

@@ -196,9 +196,10 @@ typedef struct zl_event_bases {
      * OTHER (a state older than the one build reads: the writer only) or
      * SAME (the state build reads). */
     int (*holds)(const void *ctx, int32_t source);
-    /* Fills *base with base `which` (1 .. count) of source, built from the
-     * state the writer's world has at the snapshot's tick (0 when it has
-     * none: nothing written) or the reader's frame holds (always 1). */
+    /* Fills all of *base (the writer does not clear it first) with base
+     * `which` (1 .. count) of source, built from the state the writer's
+     * world has at the snapshot's tick (0 when it has none: nothing
+     * written) or the reader's frame holds (always 1). */
     int (*build)(const void *ctx, int32_t source, uint32_t which, zl_event *base);
     const void *ctx;
     const zl_schema_plan *plan; /* the writer's event schema, prepared */

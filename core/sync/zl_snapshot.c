@@ -44,8 +44,10 @@ static zl_schema_plan *plan_slot(zl_snapshot_world *w, const zl_snapshot_layout 
     return &w->plan[schema == layout->player_schema ? 0 : 1];
 }
 
-void zl_snapshot_world_set(zl_snapshot_world *w, const zl_snapshot_layout *layout,
-                           uint16_t entity, const void *state)
+/* Copies state's wire fields into the tick being recorded, quantised
+ * unless the caller vouches that they are already. */
+static void world_store(zl_snapshot_world *w, const zl_snapshot_layout *layout, uint16_t entity,
+                        const void *state, int quantize)
 {
     zl_snapshot_world_slot *s = &w->slot[w->newest & (ZL_SNAPSHOT_WORLD_TICKS - 1u)];
     const zl_schema *schema;
@@ -61,8 +63,21 @@ void zl_snapshot_world_set(zl_snapshot_world *w, const zl_snapshot_layout *layou
     w->codes_valid = 0; /* a code may describe the state replaced here */
     memset(s->states[entity], 0, sizeof s->states[entity]);
     zl_schema_plan_copy(plan, s->states[entity], state, ZL_SCHEMA_WIRE);
-    zl_schema_plan_quantize(plan, s->states[entity]);
+    if (quantize)
+        zl_schema_plan_quantize(plan, s->states[entity]);
     bit_set(s->present, entity);
+}
+
+void zl_snapshot_world_set(zl_snapshot_world *w, const zl_snapshot_layout *layout,
+                           uint16_t entity, const void *state)
+{
+    world_store(w, layout, entity, state, 1);
+}
+
+void zl_snapshot_world_set_quantized(zl_snapshot_world *w, const zl_snapshot_layout *layout,
+                                     uint16_t entity, const void *state)
+{
+    world_store(w, layout, entity, state, 0);
 }
 
 static const zl_snapshot_world_slot *world_slot(const zl_snapshot_world *w, uint32_t tick)
@@ -96,12 +111,8 @@ void zl_snapshot_client_reset(zl_snapshot_client *c)
 
 int zl_snapshot_client_holds(const zl_snapshot_client *c, uint16_t entity)
 {
-    const zl_snapshot_record *rec;
     ZL_ASSERT(c != NULL && c->written > 0 && entity < ZL_MAX_ENTITIES);
-    rec = &c->record[(c->written - 1u) % ZL_SNAPSHOT_SENT];
-    if (rec->age[entity] == ZL_SNAPSHOT_ABSENT)
-        return ZL_EVENT_HOLDS_NONE;
-    return rec->age[entity] == 0 ? ZL_EVENT_HOLDS_SAME : ZL_EVENT_HOLDS_OTHER;
+    return client_holds(c, entity);
 }
 
 void zl_snapshot_acked(zl_snapshot_client *c, uint16_t packet_sequence)
@@ -271,8 +282,9 @@ static uint16_t pred_state_age(const writer_job *j, uint16_t e)
 {
     uint16_t age;
     const zl_snapshot_world_slot *s;
-    if (!j->pred || (age = j->pred->age[e]) == ZL_SNAPSHOT_ABSENT)
+    if (!j->pred || !bit_get(j->pred->held, e))
         return 0;
+    age = j->pred->age[e];
     /* Most were sent in that snapshot itself, whose slot is at hand. */
     s = age == 0 && j->pred_slot ? j->pred_slot
         : age < ZL_SNAPSHOT_AGED ? world_slot(j->w, j->pred->tick - age)
@@ -554,7 +566,7 @@ static uint32_t weight_at(const uint32_t *priority, uint32_t i)
  * client holds it); not wanted, it leaves if held. */
 static inline uint8_t op_for(writer_job *j, uint32_t e, int wanted)
 {
-    int in_base = j->base && j->base->age[e] != ZL_SNAPSHOT_ABSENT;
+    int in_base = j->base && bit_get(j->base->held, e);
     if (wanted && in_base) {
         const void *ref = base_state(j->w, j->base_slot, j->base, (uint16_t)e);
         if (!ref)
@@ -1054,8 +1066,7 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
     st->full = (uint8_t)(j->base == NULL);
     st->base_tick = j->base ? j->base->tick : 0;
     st->bits = bits;
-    memset(rec->age, 0xFF, sizeof rec->age); /* ZL_SNAPSHOT_ABSENT */
-    memset(rec->held, 0, sizeof rec->held);
+    memset(rec->held, 0, sizeof rec->held); /* ages count only where held */
     for (k = 0; k < MAP_WORDS; k++) {
         uint32_t sent = j->chosen[k + 1u], carried = candidates(j, k) & ~sent;
         uint32_t now = j->op_map[OP_KEEP][k] | (sent & ~j->op_map[OP_LEAVE][k]);

@@ -151,16 +151,23 @@ void zl_snapshot_world_begin(zl_snapshot_world *w, uint32_t tick);
 void zl_snapshot_world_set(zl_snapshot_world *w, const zl_snapshot_layout *layout,
                            uint16_t entity, const void *state);
 
+/* zl_snapshot_world_set for a state already quantised (zl_schema_quantize:
+ * a game's states, which zl_game requires quantised), copied without
+ * quantising it again. A state that is not is stored as it is: the wire
+ * still carries its quantised codes, but comparisons with it see changes
+ * the client never receives. */
+void zl_snapshot_world_set_quantized(zl_snapshot_world *w, const zl_snapshot_layout *layout,
+                                     uint16_t entity, const void *state);
+
 /* The stored state of `entity` at `tick`, or NULL when that entity was not
  * present or the tick is not (or no longer) in the history. */
 const void *zl_snapshot_world_state(const zl_snapshot_world *w, uint32_t tick, uint16_t entity);
 
 /* ---- Server: one client's snapshots ---- */
 
-/* State tick of an entity in a sent record, as an age below the record's
- * tick: ABSENT when the client does not hold the entity, AGED when the
- * state it holds is older than any age worth counting. */
-#define ZL_SNAPSHOT_ABSENT 0xFFFFu
+/* State tick of an entity a sent record holds (its held map), as an age
+ * below the record's tick: AGED when that state is older than any age
+ * worth counting. Ages of entities not held are not kept. */
 #define ZL_SNAPSHOT_AGED 0xFFFEu
 
 /* Private: what one sent snapshot leaves on the client once applied. */
@@ -170,8 +177,8 @@ typedef struct zl_snapshot_record {
     uint16_t sequence; /* the packet that carried it */
     uint8_t used;
     uint8_t acked; /* its packet was acknowledged: the client holds it */
-    uint16_t age[ZL_MAX_ENTITIES]; /* state tick = tick - age, or ABSENT */
-    uint8_t held[ZL_SNAPSHOT_BITMAP_BYTES]; /* the entities whose age is not ABSENT */
+    uint16_t age[ZL_MAX_ENTITIES]; /* state tick = tick - age, where held */
+    uint8_t held[ZL_SNAPSHOT_BITMAP_BYTES]; /* the entities the client holds */
     uint32_t content; /* the tick's run it holds the entities of, 0: its own */
     uint32_t executed; /* the command its message named (zl_snapshot_message_write) */
     zl_event_ref events; /* its events section's reference (zl_eventlog.h) */

@@ -25,7 +25,7 @@ static int holds(const void *ctx, int32_t source)
     if (c->frame)
         return zl_snapshot_frame_state(c->frame, (uint16_t)source) ? ZL_EVENT_HOLDS_SAME
                                                                     : ZL_EVENT_HOLDS_NONE;
-    return zl_snapshot_client_holds(c->client, (uint16_t)source);
+    return client_holds(c->client, (uint16_t)source);
 }
 
 /* The source's state as every client holding it sees it (its shared

@@ -50,6 +50,16 @@ static inline const zl_schema *schema_of(const zl_snapshot_layout *layout, uint3
     return entity < layout->players ? layout->player_schema : layout->entity_schema;
 }
 
+/* zl_snapshot_client_holds, inline for the event section, which asks it
+ * for every event's source. */
+static inline int client_holds(const zl_snapshot_client *c, uint16_t entity)
+{
+    const zl_snapshot_record *rec = &c->record[(c->written - 1u) % ZL_SNAPSHOT_SENT];
+    if (!bit_get(rec->held, entity))
+        return ZL_EVENT_HOLDS_NONE;
+    return rec->age[entity] == 0 ? ZL_EVENT_HOLDS_SAME : ZL_EVENT_HOLDS_OTHER;
+}
+
 #define GAP_ESCAPE 5u
 
 /* The fields an entity's entry carries: all wire fields for the client's
