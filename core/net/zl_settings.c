@@ -98,6 +98,9 @@ int zl_client_settings_write(zl_bitwriter *w, const zl_client_settings *s)
 int zl_client_settings_read(zl_bitreader *r, zl_client_settings *out)
 {
     ZL_ASSERT(r && out);
+    /* Padding too: a server keeps the settings it read in its state, which
+     * holds no stack leftovers. */
+    memset(out, 0, sizeof *out);
     /* The ranged reads flag out-of-range codes; the casts keep values that
      * were just checked against bounds below each field's width. */
     out->updaterate =
