@@ -650,7 +650,6 @@ static int same_op(writer_job *j, uint16_t e)
 static int classify_twin(writer_job *j)
 {
     const zl_snapshot_run *run = &j->w->run;
-    uint32_t i;
     if (j->listed || j->c->owed || !run->valid || !run->twin || !j->base ||
         j->base->content == 0 || j->base->content != run->base_content ||
         pred_age(j) != run->pred_age ||
@@ -662,10 +661,8 @@ static int classify_twin(writer_job *j)
     memcpy(j->op_map, run->op_map, sizeof j->op_map);
     memcpy(j->cand, run->entity, run->count * sizeof j->cand[0]);
     j->cand_count = run->count;
-    for (i = 0; i < j->cand_count; i++) {
-        j->code_at[j->cand[i]] = 0; /* not measured yet */
-        j->pfrom[j->cand[i]] = run->pfrom[i]; /* the older states are the same */
-    }
+    memset(j->code_at, 0, sizeof j->code_at); /* not measured yet */
+    memcpy(j->pfrom, run->pfrom_of, sizeof j->pfrom); /* the older states are the same */
     return 1;
 }
 
@@ -921,7 +918,7 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget, int tw
             break;
         }
         if (run->entity[i] != e || run->op[i] != j->op[e] || run->from[i] != from_of(j, e) ||
-            run->pfrom[i] != pfrom_of(j, e))
+            run->pfrom_of[e] != pfrom_of(j, e))
             return 0;
         if (e == j->own)
             k = i;
@@ -969,12 +966,13 @@ static void keep_run(writer_job *j, uint32_t bits)
     uint32_t i;
     if ((run->valid && run->hits > 0) || bits > 8u * sizeof run->bytes)
         return;
+    memset(run->pfrom_of, 0, sizeof run->pfrom_of);
     for (i = 0; i < j->cand_count; i++) {
         uint16_t e = j->cand[i];
         run->entity[i] = e;
         run->op[i] = j->op[e];
         run->from[i] = from_of(j, e);
-        run->pfrom[i] = pfrom_of(j, e);
+        run->pfrom_of[e] = pfrom_of(j, e);
     }
     run->count = (uint16_t)j->cand_count;
     run->has_base = j->base != NULL;
@@ -1046,11 +1044,21 @@ static void count_word(const writer_job *j, zl_snapshot_stats *st, uint32_t k, u
     st->carried = (uint16_t)(st->carried + population(carried));
 }
 
+/* Ages 0 for the 32 entities from k * 32 (those of the world). */
+static void zero_ages(zl_snapshot_record *rec, uint32_t k)
+{
+    uint32_t n = ZL_MAX_ENTITIES - k * 32u;
+    memset(rec->age + k * 32u, 0, (n < 32u ? n : 32u) * sizeof rec->age[0]);
+}
+
 /* What the client holds once it applies this snapshot, and the stats,
  * 32 entities at a time: unheld ones are absent, the unchanged and the
  * sent (but leaving) hold this tick's state, and the candidates left out
- * keep the baseline's state, growing older (an entering one stays out). */
-static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
+ * keep the baseline's state, growing older (an entering one stays out).
+ * Ages are set a word at a time, the held ones' then overwritten. With
+ * every entry sent (`fitted`) nothing is owed anywhere: classify left
+ * every other accumulator at 0, and a twin's are all 0. */
+static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits, int fitted)
 {
     zl_snapshot_client *c = j->c;
     uint32_t slot = c->written % ZL_SNAPSHOT_SENT;
@@ -1067,6 +1075,8 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
     st->base_tick = j->base ? j->base->tick : 0;
     st->bits = bits;
     memset(rec->held, 0, sizeof rec->held); /* ages count only where held */
+    if (fitted)
+        memset(c->accum, 0, sizeof c->accum);
     for (k = 0; k < MAP_WORDS; k++) {
         uint32_t sent = j->chosen[k + 1u], carried = candidates(j, k) & ~sent;
         uint32_t now = j->op_map[OP_KEEP][k] | (sent & ~j->op_map[OP_LEAVE][k]);
@@ -1076,11 +1086,10 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
         count_word(j, st, k, sent, carried);
         for (b = 0; b < 4u && k * 4u + b < ZL_SNAPSHOT_BITMAP_BYTES; b++)
             rec->held[k * 4u + b] = (uint8_t)((now | aged) >> (8u * b));
-        for (word = now; word != 0; word &= word - 1u) {
-            uint32_t e = k * 32u + lowest_bit(word);
-            rec->age[e] = 0;
-            c->accum[e] = 0; /* sent: nothing owed */
-        }
+        if (now)
+            zero_ages(rec, k);
+        for (word = fitted ? 0u : sent & ~j->op_map[OP_LEAVE][k]; word != 0; word &= word - 1u)
+            c->accum[k * 32u + lowest_bit(word)] = 0; /* sent: nothing owed */
         for (word = aged; word != 0; word &= word - 1u) {
             uint32_t e = k * 32u + lowest_bit(word);
             rec->age[e] = carried_age(j->base->age[e], base_age);
@@ -1154,7 +1163,7 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
             return ZL_ERR_OVERFLOW;
         }
     }
-    record(j, packet_sequence, zl_bitwriter_bits_used(bw) - start);
+    record(j, packet_sequence, zl_bitwriter_bits_used(bw) - start, fitted);
     c->owed = (uint8_t)!fitted; /* every entry sent leaves nothing owed */
     c->last.enter_bits = j->bits.enter;
     c->last.update_bits = j->bits.update;

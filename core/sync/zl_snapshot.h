@@ -91,7 +91,9 @@ typedef struct zl_snapshot_run {
     uint16_t entity[ZL_MAX_ENTITIES]; /* per entry, ascending */
     uint8_t op[ZL_MAX_ENTITIES];
     uint32_t from[ZL_MAX_ENTITIES];   /* the base state's tick, as in a code */
-    uint16_t pfrom[ZL_MAX_ENTITIES];  /* the older state's age, as in a code */
+    /* By entity: the older state's age of an entry, as in a code (0 for
+     * the entities without one), copied whole into a twin's job. */
+    uint16_t pfrom_of[ZL_MAX_ENTITIES];
     uint32_t pred_age;   /* the extrapolation's older frame before the base, 0: none */
     uint16_t body[ZL_MAX_ENTITIES];   /* bit where the entry's kind starts */
     uint16_t end[ZL_MAX_ENTITIES];    /* bit after its state code */
