@@ -163,6 +163,17 @@ void zl_bitwriter_rewind(zl_bitwriter *w, uint32_t bits)
     w->bit_pos = bits;
 }
 
+/* Stores v little-endian at p: one word store where the machine is
+ * little-endian (compilers store the bytes one by one otherwise). */
+static inline void put_word(uint8_t *p, uint32_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 4);
+#else
+    zl_put_le32(p, v);
+#endif
+}
+
 void zl_bitwriter_copy(zl_bitwriter *w, const uint8_t *src, uint32_t nbits)
 {
     zl_bitwriter_copy_at(w, src, 0, nbits);
@@ -221,7 +232,7 @@ void zl_bitwriter_copy_at(zl_bitwriter *w, const uint8_t *src, uint32_t first, u
     for (i = 0; i + 4u <= full; i += 4u, out += 4) {
         const uint8_t *d = src + i;
         uint32_t word = zl_get_le32(d);
-        zl_put_le(out, acc | word << have, 4);
+        put_word(out, acc | word << have);
         acc = (word >> 1) >> (31u - have);
     }
     for (; i < full; i++) {
