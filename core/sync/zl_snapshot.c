@@ -251,6 +251,7 @@ typedef struct writer_job {
     uint16_t own;
     uint8_t listed;   /* 1: a relevance list says what is wanted */
     uint32_t content; /* the run the new record holds the entities of, or 0 */
+    uint8_t accrued;  /* 0: every accumulator is still 0 (a twin's, unless owed) */
     uint8_t op[ZL_MAX_ENTITIES];
     /* Of each update, how far before the tick lies the older state its
      * base is extrapolated from (pred_state_age, 0: none), found once. */
@@ -671,6 +672,7 @@ static int classify_twin(writer_job *j)
 static void owe(writer_job *j, const uint32_t *priority)
 {
     uint32_t i;
+    j->accrued = 1;
     for (i = 0; i < j->cand_count; i++)
         if (j->op[j->cand[i]] != OP_LEAVE) /* a leave's key is fixed */
             j->c->accum[j->cand[i]] = weight_at(priority, j->cand[i]);
@@ -891,6 +893,22 @@ static int write_run(writer_job *j)
     return run->written;
 }
 
+/* The index of the first of the n ascending numbers at v not below e. */
+static uint32_t lower_bound(const uint16_t *v, uint32_t n, uint16_t e)
+{
+    uint32_t lo = 0;
+    while (n > 0) {
+        uint32_t half = n / 2u;
+        if (v[lo + half] < e) {
+            lo += half + 1u;
+            n -= half + 1u;
+        } else {
+            n = half;
+        }
+    }
+    return lo;
+}
+
 /* Writes the section from the tick's run when this client needs exactly
  * the run's entries (same baseline, entities, kinds and base states):
  * whole bytes of the run and its own entity's entry with every field.
@@ -909,14 +927,10 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget, int tw
         (j->base && run->base_tick != j->base->tick) ||
         run->pred_age != pred_age(j))
         return 0;
-    for (i = 0; i < j->cand_count; i++) {
+    if (twin)
+        k = lower_bound(j->cand, j->cand_count, j->own);
+    for (i = 0; i < j->cand_count && !twin; i++) {
         uint16_t e = j->cand[i];
-        if (twin) {
-            if (e < j->own)
-                continue;
-            k = e == j->own ? i : k;
-            break;
-        }
         if (run->entity[i] != e || run->op[i] != j->op[e] || run->from[i] != from_of(j, e) ||
             run->pfrom_of[e] != pfrom_of(j, e))
             return 0;
@@ -1057,7 +1071,7 @@ static void zero_ages(zl_snapshot_record *rec, uint32_t k)
  * keep the baseline's state, growing older (an entering one stays out).
  * Ages are set a word at a time, the held ones' then overwritten. With
  * every entry sent (`fitted`) nothing is owed anywhere: classify left
- * every other accumulator at 0, and a twin's are all 0. */
+ * every other accumulator at 0, and a twin's are all 0 unless owed. */
 static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits, int fitted)
 {
     zl_snapshot_client *c = j->c;
@@ -1075,7 +1089,7 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits, int f
     st->base_tick = j->base ? j->base->tick : 0;
     st->bits = bits;
     memset(rec->held, 0, sizeof rec->held); /* ages count only where held */
-    if (fitted)
+    if (fitted && j->accrued)
         memset(c->accum, 0, sizeof c->accum);
     for (k = 0; k < MAP_WORDS; k++) {
         uint32_t sent = j->chosen[k + 1u], carried = candidates(j, k) & ~sent;
@@ -1135,6 +1149,7 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     j->pred_slot = j->pred ? world_slot(world, j->pred->tick) : NULL;
     codes_for(world, tick);
     twin = classify_twin(j);
+    j->accrued = (uint8_t)!twin;
     if (!twin)
         classify(j, relevant, relevant_count, priority);
     c->owed = 1; /* until every entry is sent */
