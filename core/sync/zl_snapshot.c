@@ -980,7 +980,6 @@ static void keep_run(writer_job *j, uint32_t bits)
     uint32_t i;
     if ((run->valid && run->hits > 0) || bits > 8u * sizeof run->bytes)
         return;
-    memset(run->pfrom_of, 0, sizeof run->pfrom_of);
     for (i = 0; i < j->cand_count; i++) {
         uint16_t e = j->cand[i];
         run->entity[i] = e;
@@ -1058,27 +1057,22 @@ static void count_word(const writer_job *j, zl_snapshot_stats *st, uint32_t k, u
     st->carried = (uint16_t)(st->carried + population(carried));
 }
 
-/* Ages 0 for the 32 entities from k * 32 (those of the world). */
-static void zero_ages(zl_snapshot_record *rec, uint32_t k)
-{
-    uint32_t n = ZL_MAX_ENTITIES - k * 32u;
-    memset(rec->age + k * 32u, 0, (n < 32u ? n : 32u) * sizeof rec->age[0]);
-}
-
 /* What the client holds once it applies this snapshot, and the stats,
  * 32 entities at a time: unheld ones are absent, the unchanged and the
  * sent (but leaving) hold this tick's state, and the candidates left out
  * keep the baseline's state, growing older (an entering one stays out).
- * Ages are set a word at a time, the held ones' then overwritten. With
- * every entry sent (`fitted`) nothing is owed anywhere: classify left
- * every other accumulator at 0, and a twin's are all 0 unless owed. */
-static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits, int fitted)
+ * A twin's accumulators are all 0 unless owed (accrued), and it holds
+ * nearly every entity: its ages are set to 0 a word at a time, the older
+ * ones' then overwritten. Other clients' ages and accumulators are set
+ * entity by entity. */
+static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
 {
     zl_snapshot_client *c = j->c;
     uint32_t slot = c->written % ZL_SNAPSHOT_SENT;
     zl_snapshot_record *rec = &c->record[slot];
     zl_snapshot_stats *st = &c->last;
     uint32_t base_age = j->base ? j->tick - j->base->tick : 0;
+    const int accrued = j->accrued;
     uint32_t k, b;
     /* The new record may take the baseline's slot only when the baseline
      * was unusable; it is gone either way. */
@@ -1089,8 +1083,6 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits, int f
     st->base_tick = j->base ? j->base->tick : 0;
     st->bits = bits;
     memset(rec->held, 0, sizeof rec->held); /* ages count only where held */
-    if (fitted && j->accrued)
-        memset(c->accum, 0, sizeof c->accum);
     for (k = 0; k < MAP_WORDS; k++) {
         uint32_t sent = j->chosen[k + 1u], carried = candidates(j, k) & ~sent;
         uint32_t now = j->op_map[OP_KEEP][k] | (sent & ~j->op_map[OP_LEAVE][k]);
@@ -1100,10 +1092,15 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits, int f
         count_word(j, st, k, sent, carried);
         for (b = 0; b < 4u && k * 4u + b < ZL_SNAPSHOT_BITMAP_BYTES; b++)
             rec->held[k * 4u + b] = (uint8_t)((now | aged) >> (8u * b));
-        if (now)
-            zero_ages(rec, k);
-        for (word = fitted ? 0u : sent & ~j->op_map[OP_LEAVE][k]; word != 0; word &= word - 1u)
-            c->accum[k * 32u + lowest_bit(word)] = 0; /* sent: nothing owed */
+        if (accrued) {
+            for (word = now; word != 0; word &= word - 1u) {
+                uint32_t e = k * 32u + lowest_bit(word);
+                rec->age[e] = 0;
+                c->accum[e] = 0; /* sent: nothing owed */
+            }
+        } else if (now != 0) {
+            memset(rec->age + k * 32u, 0, 32u * sizeof rec->age[0]);
+        }
         for (word = aged; word != 0; word &= word - 1u) {
             uint32_t e = k * 32u + lowest_bit(word);
             rec->age[e] = carried_age(j->base->age[e], base_age);
@@ -1178,7 +1175,7 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
             return ZL_ERR_OVERFLOW;
         }
     }
-    record(j, packet_sequence, zl_bitwriter_bits_used(bw) - start, fitted);
+    record(j, packet_sequence, zl_bitwriter_bits_used(bw) - start);
     c->owed = (uint8_t)!fitted; /* every entry sent leaves nothing owed */
     c->last.enter_bits = j->bits.enter;
     c->last.update_bits = j->bits.update;
