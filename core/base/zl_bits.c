@@ -163,6 +163,37 @@ void zl_bitwriter_rewind(zl_bitwriter *w, uint32_t bits)
     w->bit_pos = bits;
 }
 
+/* The words copy_at moves: as wide as the machine's registers (a 64-bit
+ * shift is a handful of instructions on a 32-bit core). */
+#if UINTPTR_MAX > 0xFFFFFFFFu
+typedef uint64_t chunk;
+#else
+typedef uint32_t chunk;
+#endif
+#define CHUNK_BYTES ((unsigned)sizeof(chunk))
+
+/* A chunk little-endian at p: one load or store where the machine is
+ * little-endian (compilers move the bytes one by one otherwise). */
+static inline chunk get_chunk(const uint8_t *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    chunk v;
+    memcpy(&v, p, CHUNK_BYTES);
+    return v;
+#else
+    return (chunk)zl_get_le(p, CHUNK_BYTES);
+#endif
+}
+
+static inline void put_chunk(uint8_t *p, chunk v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, CHUNK_BYTES);
+#else
+    zl_put_le(p, v, CHUNK_BYTES);
+#endif
+}
+
 void zl_bitwriter_copy(zl_bitwriter *w, const uint8_t *src, uint32_t nbits)
 {
     zl_bitwriter_copy_at(w, src, 0, nbits);
@@ -214,15 +245,13 @@ void zl_bitwriter_copy_at(zl_bitwriter *w, const uint8_t *src, uint32_t first, u
         have -= 8u;
     }
     full = nbits >> 3;
-    /* Four bytes a step: the accumulator's few bits, then 32 more, in
-     * 32-bit words only (a 64-bit shift is a handful of instructions on a
-     * 32-bit core); the top `have` bits carry over, shifted in two steps
-     * so that none is by 32. */
-    for (i = 0; i + 4u <= full; i += 4u, out += 4) {
-        const uint8_t *d = src + i;
-        uint32_t word = zl_get_le32(d);
-        zl_put_le(out, acc | word << have, 4);
-        acc = (word >> 1) >> (31u - have);
+    /* A chunk a step: the accumulator's few bits, then a chunk more; its
+     * top `have` bits carry over, shifted in two steps so that none is by
+     * the chunk's width. */
+    for (i = 0; i + CHUNK_BYTES <= full; i += CHUNK_BYTES, out += CHUNK_BYTES) {
+        chunk word = get_chunk(src + i);
+        put_chunk(out, (chunk)acc | word << have);
+        acc = (uint32_t)((word >> 1) >> (8u * CHUNK_BYTES - 1u - have));
     }
     for (; i < full; i++) {
         acc |= (uint32_t)src[i] << have;

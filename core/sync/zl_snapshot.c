@@ -251,6 +251,7 @@ typedef struct writer_job {
     uint16_t own;
     uint8_t listed;   /* 1: a relevance list says what is wanted */
     uint32_t content; /* the run the new record holds the entities of, or 0 */
+    uint8_t accrued;  /* 0: every accumulator is still 0 (a twin's, unless owed) */
     uint8_t op[ZL_MAX_ENTITIES];
     /* Of each update, how far before the tick lies the older state its
      * base is extrapolated from (pred_state_age, 0: none), found once. */
@@ -650,7 +651,6 @@ static int same_op(writer_job *j, uint16_t e)
 static int classify_twin(writer_job *j)
 {
     const zl_snapshot_run *run = &j->w->run;
-    uint32_t i;
     if (j->listed || j->c->owed || !run->valid || !run->twin || !j->base ||
         j->base->content == 0 || j->base->content != run->base_content ||
         pred_age(j) != run->pred_age ||
@@ -662,10 +662,8 @@ static int classify_twin(writer_job *j)
     memcpy(j->op_map, run->op_map, sizeof j->op_map);
     memcpy(j->cand, run->entity, run->count * sizeof j->cand[0]);
     j->cand_count = run->count;
-    for (i = 0; i < j->cand_count; i++) {
-        j->code_at[j->cand[i]] = 0; /* not measured yet */
-        j->pfrom[j->cand[i]] = run->pfrom[i]; /* the older states are the same */
-    }
+    memset(j->code_at, 0, sizeof j->code_at); /* not measured yet */
+    memcpy(j->pfrom, run->pfrom_of, sizeof j->pfrom); /* the older states are the same */
     return 1;
 }
 
@@ -674,6 +672,7 @@ static int classify_twin(writer_job *j)
 static void owe(writer_job *j, const uint32_t *priority)
 {
     uint32_t i;
+    j->accrued = 1;
     for (i = 0; i < j->cand_count; i++)
         if (j->op[j->cand[i]] != OP_LEAVE) /* a leave's key is fixed */
             j->c->accum[j->cand[i]] = weight_at(priority, j->cand[i]);
@@ -894,6 +893,22 @@ static int write_run(writer_job *j)
     return run->written;
 }
 
+/* The index of the first of the n ascending numbers at v not below e. */
+static uint32_t lower_bound(const uint16_t *v, uint32_t n, uint16_t e)
+{
+    uint32_t lo = 0;
+    while (n > 0) {
+        uint32_t half = n / 2u;
+        if (v[lo + half] < e) {
+            lo += half + 1u;
+            n -= half + 1u;
+        } else {
+            n = half;
+        }
+    }
+    return lo;
+}
+
 /* Writes the section from the tick's run when this client needs exactly
  * the run's entries (same baseline, entities, kinds and base states):
  * whole bytes of the run and its own entity's entry with every field.
@@ -912,16 +927,12 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget, int tw
         (j->base && run->base_tick != j->base->tick) ||
         run->pred_age != pred_age(j))
         return 0;
-    for (i = 0; i < j->cand_count; i++) {
+    if (twin)
+        k = lower_bound(j->cand, j->cand_count, j->own);
+    for (i = 0; i < j->cand_count && !twin; i++) {
         uint16_t e = j->cand[i];
-        if (twin) {
-            if (e < j->own)
-                continue;
-            k = e == j->own ? i : k;
-            break;
-        }
         if (run->entity[i] != e || run->op[i] != j->op[e] || run->from[i] != from_of(j, e) ||
-            run->pfrom[i] != pfrom_of(j, e))
+            run->pfrom_of[e] != pfrom_of(j, e))
             return 0;
         if (e == j->own)
             k = i;
@@ -974,7 +985,7 @@ static void keep_run(writer_job *j, uint32_t bits)
         run->entity[i] = e;
         run->op[i] = j->op[e];
         run->from[i] = from_of(j, e);
-        run->pfrom[i] = pfrom_of(j, e);
+        run->pfrom_of[e] = pfrom_of(j, e);
     }
     run->count = (uint16_t)j->cand_count;
     run->has_base = j->base != NULL;
@@ -1049,7 +1060,11 @@ static void count_word(const writer_job *j, zl_snapshot_stats *st, uint32_t k, u
 /* What the client holds once it applies this snapshot, and the stats,
  * 32 entities at a time: unheld ones are absent, the unchanged and the
  * sent (but leaving) hold this tick's state, and the candidates left out
- * keep the baseline's state, growing older (an entering one stays out). */
+ * keep the baseline's state, growing older (an entering one stays out).
+ * A twin's accumulators are all 0 unless owed (accrued), and it holds
+ * nearly every entity: its ages are set to 0 a word at a time, the older
+ * ones' then overwritten. Other clients' ages and accumulators are set
+ * entity by entity. */
 static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
 {
     zl_snapshot_client *c = j->c;
@@ -1057,6 +1072,7 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
     zl_snapshot_record *rec = &c->record[slot];
     zl_snapshot_stats *st = &c->last;
     uint32_t base_age = j->base ? j->tick - j->base->tick : 0;
+    const int accrued = j->accrued;
     uint32_t k, b;
     /* The new record may take the baseline's slot only when the baseline
      * was unusable; it is gone either way. */
@@ -1076,10 +1092,14 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
         count_word(j, st, k, sent, carried);
         for (b = 0; b < 4u && k * 4u + b < ZL_SNAPSHOT_BITMAP_BYTES; b++)
             rec->held[k * 4u + b] = (uint8_t)((now | aged) >> (8u * b));
-        for (word = now; word != 0; word &= word - 1u) {
-            uint32_t e = k * 32u + lowest_bit(word);
-            rec->age[e] = 0;
-            c->accum[e] = 0; /* sent: nothing owed */
+        if (accrued) {
+            for (word = now; word != 0; word &= word - 1u) {
+                uint32_t e = k * 32u + lowest_bit(word);
+                rec->age[e] = 0;
+                c->accum[e] = 0; /* sent: nothing owed */
+            }
+        } else if (now != 0) {
+            memset(rec->age + k * 32u, 0, 32u * sizeof rec->age[0]);
         }
         for (word = aged; word != 0; word &= word - 1u) {
             uint32_t e = k * 32u + lowest_bit(word);
@@ -1126,6 +1146,7 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     j->pred_slot = j->pred ? world_slot(world, j->pred->tick) : NULL;
     codes_for(world, tick);
     twin = classify_twin(j);
+    j->accrued = (uint8_t)!twin;
     if (!twin)
         classify(j, relevant, relevant_count, priority);
     c->owed = 1; /* until every entry is sent */

@@ -91,7 +91,10 @@ typedef struct zl_snapshot_run {
     uint16_t entity[ZL_MAX_ENTITIES]; /* per entry, ascending */
     uint8_t op[ZL_MAX_ENTITIES];
     uint32_t from[ZL_MAX_ENTITIES];   /* the base state's tick, as in a code */
-    uint16_t pfrom[ZL_MAX_ENTITIES];  /* the older state's age, as in a code */
+    /* By entity: the older state's age of an entry, as in a code (0 for
+     * an entry without one; other entities' are stale and never read),
+     * copied whole into a twin's job. */
+    uint16_t pfrom_of[ZL_MAX_ENTITIES];
     uint32_t pred_age;   /* the extrapolation's older frame before the base, 0: none */
     uint16_t body[ZL_MAX_ENTITIES];   /* bit where the entry's kind starts */
     uint16_t end[ZL_MAX_ENTITIES];    /* bit after its state code */
@@ -177,7 +180,9 @@ typedef struct zl_snapshot_record {
     uint16_t sequence; /* the packet that carried it */
     uint8_t used;
     uint8_t acked; /* its packet was acknowledged: the client holds it */
-    uint16_t age[ZL_MAX_ENTITIES]; /* state tick = tick - age, where held */
+    /* State tick = tick - age, where held; whole words of 32 entities,
+     * set a word at a time. */
+    uint16_t age[ZL_SNAPSHOT_MAP_WORDS * 32];
     uint8_t held[ZL_SNAPSHOT_BITMAP_BYTES]; /* the entities the client holds */
     uint32_t content; /* the tick's run it holds the entities of, 0: its own */
     uint32_t executed; /* the command its message named (zl_snapshot_message_write) */
