@@ -299,18 +299,18 @@ static void write_value(const zl_field *f, delta_out *o, uint32_t base_code, uin
         write_change(o, width, base_code, code, f->kind == ZL_FIELD_KIND_ANGLE);
 }
 
-static uint32_t read_value(const zl_field *f, zl_bitreader *r, uint32_t base_code)
+static uint32_t read_value(const zl_field *f, delta_in *in, uint32_t base_code)
 {
     unsigned width = zl_bits_required(max_code(f));
     uint32_t code;
     if (f->flags & ZL_DELTA)
-        code = base_code + (uint32_t)zl_bitreader_delta(r);
+        code = base_code + (uint32_t)in_delta(in);
     else if (f->kind == ZL_FIELD_KIND_FLAGS)
-        code = zl_bitreader_bits(r, width);
+        code = in_bits(in, width);
     else
-        code = read_change(r, width, base_code, f->kind == ZL_FIELD_KIND_ANGLE);
+        code = read_change(in, width, base_code, f->kind == ZL_FIELD_KIND_ANGLE);
     if (code > max_code(f)) {
-        malformed(r);
+        in_malformed(in);
         return 0;
     }
     return code;
@@ -368,19 +368,22 @@ int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, 
     int last, place = 0;
     int i, known = which & ZL_SCHEMA_CHANGED;
     zl_field coarser;
+    delta_in in;
     which &= ~ZL_SCHEMA_CHANGED;
     ZL_ASSERT(s && r && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
-    last = read_last(r, sent_count(s, which), known);
+    in_begin(&in, r);
+    last = read_last(&in, sent_count(s, which), known);
     for (i = 0; i < s->count && r->error == ZL_OK; i++) {
         const zl_field *f = for_audience(&s->fields[i], which, &coarser);
         if (!selected(f, which))
             continue;
-        if (place == last || (place < last && zl_bitreader_bool(r)))
-            store_value(f, out, decode(f, read_value(f, r, code_of(f, base))));
+        if (place == last || (place < last && in_bool(&in)))
+            store_value(f, out, decode(f, read_value(f, &in, code_of(f, base))));
         else if (out != base)
             store_value(f, out, decode(f, code_of(f, base)));
         place++;
     }
+    in_end(&in);
     return r->error;
 }
 
