@@ -204,29 +204,22 @@ static inline void write_change(delta_out *o, unsigned width, uint32_t base, uin
 /* A delta's reader with its position and bounds in locals: the stores
  * to the state being read, which the compiler must assume may reach the
  * reader, then do not send them back to memory between reads. The reads
- * are the reader's own (zl_bits.h), inline while the buffer holds the
- * bits: from four whole bytes at the position, or near the end from the
- * buffer's last four bytes, taken once (a delta often ends its packet).
- * The rest, and every read once an error stuck (bits is then 0), go
- * through the reader. in_end hands the reader its position. */
+ * are the reader's own (zl_bits.h): inline while whole bytes of the buffer
+ * hold the bits, else, and for every read once an error stuck (bits is
+ * then 0), through the reader. in_end hands the reader its position. */
 typedef struct delta_in {
     zl_bitreader *r;
     const uint8_t *data;
     uint32_t pos;
-    uint32_t bits;     /* the reader's size in bits; 0 once an error stuck */
-    uint32_t tail;     /* the last min(4, size) bytes, little-endian */
-    uint32_t tail_pos; /* the position of tail's bit 0 */
+    uint32_t bits; /* the reader's size in bits; 0 once an error stuck */
 } delta_in;
 
 static inline void in_begin(delta_in *in, zl_bitreader *r)
 {
-    uint32_t bytes = r->size_bits >> 3, first = bytes > 4u ? bytes - 4u : 0u;
     in->r = r;
     in->data = r->data;
     in->pos = r->bit_pos;
     in->bits = r->error == ZL_OK ? r->size_bits : 0u;
-    in->tail = (uint32_t)zl_get_le(r->data + first, bytes - first);
-    in->tail_pos = first * 8u;
 }
 
 static inline void in_end(const delta_in *in)
@@ -252,18 +245,13 @@ static inline uint32_t in_bits_any(delta_in *in, unsigned n)
     return v;
 }
 
-/* zl_bitreader_bits. Past the last four whole bytes the position lies
- * within tail's 32 bits. */
+/* zl_bitreader_bits. */
 static inline uint32_t in_bits(delta_in *in, unsigned n)
 {
     uint32_t pos = in->pos, idx = pos >> 3;
     if (n - 1u < 25u && idx + 4u <= in->bits >> 3) {
         in->pos = pos + n;
         return (zl_get_le32(in->data + idx) >> (pos & 7u)) & ((1u << n) - 1u);
-    }
-    if (n - 1u < 25u && pos <= in->bits && n <= in->bits - pos) {
-        in->pos = pos + n;
-        return (in->tail >> (pos - in->tail_pos)) & ((1u << n) - 1u);
     }
     return in_bits_any(in, n);
 }
