@@ -4,35 +4,10 @@
 
 #include "zl_fixed_tables.h"
 
-/* Signs are handled by working on magnitudes in unsigned arithmetic: that
- * avoids overflow when negating INT32_MIN or INT64_MIN and avoids shifting
- * negative values, whose result C leaves to the implementation. */
-
-static uint32_t mag32(int32_t a)
-{
-    return a < 0 ? 0u - (uint32_t)a : (uint32_t)a;
-}
-
+/* Magnitudes in unsigned arithmetic, as zl_fixed.h's helpers. */
 static uint64_t mag64(int64_t a)
 {
     return a < 0 ? 0u - (uint64_t)a : (uint64_t)a;
-}
-
-static zl_fx sat64(int64_t v)
-{
-    if (v > INT32_MAX)
-        return ZL_FX_MAX;
-    if (v < INT32_MIN)
-        return ZL_FX_MIN;
-    return (zl_fx)v;
-}
-
-/* The integer with magnitude m and the given sign, saturated. */
-static zl_fx sat_signed(int negative, uint64_t m)
-{
-    if (negative)
-        return m > (uint64_t)INT32_MAX + 1u ? ZL_FX_MIN : (zl_fx)(0 - (int64_t)m);
-    return m > (uint64_t)INT32_MAX ? ZL_FX_MAX : (zl_fx)m;
 }
 
 /* v / 65536 rounded to nearest, halves away from zero. */
@@ -40,16 +15,6 @@ static int64_t round_q16(int64_t v)
 {
     uint64_t m = (mag64(v) + 0x8000u) >> 16;
     return v < 0 ? 0 - (int64_t)m : (int64_t)m;
-}
-
-zl_fx zl_fx_add(zl_fx a, zl_fx b)
-{
-    return sat64((int64_t)a + b);
-}
-
-zl_fx zl_fx_sub(zl_fx a, zl_fx b)
-{
-    return sat64((int64_t)a - b);
 }
 
 zl_fx zl_fx_neg(zl_fx a)
@@ -62,23 +27,16 @@ zl_fx zl_fx_abs(zl_fx a)
     return a < 0 ? zl_fx_neg(a) : a;
 }
 
-zl_fx zl_fx_mul(zl_fx a, zl_fx b)
-{
-    /* |a * b| <= 2^62, so the product of magnitudes plus the half never wraps. */
-    uint64_t m = (uint64_t)mag32(a) * mag32(b);
-    return sat_signed((a < 0) != (b < 0), (m + 0x8000u) >> 16);
-}
-
 zl_fx zl_fx_div(zl_fx a, zl_fx b)
 {
     uint64_t n, d;
     if (b == 0)
         return a < 0 ? ZL_FX_MIN : ZL_FX_MAX;
-    n = (uint64_t)mag32(a) << 16;
-    d = mag32(b);
+    n = (uint64_t)zl_fx_magnitude(a) << 16;
+    d = zl_fx_magnitude(b);
     /* Adding floor(d / 2) rounds halves up; when d is odd a remainder of
      * exactly d / 2 cannot occur, so this is round-to-nearest either way. */
-    return sat_signed((a < 0) != (b < 0), (n + d / 2) / d);
+    return zl_fx_signed((a < 0) != (b < 0), (n + d / 2) / d);
 }
 
 /* The number of zero bits above the highest set bit of x != 0, without a
@@ -164,7 +122,7 @@ zl_fx zl_fx_lerp(zl_fx a, zl_fx b, zl_fx t)
 {
     /* |b - a| < 2^32 and |t| <= 2^31, so the product stays inside int64. */
     int64_t step = round_q16(((int64_t)b - a) * t);
-    return sat64(a + step);
+    return zl_fx_saturate(a + step);
 }
 
 int32_t zl_fx_floor_int(zl_fx a)
@@ -227,8 +185,8 @@ static uint32_t atan_unit(uint32_t r)
 
 zl_angle zl_atan2(zl_fx y, zl_fx x)
 {
-    uint32_t ax = mag32(x);
-    uint32_t ay = mag32(y);
+    uint32_t ax = zl_fx_magnitude(x);
+    uint32_t ay = zl_fx_magnitude(y);
     uint32_t big = ax > ay ? ax : ay;
     uint32_t small = ax > ay ? ay : ax;
     uint32_t angle;
@@ -259,30 +217,6 @@ zl_angle zl_angle_lerp(zl_angle a, zl_angle b, zl_fx t)
     return (zl_angle)((uint32_t)a + (uint32_t)step);
 }
 
-zl_vec3 zl_vec3_make(zl_fx x, zl_fx y, zl_fx z)
-{
-    zl_vec3 v;
-    v.x = x;
-    v.y = y;
-    v.z = z;
-    return v;
-}
-
-zl_vec3 zl_vec3_add(zl_vec3 a, zl_vec3 b)
-{
-    return zl_vec3_make(zl_fx_add(a.x, b.x), zl_fx_add(a.y, b.y), zl_fx_add(a.z, b.z));
-}
-
-zl_vec3 zl_vec3_sub(zl_vec3 a, zl_vec3 b)
-{
-    return zl_vec3_make(zl_fx_sub(a.x, b.x), zl_fx_sub(a.y, b.y), zl_fx_sub(a.z, b.z));
-}
-
-zl_vec3 zl_vec3_scale(zl_vec3 v, zl_fx s)
-{
-    return zl_vec3_make(zl_fx_mul(v.x, s), zl_fx_mul(v.y, s), zl_fx_mul(v.z, s));
-}
-
 /* Adds b to *sum; returns +1 or -1 instead when the exact sum leaves int64. */
 static int add_overflows(int64_t *sum, int64_t b)
 {
@@ -305,14 +239,14 @@ zl_fx zl_vec3_dot(zl_vec3 a, zl_vec3 b)
         over = add_overflows(&sum, (int64_t)a.z * b.z);
     if (over != 0)
         return over > 0 ? ZL_FX_MAX : ZL_FX_MIN;
-    return sat64(round_q16(sum));
+    return zl_fx_saturate(round_q16(sum));
 }
 
 /* (p * q - r * s) / 65536 rounded once. Each product lies in
  * [-2^62 + 2^31, 2^62], so their difference always fits in int64. */
 static zl_fx cross_term(zl_fx p, zl_fx q, zl_fx r, zl_fx s)
 {
-    return sat64(round_q16((int64_t)p * q - (int64_t)r * s));
+    return zl_fx_saturate(round_q16((int64_t)p * q - (int64_t)r * s));
 }
 
 zl_vec3 zl_vec3_cross(zl_vec3 a, zl_vec3 b)
@@ -331,7 +265,7 @@ static uint64_t sum_squares(uint32_t x, uint32_t y, uint32_t z)
 zl_fx zl_vec3_length(zl_vec3 v)
 {
     /* In raw units the length is sqrt(x^2 + y^2 + z^2) with no scaling. */
-    uint32_t len = zl_isqrt64(sum_squares(mag32(v.x), mag32(v.y), mag32(v.z)));
+    uint32_t len = zl_isqrt64(sum_squares(zl_fx_magnitude(v.x), zl_fx_magnitude(v.y), zl_fx_magnitude(v.z)));
     return len > (uint32_t)INT32_MAX ? ZL_FX_MAX : (zl_fx)len;
 }
 
@@ -347,12 +281,12 @@ static zl_fx unit_component(zl_fx c, uint32_t m, uint32_t len)
     uint32_t q = (uint32_t)(n >> 16) / ((len >> 16) + 1u);
     for (r = n - (uint64_t)q * len; r >= len; r -= len)
         q++;
-    return sat_signed(c < 0, q);
+    return zl_fx_signed(c < 0, q);
 }
 
 zl_vec3 zl_vec3_normalize(zl_vec3 v)
 {
-    uint32_t x = mag32(v.x), y = mag32(v.y), z = mag32(v.z);
+    uint32_t x = zl_fx_magnitude(v.x), y = zl_fx_magnitude(v.y), z = zl_fx_magnitude(v.z);
     uint32_t biggest = x > y ? x : y;
     unsigned shift;
     uint32_t len;

@@ -35,14 +35,48 @@ typedef struct zl_vec3 {
 /* Overflow policy: every arithmetic operation below saturates. A result that
  * does not fit becomes ZL_FX_MAX or ZL_FX_MIN, never a wrapped value, so an
  * out-of-range coordinate pins to the edge of the world instead of jumping to
- * the other side. Game code keeps coordinates well inside the range. */
-zl_fx zl_fx_add(zl_fx a, zl_fx b);
-zl_fx zl_fx_sub(zl_fx a, zl_fx b);
+ * the other side. Game code keeps coordinates well inside the range.
+ * Addition, subtraction, multiplication and the vector sums are inline: a
+ * game's moves and traces make hundreds of them a tick, and a call costs
+ * about what their bodies do. */
+
+/* Helpers of the inline operations and zl_fixed.c; no other use. v
+ * saturated to int32; |a| exact in uint32; the value of sign `negative`
+ * and magnitude m, saturated. Signs are handled on magnitudes in unsigned
+ * arithmetic: no overflow negating INT32_MIN, no negative value shifted. */
+static inline zl_fx zl_fx_saturate(int64_t v)
+{
+    return v > INT32_MAX ? ZL_FX_MAX : v < INT32_MIN ? ZL_FX_MIN : (zl_fx)v;
+}
+static inline uint32_t zl_fx_magnitude(int32_t a)
+{
+    return a < 0 ? 0u - (uint32_t)a : (uint32_t)a;
+}
+static inline zl_fx zl_fx_signed(int negative, uint64_t m)
+{
+    if (negative)
+        return m > (uint64_t)INT32_MAX + 1u ? ZL_FX_MIN : (zl_fx)(0 - (int64_t)m);
+    return m > (uint64_t)INT32_MAX ? ZL_FX_MAX : (zl_fx)m;
+}
+
+static inline zl_fx zl_fx_add(zl_fx a, zl_fx b)
+{
+    return zl_fx_saturate((int64_t)a + b);
+}
+static inline zl_fx zl_fx_sub(zl_fx a, zl_fx b)
+{
+    return zl_fx_saturate((int64_t)a - b);
+}
 zl_fx zl_fx_neg(zl_fx a); /* -ZL_FX_MIN saturates to ZL_FX_MAX */
 zl_fx zl_fx_abs(zl_fx a); /* |ZL_FX_MIN| saturates to ZL_FX_MAX */
 
-/* a * b, rounded to the nearest Q16.16 value; halves round away from zero. */
-zl_fx zl_fx_mul(zl_fx a, zl_fx b);
+/* a * b, rounded to the nearest Q16.16 value; halves round away from zero.
+ * |a * b| <= 2^62, so the product of magnitudes plus the half never wraps. */
+static inline zl_fx zl_fx_mul(zl_fx a, zl_fx b)
+{
+    uint64_t m = (uint64_t)zl_fx_magnitude(a) * zl_fx_magnitude(b);
+    return zl_fx_signed((a < 0) != (b < 0), (m + 0x8000u) >> 16);
+}
 
 /* a / b, rounded to the nearest Q16.16 value; halves round away from zero.
  * b == 0 gives ZL_FX_MAX for a >= 0 and ZL_FX_MIN for a < 0. */
@@ -86,10 +120,26 @@ zl_angle zl_angle_lerp(zl_angle a, zl_angle b, zl_fx t);
 
 /* Vectors, passed and returned by value. Components saturate like the scalar
  * operations; scale multiplies each component with zl_fx_mul. */
-zl_vec3 zl_vec3_make(zl_fx x, zl_fx y, zl_fx z);
-zl_vec3 zl_vec3_add(zl_vec3 a, zl_vec3 b);
-zl_vec3 zl_vec3_sub(zl_vec3 a, zl_vec3 b);
-zl_vec3 zl_vec3_scale(zl_vec3 v, zl_fx s);
+static inline zl_vec3 zl_vec3_make(zl_fx x, zl_fx y, zl_fx z)
+{
+    zl_vec3 v;
+    v.x = x;
+    v.y = y;
+    v.z = z;
+    return v;
+}
+static inline zl_vec3 zl_vec3_add(zl_vec3 a, zl_vec3 b)
+{
+    return zl_vec3_make(zl_fx_add(a.x, b.x), zl_fx_add(a.y, b.y), zl_fx_add(a.z, b.z));
+}
+static inline zl_vec3 zl_vec3_sub(zl_vec3 a, zl_vec3 b)
+{
+    return zl_vec3_make(zl_fx_sub(a.x, b.x), zl_fx_sub(a.y, b.y), zl_fx_sub(a.z, b.z));
+}
+static inline zl_vec3 zl_vec3_scale(zl_vec3 v, zl_fx s)
+{
+    return zl_vec3_make(zl_fx_mul(v.x, s), zl_fx_mul(v.y, s), zl_fx_mul(v.z, s));
+}
 /* Dot product computed exactly in 64 bits and rounded once (nearest, halves
  * away from zero); saturates. */
 zl_fx zl_vec3_dot(zl_vec3 a, zl_vec3 b);

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "zl_bits.h"
+
 #define LOSS_ONE 65536u
 /* Adding this before the shift rounds each step up, so the estimate can
  * reach exactly 0 and exactly 65536 instead of stalling short of them. */
@@ -233,19 +235,19 @@ static uint32_t acks_seen_at(const zl_link *l, uint16_t ack)
 }
 
 /* A peer acknowledges nearly the same window in every packet: only the
- * sequences not seen acknowledged before are looked up. */
+ * sequences not seen acknowledged before are looked up, oldest (highest
+ * bit) first, each found by a count of leading zeros rather than a walk
+ * down the window. */
 static void take_acks(zl_link *l, const zl_packet_header *h, uint64_t now_us, zl_link_acks *acks)
 {
     uint32_t seen = acks_seen_at(l, h->ack), todo = h->ack_bits & ~seen;
-    int i;
     l->acks_seen = seen | h->ack_bits;
     l->acks_seen_ack = h->ack;
-    for (i = ZL_LINK_ACK_WINDOW - 1; todo != 0; i--) {
+    while (todo != 0) {
+        unsigned i = zl_bits_required(todo) - 1u;
         uint16_t seq = (uint16_t)(h->ack - (uint16_t)i);
         int idx;
         zl_link_sent *s;
-        if (!((todo >> i) & 1u))
-            continue;
         todo &= ~(1u << i);
         idx = ZL_SEQBUF_FIND(&l->sent, seq);
         if (idx < 0 || l->sent.item[idx].acked)

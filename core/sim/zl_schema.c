@@ -190,15 +190,17 @@ uint32_t zl_schema_hash(const zl_schema *s, const void *state, int which, uint32
 
 /* decode(encode(v)) on the stored bits, in 32-bit steps: quantising runs
  * after every predicted command, so it skips the wire codes and the int64
- * detour. The same results for every valid field (zl_schema_validate). */
-static ALWAYS_INLINE uint32_t quantized(const zl_field *f, uint32_t raw)
+ * detour. The same results for every valid field (zl_schema_validate).
+ * `drop`: 0, or the field's coarse for every other client's grid (only FX
+ * and ANGLE have one), whose bounds sit on that grid too. */
+static ALWAYS_INLINE uint32_t quantized(const zl_field *f, uint32_t raw, unsigned drop)
 {
     unsigned shift;
     uint32_t half, off;
     int32_t v;
     switch (f->kind) {
     case ZL_FIELD_KIND_FX:
-        shift = step_shift(f);
+        shift = step_shift(f) + drop;
         half = shift ? 1u << (shift - 1u) : 0u;
         v = zl_to_i32(raw); /* FX storage is 4 bytes */
         v = v < f->min ? f->min : v > f->max ? f->max : v;
@@ -218,7 +220,7 @@ static ALWAYS_INLINE uint32_t quantized(const zl_field *f, uint32_t raw)
         return raw < (uint32_t)f->min ? (uint32_t)f->min
                : raw > (uint32_t)f->max ? (uint32_t)f->max : raw;
     case ZL_FIELD_KIND_ANGLE:
-        shift = step_shift(f);
+        shift = step_shift(f) + drop;
         half = shift ? 1u << (shift - 1u) : 0u;
         /* Wrapping round a turn is the 16-bit store. */
         return (raw + half) >> shift << shift;
@@ -246,19 +248,17 @@ void zl_schema_quantize(const zl_schema *s, void *state)
     /* Bounds read once: the stores below could alias the table. */
     for (f = s->fields, end = f + s->count; f < end; f++)
         if (selected(f, ZL_SCHEMA_WIRE))
-            store_raw(f, state, quantized(f, load_raw(f, state)));
+            store_raw(f, state, quantized(f, load_raw(f, state), 0));
 }
 
 /* Only the fields with a coarser grid: the others are on theirs already. */
 void zl_schema_quantize_shared(const zl_schema *s, void *state)
 {
     const zl_field *f, *end;
-    zl_field coarser;
     ZL_ASSERT(s && state);
     for (f = s->fields, end = f + s->count; f < end; f++)
         if (f->coarse != 0 && selected(f, ZL_SCHEMA_SHARED))
-            store_raw(f, state,
-                      quantized(for_audience(f, ZL_SCHEMA_SHARED, &coarser), load_raw(f, state)));
+            store_raw(f, state, quantized(f, load_raw(f, state), f->coarse));
 }
 
 static int64_t interpolate_field(const zl_field *f, int64_t a, int64_t b, zl_fx t)
@@ -299,18 +299,18 @@ static void write_value(const zl_field *f, delta_out *o, uint32_t base_code, uin
         write_change(o, width, base_code, code, f->kind == ZL_FIELD_KIND_ANGLE);
 }
 
-static uint32_t read_value(const zl_field *f, zl_bitreader *r, uint32_t base_code)
+static uint32_t read_value(const zl_field *f, delta_in *in, uint32_t base_code)
 {
     unsigned width = zl_bits_required(max_code(f));
     uint32_t code;
     if (f->flags & ZL_DELTA)
-        code = base_code + (uint32_t)zl_bitreader_delta(r);
+        code = base_code + (uint32_t)in_delta(in);
     else if (f->kind == ZL_FIELD_KIND_FLAGS)
-        code = zl_bitreader_bits(r, width);
+        code = in_bits(in, width);
     else
-        code = read_change(r, width, base_code, f->kind == ZL_FIELD_KIND_ANGLE);
+        code = read_change(in, width, base_code, f->kind == ZL_FIELD_KIND_ANGLE);
     if (code > max_code(f)) {
-        malformed(r);
+        in_malformed(in);
         return 0;
     }
     return code;
@@ -368,19 +368,22 @@ int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, 
     int last, place = 0;
     int i, known = which & ZL_SCHEMA_CHANGED;
     zl_field coarser;
+    delta_in in;
     which &= ~ZL_SCHEMA_CHANGED;
     ZL_ASSERT(s && r && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
-    last = read_last(r, sent_count(s, which), known);
+    in_begin(&in, r);
+    last = read_last(&in, sent_count(s, which), known);
     for (i = 0; i < s->count && r->error == ZL_OK; i++) {
         const zl_field *f = for_audience(&s->fields[i], which, &coarser);
         if (!selected(f, which))
             continue;
-        if (place == last || (place < last && zl_bitreader_bool(r)))
-            store_value(f, out, decode(f, read_value(f, r, code_of(f, base))));
+        if (place == last || (place < last && in_bool(&in)))
+            store_value(f, out, decode(f, read_value(f, &in, code_of(f, base))));
         else if (out != base)
             store_value(f, out, decode(f, code_of(f, base)));
         place++;
     }
+    in_end(&in);
     return r->error;
 }
 

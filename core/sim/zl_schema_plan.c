@@ -510,7 +510,9 @@ static ALWAYS_INLINE int read_delta(const zl_schema_plan *p, zl_bitreader *r,
     /* Bounds read once: the stores below could alias the plan. */
     const zl_plan_field *f = p->field, *end = f + p->schema->count;
     int last, place = 0;
-    last = read_last(r, p->sent[which], known);
+    delta_in in;
+    in_begin(&in, r);
+    last = read_last(&in, p->sent[which], known);
     for (; f < end && r->error == ZL_OK; f++) {
         uint32_t code;
         unsigned drop;
@@ -519,17 +521,17 @@ static ALWAYS_INLINE int read_delta(const zl_schema_plan *p, zl_bitreader *r,
         if (!(f->sel & SEL(which)))
             continue;
         /* Only what is written needs the audience's grid. */
-        if (place == last || (place < last && zl_bitreader_bool(r))) {
+        if (place == last || (place < last && in_bool(&in))) {
             drop = drop_for(f, which);
             if (f->sel & ZL_DELTA)
-                code = plan_code_of(f, drop, base) + (uint32_t)zl_bitreader_delta(r);
+                code = plan_code_of(f, drop, base) + (uint32_t)in_delta(&in);
             else if (f->op & OP_WHOLE) /* the base's code is not needed */
-                code = zl_bitreader_bits(r, f->width);
+                code = in_bits(&in, f->width);
             else
-                code = read_change(r, f->width - drop, plan_code_of(f, drop, base),
+                code = read_change(&in, f->width - drop, plan_code_of(f, drop, base),
                                    f->op & OP_WRAPS);
             if (code > plan_max_code(f, drop)) {
-                malformed(r);
+                in_malformed(&in);
                 code = 0;
             }
             plan_store(f, out, plan_decode(f, drop, code));
@@ -539,6 +541,7 @@ static ALWAYS_INLINE int read_delta(const zl_schema_plan *p, zl_bitreader *r,
         }
         place++;
     }
+    in_end(&in);
     return r->error;
 }
 

@@ -201,27 +201,103 @@ static inline void write_change(delta_out *o, unsigned width, uint32_t base, uin
     put(o, code, width);
 }
 
-/* The code write_change sent, not yet checked against the field's range.
- * (v ^ s) - s sign-extends a k-bit value in unsigned arithmetic. */
-static inline uint32_t read_change(zl_bitreader *r, unsigned width, uint32_t base, int wraps)
+/* A delta's reader with its position and bounds in locals: the stores
+ * to the state being read, which the compiler must assume may reach the
+ * reader, then do not send them back to memory between reads. The reads
+ * are the reader's own (zl_bits.h): inline while whole bytes of the buffer
+ * hold the bits, else, and for every read once an error stuck (bits is
+ * then 0), through the reader. in_end hands the reader its position. */
+typedef struct delta_in {
+    zl_bitreader *r;
+    const uint8_t *data;
+    uint32_t pos;
+    uint32_t bits; /* the reader's size in bits; 0 once an error stuck */
+} delta_in;
+
+static inline void in_begin(delta_in *in, zl_bitreader *r)
 {
-    /* Two one-bit reads, low bit first, cost less than one of two bits. */
-    unsigned c = (unsigned)zl_bitreader_bool(r), k;
-    uint32_t s, code;
-    c |= (unsigned)zl_bitreader_bool(r) << 1;
-    if (c == CLASS_WHOLE)
-        return zl_bitreader_bits(r, width);
-    k = class_width(width, c);
-    s = 1u << (k - 1u);
-    code = base + ((zl_bitreader_bits(r, k) ^ s) - s);
-    return wraps ? code & low_mask(width) : code;
+    in->r = r;
+    in->data = r->data;
+    in->pos = r->bit_pos;
+    in->bits = r->error == ZL_OK ? r->size_bits : 0u;
+}
+
+static inline void in_end(const delta_in *in)
+{
+    in->r->bit_pos = in->pos;
+}
+
+/* After a read through the reader: its position, and no more inline
+ * reads once it failed. */
+static inline void in_sync(delta_in *in)
+{
+    in->pos = in->r->bit_pos;
+    if (in->r->error != ZL_OK)
+        in->bits = 0;
+}
+
+static inline uint32_t in_bits_any(delta_in *in, unsigned n)
+{
+    uint32_t v;
+    in->r->bit_pos = in->pos;
+    v = zl_bitreader_bits_any(in->r, n);
+    in_sync(in);
+    return v;
+}
+
+/* zl_bitreader_bits. */
+static inline uint32_t in_bits(delta_in *in, unsigned n)
+{
+    uint32_t pos = in->pos, idx = pos >> 3;
+    if (n - 1u < 25u && idx + 4u <= in->bits >> 3) {
+        in->pos = pos + n;
+        return (zl_get_le32(in->data + idx) >> (pos & 7u)) & ((1u << n) - 1u);
+    }
+    return in_bits_any(in, n);
+}
+
+/* zl_bitreader_bool. */
+static inline int in_bool(delta_in *in)
+{
+    uint32_t pos = in->pos;
+    if (pos >= in->bits)
+        return (int)in_bits_any(in, 1);
+    in->pos = pos + 1u;
+    return (int)(((uint32_t)in->data[pos >> 3] >> (pos & 7u)) & 1u);
+}
+
+/* zl_bitreader_delta. */
+static inline int32_t in_delta(delta_in *in)
+{
+    int32_t v;
+    in->r->bit_pos = in->pos;
+    v = zl_bitreader_delta(in->r);
+    in_sync(in);
+    return v;
 }
 
 /* Sets ZL_ERR_MALFORMED unless an earlier error already stuck. */
-static inline void malformed(zl_bitreader *r)
+static inline void in_malformed(delta_in *in)
 {
-    if (r->error == ZL_OK)
-        r->error = ZL_ERR_MALFORMED;
+    if (in->r->error == ZL_OK)
+        in->r->error = ZL_ERR_MALFORMED;
+    in->bits = 0;
+}
+
+/* The code write_change sent, not yet checked against the field's range.
+ * (v ^ s) - s sign-extends a k-bit value in unsigned arithmetic. */
+static inline uint32_t read_change(delta_in *in, unsigned width, uint32_t base, int wraps)
+{
+    /* Two one-bit reads, low bit first, cost less than one of two bits. */
+    unsigned c = (unsigned)in_bool(in), k;
+    uint32_t s, code;
+    c |= (unsigned)in_bool(in) << 1;
+    if (c == CLASS_WHOLE)
+        return in_bits(in, width);
+    k = class_width(width, c);
+    s = 1u << (k - 1u);
+    code = base + ((in_bits(in, k) ^ s) - s);
+    return wraps ? code & low_mask(width) : code;
 }
 
 /* The place L of the last changed field among the `sent` fields (10.2),
@@ -245,23 +321,23 @@ static inline void put_last(delta_out *o, unsigned last, unsigned sent)
  * fields of the selection, or -1 when nothing changed or the place is out
  * of range (then malformed). `known`: the code of a state taken as
  * changed (ZL_SCHEMA_CHANGED), whose leading changed bit is left out. */
-static inline int read_last(zl_bitreader *r, unsigned sent, int known)
+static inline int read_last(delta_in *in, unsigned sent, int known)
 {
     uint32_t index, w, u;
-    if (!known && !zl_bitreader_bool(r))
+    if (!known && !in_bool(in))
         return -1;
     if (sent <= 1u) /* one place, none sent; none at all is malformed */
         index = sent == 1u ? 0u : 1u;
     else {
         w = zl_bits_required(sent - 1u);
         u = (1u << w) - sent;
-        index = zl_bitreader_bits(r, w - 1u);
+        index = in_bits(in, w - 1u);
         if (index >= u)
-            index = u + 2u * (index - u) + (uint32_t)zl_bitreader_bool(r);
+            index = u + 2u * (index - u) + (uint32_t)in_bool(in);
     }
     if (index < sent)
         return (int)index;
-    malformed(r);
+    in_malformed(in);
     return -1;
 }
 

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "zl_bits.h"
 #include "zl_ring.h"
 
 /* Bits of an event's id on the wire when it does not follow the previous one. */
@@ -111,24 +112,35 @@ void zl_event_sender_sent(zl_event_sender *s, uint16_t sequence, const zl_event_
     /* The slot's snapshot of ZL_SNAPSHOT_SENT ago, if still unacknowledged,
      * is forgotten: its events go again. */
     r = &s->sent[sequence % ZL_SNAPSHOT_SENT];
+    s->flight[sequence % ZL_SNAPSHOT_SENT / 32u] |= 1u << (sequence % ZL_SNAPSHOT_SENT % 32u);
     r->sequence = sequence;
     r->due = (uint16_t)((uint32_t)ZL_EVENT_SENT_FLIGHT << DUE_BITS | (sec->due_tick & DUE_MASK));
     r->start = sec->start;
     r->carried = sec->carried;
 }
 
+/* Over the records in flight, highest bit first by a count of leading
+ * zeros; each is decided on its own, so the order does not matter. */
 void zl_event_sender_acked(zl_event_sender *s, uint16_t sequence)
 {
-    uint32_t i;
+    uint32_t w;
     ZL_ASSERT(s);
-    for (i = 0; i < ZL_SNAPSHOT_SENT; i++) {
-        zl_event_sent *r = &s->sent[i];
-        if (state_of(r) != ZL_EVENT_SENT_FLIGHT)
-            continue;
-        if (r->sequence == sequence)
-            set_state(r, ZL_EVENT_SENT_ACKED);
-        else if (zl_seq_diff(r->sequence, sequence) < 0)
-            set_state(r, ZL_EVENT_SENT_LOST); /* a later packet got there, it did not */
+    for (w = 0; w < ZL_COUNTOF(s->flight); w++) {
+        uint32_t todo = s->flight[w];
+        while (todo != 0) {
+            unsigned bit = zl_bits_required(todo) - 1u;
+            zl_event_sent *r = &s->sent[w * 32u + bit];
+            uint32_t state = ZL_EVENT_SENT_FLIGHT;
+            todo &= ~(1u << bit);
+            if (r->sequence == sequence)
+                state = ZL_EVENT_SENT_ACKED;
+            else if (zl_seq_diff(r->sequence, sequence) < 0)
+                state = ZL_EVENT_SENT_LOST; /* a later packet got there, it did not */
+            if (state != ZL_EVENT_SENT_FLIGHT) {
+                set_state(r, state);
+                s->flight[w] &= ~(1u << bit);
+            }
+        }
     }
 }
 

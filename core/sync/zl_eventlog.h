@@ -164,6 +164,9 @@ typedef struct zl_event_sent {
 typedef struct zl_event_sender {
     uint32_t acked; /* every event below this id is done */
     zl_event_sent sent[ZL_SNAPSHOT_SENT];
+    /* Bit i of word i / 32: sent[i] is in flight, so an acknowledgement
+     * visits only those (a few) rather than every record. */
+    uint32_t flight[(ZL_SNAPSHOT_SENT + 31) / 32];
     zl_event_sender_stats stats;
 } zl_event_sender;
 /* A client that joins now: it is sent the events logged from now on. */
