@@ -407,6 +407,57 @@ typedef uint8_t bytes32 __attribute__((vector_size(32)));
         t[3] = __builtin_shufflevector(hi0_, hi1_, 2, 3, 10, 11, 6, 7, 14, 15);             \
     } while (0)
 
+typedef uint64_t quads8 __attribute__((vector_size(32)));
+
+/* The 64-bit word at p, in memory order (this path is little-endian). */
+PASS_HELPER uint64_t quad_at(const uint8_t *p)
+{
+    uint64_t q;
+    __builtin_memcpy(&q, p, 8);
+    return q;
+}
+
+/* The block-0 states of eight packets, key[j] and nonce[j] (lane j): word
+ * i of each in start[i]. Built in registers from 64-bit loads and
+ * transposes: words stored one by one and read back as a vector would wait
+ * for the stores to reach the cache, the pass's dearest step. */
+PASS_HELPER void start8(lanes8 start[16], const uint8_t *const key[8],
+                        const uint8_t *const nonce[8])
+{
+    static const uint32_t sigma[4] = {0x61707865u, 0x3320646Eu, 0x79622D32u, 0x6B206574u};
+    lanes8 k[8], v[4], t[4];
+    size_t i, j;
+    for (i = 0; i < 4; i++)
+        start[i] = (lanes8){sigma[i], sigma[i], sigma[i], sigma[i],
+                            sigma[i], sigma[i], sigma[i], sigma[i]};
+    for (j = 0; j < 8; j++)
+        k[j] = (lanes8)(quads8){quad_at(key[j]), quad_at(key[j] + 8), quad_at(key[j] + 16),
+                                quad_at(key[j] + 24)};
+    /* Key words 0..3 of packets j and j + 4 in v[j], transposed (as
+     * TRANSPOSE8 undoes its own work): words 4..7; then 8..11. */
+    for (j = 0; j < 4; j++)
+        v[j] = __builtin_shufflevector(k[j], k[j + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    TRANSPOSE8(t, v, 0);
+    for (i = 0; i < 4; i++)
+        start[4 + i] = t[i];
+    for (j = 0; j < 4; j++)
+        v[j] = __builtin_shufflevector(k[j], k[j + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+    TRANSPOSE8(t, v, 0);
+    for (i = 0; i < 4; i++)
+        start[8 + i] = t[i];
+    /* Counter 0 and the nonce's three words: words 12..15. */
+    for (j = 0; j < 4; j++)
+        v[j] = (lanes8)(quads8){(uint64_t)zl_get_le32(nonce[j]) << 32, quad_at(nonce[j] + 4),
+                                (uint64_t)zl_get_le32(nonce[j + 4]) << 32,
+                                quad_at(nonce[j + 4] + 4)};
+    TRANSPOSE8(t, v, 0);
+    for (i = 0; i < 4; i++)
+        start[12 + i] = t[i];
+    zl_crypto_wipe(k, sizeof k);
+    zl_crypto_wipe(v, sizeof v);
+    zl_crypto_wipe(t, sizeof t);
+}
+
 /* As xor_pass, for n bytes (at most PASS8_BLOCKS) with the keystream of
  * blocks state[12] to state[12] + 8: the first eight in vectors, vector i
  * holding word i of the eight, the ninth in words beside them. */
@@ -442,14 +493,14 @@ AVX2_FN static void xor_pass8(uint8_t *out, const uint8_t *in, const uint32_t st
 /* As heads_pass, eight packets side by side. */
 AVX2_FN static size_t heads_pass8(zl_aead_ahead *a, size_t n)
 {
-    zl_chacha20 c[8];
+    const uint8_t *key[8], *nonce[8];
     lanes8 v[16], start[16], t[4];
     size_t i, j, b;
-    for (j = 0; j < 8; j++)
-        zl_chacha20_start(&c[j], a[j < n ? j : 0].key, a[j < n ? j : 0].nonce, 0);
-    for (i = 0; i < 16; i++)
-        start[i] = (lanes8){c[0].state[i], c[1].state[i], c[2].state[i], c[3].state[i],
-                            c[4].state[i], c[5].state[i], c[6].state[i], c[7].state[i]};
+    for (j = 0; j < 8; j++) {
+        key[j] = a[j < n ? j : 0].key;
+        nonce[j] = a[j < n ? j : 0].nonce;
+    }
+    start8(start, key, nonce);
     for (b = 0; b < 2; b++, start[12] += 1) {
         LANE_ROUNDS(v, start, ROT16_LANES8, ROT8_LANES8);
         for (i = 0; i < 4; i++) {
@@ -464,7 +515,6 @@ AVX2_FN static size_t heads_pass8(zl_aead_ahead *a, size_t n)
             }
         }
     }
-    zl_crypto_wipe(c, sizeof c);
     zl_crypto_wipe(v, sizeof v);
     zl_crypto_wipe(start, sizeof start);
     zl_crypto_wipe(t, sizeof t);
@@ -474,16 +524,15 @@ AVX2_FN static size_t heads_pass8(zl_aead_ahead *a, size_t n)
 /* As lanes_pass, eight packets side by side. */
 AVX2_FN static size_t lanes_pass8(zl_aead_lane *l, size_t n)
 {
-    zl_chacha20 c[8];
+    const uint8_t *key[8], *nonce[8];
     lanes8 v[16], start[16], t[4];
     lanes ks[8][4];
     size_t i, j, b, blocks = lane_blocks(l, n);
-    for (j = 0; j < 8; j++)
-        zl_chacha20_start(&c[j], l[j < n ? j : 0].key, l[j < n ? j : 0].nonce, 0);
-    for (i = 0; i < 16; i++)
-        start[i] = (lanes8){c[0].state[i], c[1].state[i], c[2].state[i], c[3].state[i],
-                            c[4].state[i], c[5].state[i], c[6].state[i], c[7].state[i]};
-    zl_crypto_wipe(c, sizeof c);
+    for (j = 0; j < 8; j++) {
+        key[j] = l[j < n ? j : 0].key;
+        nonce[j] = l[j < n ? j : 0].nonce;
+    }
+    start8(start, key, nonce);
     for (b = 0; b < blocks; b++, start[12] += 1) {
         LANE_ROUNDS(v, start, ROT16_LANES8, ROT8_LANES8);
         for (i = 0; i < 4; i++) {
