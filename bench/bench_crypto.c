@@ -202,19 +202,21 @@ static void many_seals(void)
  * this build and CPU have, narrowest first, then back to the widest. */
 static void by_path(crypto_bench *b, const uint32_t *sizes)
 {
-    static const char *const names[3][SIZES + 1] = {
+    static const char *const names[ZL_CHACHA20_WIDEST + 1][SIZES + 1] = {
         {"words: seal 64 B", "words: seal 256 B", "words: seal 700 B", "words: seal 1200 B",
          "words: open 64 B"},
         {"128-bit: seal 64 B", "128-bit: seal 256 B", "128-bit: seal 700 B",
          "128-bit: seal 1200 B", "128-bit: open 64 B"},
         {"256-bit: seal 64 B", "256-bit: seal 256 B", "256-bit: seal 700 B",
          "256-bit: seal 1200 B", "256-bit: open 64 B"},
+        {"256-bit VL: seal 64 B", "256-bit VL: seal 256 B", "256-bit VL: seal 700 B",
+         "256-bit VL: seal 1200 B", "256-bit VL: open 64 B"},
     };
     uint8_t nonce[ZL_AEAD_NONCE_SIZE];
     int p;
     size_t i;
     sequence_nonce(nonce, 7);
-    for (p = ZL_CHACHA20_WORDS; p <= ZL_CHACHA20_VEC256; p++) {
+    for (p = ZL_CHACHA20_WORDS; p <= ZL_CHACHA20_WIDEST; p++) {
         if (zl_chacha20_limit(p) != p)
             continue;
         for (i = 0; i < SIZES; i++) {
@@ -226,7 +228,7 @@ static void by_path(crypto_bench *b, const uint32_t *sizes)
                                  HEADER, nonce, b->key);
         zl_bench_measure("crypto", names[p][SIZES], body_open, 0, b);
     }
-    zl_chacha20_limit(ZL_CHACHA20_VEC256);
+    zl_chacha20_limit(ZL_CHACHA20_WIDEST);
 }
 
 void zl_bench_crypto(void)

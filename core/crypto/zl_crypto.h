@@ -81,17 +81,20 @@ void zl_chacha20_stream(zl_chacha20 *c, uint8_t *out, const uint8_t *in, size_t 
  * words (every build); four blocks in 128-bit vector lanes beside one in
  * words (little-endian x86-64, and ARM with NEON); eight blocks in 256-bit
  * lanes beside one in words (x86-64 built by GCC or Clang where the CPU has
- * AVX2, which is asked of the CPU at run time). The same keystream on
- * every path. */
+ * AVX2, which is asked of the CPU at run time); the same eight with
+ * AVX-512VL's rotations and registers (where the CPU has it too). The same
+ * keystream on every path. */
 #define ZL_CHACHA20_WORDS 0
 #define ZL_CHACHA20_VEC128 1
 #define ZL_CHACHA20_VEC256 2
+#define ZL_CHACHA20_VEC256VL 3
+#define ZL_CHACHA20_WIDEST ZL_CHACHA20_VEC256VL
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(ZL_CRYPTO_PORTABLE)
 #define ZL_CHACHA20_AVX2 1
 #endif
 
 /* Lets ChaCha20 take paths up to widest (ZL_CHACHA20_WORDS ..
- * ZL_CHACHA20_VEC256; the default is the widest) and returns the path it
+ * ZL_CHACHA20_WIDEST; the default is the widest) and returns the path it
  * now takes: the widest of those the build and this CPU have. For tests
  * and benchmarks that run each path: the setting is the whole program's,
  * so change it only while no other thread uses ChaCha20. A widest below
