@@ -209,8 +209,8 @@ static void by_path(crypto_bench *b, const uint32_t *sizes)
          "128-bit: seal 1200 B", "128-bit: open 64 B"},
         {"256-bit: seal 64 B", "256-bit: seal 256 B", "256-bit: seal 700 B",
          "256-bit: seal 1200 B", "256-bit: open 64 B"},
-        {"256-bit VL: seal 64 B", "256-bit VL: seal 256 B", "256-bit VL: seal 700 B",
-         "256-bit VL: seal 1200 B", "256-bit VL: open 64 B"},
+        {"512-bit: seal 64 B", "512-bit: seal 256 B", "512-bit: seal 700 B",
+         "512-bit: seal 1200 B", "512-bit: open 64 B"},
     };
     uint8_t nonce[ZL_AEAD_NONCE_SIZE];
     int p;

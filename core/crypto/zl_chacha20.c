@@ -370,9 +370,9 @@ VECTOR_FN static size_t lanes_pass(zl_aead_lane *l, size_t n)
  * words run four quarter rounds at once.) */
 #ifdef ZL_CHACHA20_AVX2
 #define AVX2_FN __attribute__((target("avx2")))
-/* The pass bodies below, built into each path's functions (PASS8_FNS)
- * with that path's instructions. */
-#define PASS8_BODY AVX2_FN __attribute__((always_inline)) static inline
+/* The 512-bit path's functions: AVX-512F for the 512-bit lanes, VL for
+ * its instructions on 256-bit ones. */
+#define VL512_FN __attribute__((target("avx2,avx512f,avx512vl")))
 /* A pass: eight blocks in vectors and one in words (xor_pass8). */
 #define PASS8_BLOCKS 9
 ZL_STATIC_ASSERT((PASS8_BLOCKS - 1) * ZL_CHACHA20_BLOCK_SIZE <= ZL_CHACHA20_HEAD_MAX,
@@ -464,8 +464,8 @@ PASS_HELPER void start8(lanes8 start[16], const uint8_t *const key[8],
 /* As xor_pass, for n bytes (at most PASS8_BLOCKS) with the keystream of
  * blocks state[12] to state[12] + 8: the first eight in vectors, vector i
  * holding word i of the eight, the ninth in words beside them. */
-PASS8_BODY void xor_pass8_in(uint8_t *out, const uint8_t *in, const uint32_t state[16],
-                              size_t n)
+AVX2_FN __attribute__((always_inline)) static inline void
+xor_pass8_in(uint8_t *out, const uint8_t *in, const uint32_t state[16], size_t n)
 {
     const lanes8 step = {0, 1, 2, 3, 4, 5, 6, 7};
     lanes8 v[16], start[16], t[4];
@@ -493,88 +493,182 @@ PASS8_BODY void xor_pass8_in(uint8_t *out, const uint8_t *in, const uint32_t sta
     zl_crypto_wipe(x, sizeof x);
 }
 
-/* As heads_pass, eight packets side by side. */
-PASS8_BODY size_t heads_pass8_in(zl_aead_ahead *a, size_t n)
+/* The start states of heads a[0..n-1] (start8; lanes past n repeat
+ * packet 0, their output unused). */
+PASS_HELPER void start_heads8(lanes8 start[16], const zl_aead_ahead *a, size_t n)
 {
     const uint8_t *key[8], *nonce[8];
-    lanes8 v[16], start[16], t[4];
-    size_t i, j, b;
+    size_t j;
     for (j = 0; j < 8; j++) {
         key[j] = a[j < n ? j : 0].key;
         nonce[j] = a[j < n ? j : 0].nonce;
     }
     start8(start, key, nonce);
-    for (b = 0; b < 2; b++, start[12] += 1) {
-        LANE_ROUNDS(v, start, ROT16_LANES8, ROT8_LANES8);
-        for (i = 0; i < 4; i++) {
-            uint8_t *at = a[0].head + ZL_CHACHA20_BLOCK_SIZE * b + 16 * i;
-            TRANSPOSE8(t, v, 4 * i);
-            for (j = 0; j < 4; j++) {
-                lanes low = LOW(t[j]), high = HIGH(t[j]);
-                if (j < n)
-                    __builtin_memcpy(at + j * sizeof *a, &low, 16);
-                if (j + 4 < n)
-                    __builtin_memcpy(at + (j + 4) * sizeof *a, &high, 16);
-            }
-        }
-    }
-    zl_crypto_wipe(v, sizeof v);
-    zl_crypto_wipe(start, sizeof start);
-    zl_crypto_wipe(t, sizeof t);
-    return n;
 }
 
-/* As lanes_pass, eight packets side by side. */
-PASS8_BODY size_t lanes_pass8_in(zl_aead_lane *l, size_t n)
+/* As start_heads8, for lanes l[0..n-1]. */
+PASS_HELPER void start_lanes8(lanes8 start[16], const zl_aead_lane *l, size_t n)
 {
     const uint8_t *key[8], *nonce[8];
-    lanes8 v[16], start[16], t[4];
-    lanes ks[8][4];
-    size_t i, j, b, blocks = lane_blocks(l, n);
+    size_t j;
     for (j = 0; j < 8; j++) {
         key[j] = l[j < n ? j : 0].key;
         nonce[j] = l[j < n ? j : 0].nonce;
     }
     start8(start, key, nonce);
-    for (b = 0; b < blocks; b++, start[12] += 1) {
-        LANE_ROUNDS(v, start, ROT16_LANES8, ROT8_LANES8);
-        for (i = 0; i < 4; i++) {
-            TRANSPOSE8(t, v, 4 * i);
-            for (j = 0; j < 4; j++) {
-                ks[j][i] = LOW(t[j]);
-                ks[j + 4][i] = HIGH(t[j]);
-            }
+}
+
+/* Writes block b of the heads a[0..n-1] from eight keystream blocks, word
+ * i of lane j in v[i]. */
+PASS_HELPER void heads_put8(zl_aead_ahead *a, size_t n, size_t b, const lanes8 v[16])
+{
+    lanes8 t[4];
+    size_t i, j;
+    for (i = 0; i < 4; i++) {
+        uint8_t *at = a[0].head + ZL_CHACHA20_BLOCK_SIZE * b + 16 * i;
+        TRANSPOSE8(t, v, 4 * i);
+        for (j = 0; j < 4; j++) {
+            lanes low = LOW(t[j]), high = HIGH(t[j]);
+            if (j < n)
+                __builtin_memcpy(at + j * sizeof *a, &low, 16);
+            if (j + 4 < n)
+                __builtin_memcpy(at + (j + 4) * sizeof *a, &high, 16);
         }
-        lanes_take(l, n, b, ks);
+    }
+    zl_crypto_wipe(t, sizeof t);
+}
+
+/* Gives lanes l[0..n-1] their block b (lanes_take) from eight keystream
+ * blocks, word i of lane j in v[i]. */
+PASS_HELPER void lanes_put8(zl_aead_lane *l, size_t n, size_t b, const lanes8 v[16])
+{
+    lanes8 t[4];
+    lanes ks[8][4];
+    size_t i, j;
+    for (i = 0; i < 4; i++) {
+        TRANSPOSE8(t, v, 4 * i);
+        for (j = 0; j < 4; j++) {
+            ks[j][i] = LOW(t[j]);
+            ks[j + 4][i] = HIGH(t[j]);
+        }
+    }
+    lanes_take(l, n, b, ks);
+    zl_crypto_wipe(t, sizeof t);
+    zl_crypto_wipe(ks, sizeof ks);
+}
+
+/* As heads_pass, eight packets side by side. */
+AVX2_FN static size_t heads_pass8(zl_aead_ahead *a, size_t n)
+{
+    lanes8 v[16], start[16];
+    size_t b;
+    start_heads8(start, a, n);
+    for (b = 0; b < 2; b++, start[12] += 1) {
+        LANE_ROUNDS(v, start, ROT16_LANES8, ROT8_LANES8);
+        heads_put8(a, n, b, v);
     }
     zl_crypto_wipe(v, sizeof v);
     zl_crypto_wipe(start, sizeof start);
-    zl_crypto_wipe(t, sizeof t);
-    zl_crypto_wipe(ks, sizeof ks);
     return n;
 }
 
-/* The passes on one path: the bodies above built for its instructions.
- * AVX-512VL (on CPUs that have it, asked at run time as AVX2 is) gives the
- * same vector text one-instruction rotations by 12 and 7 (three with
- * AVX2) and 32 vector registers where AVX2 has 16, so the eight blocks'
- * sixteen words stay in registers through the rounds. */
-#define PASS8_FNS(fn, suffix)                                                                  \
-    fn static void xor_pass8##suffix(uint8_t *out, const uint8_t *in, const uint32_t state[16], \
-                                     size_t n)                                                 \
-    {                                                                                          \
-        xor_pass8_in(out, in, state, n);                                                       \
-    }                                                                                          \
-    fn static size_t heads_pass8##suffix(zl_aead_ahead *a, size_t n)                           \
-    {                                                                                          \
-        return heads_pass8_in(a, n);                                                           \
-    }                                                                                          \
-    fn static size_t lanes_pass8##suffix(zl_aead_lane *l, size_t n)                            \
-    {                                                                                          \
-        return lanes_pass8_in(l, n);                                                           \
+/* As lanes_pass, eight packets side by side. */
+AVX2_FN static size_t lanes_pass8(zl_aead_lane *l, size_t n)
+{
+    lanes8 v[16], start[16];
+    size_t b, blocks = lane_blocks(l, n);
+    start_lanes8(start, l, n);
+    for (b = 0; b < blocks; b++, start[12] += 1) {
+        LANE_ROUNDS(v, start, ROT16_LANES8, ROT8_LANES8);
+        lanes_put8(l, n, b, v);
     }
-PASS8_FNS(AVX2_FN, _avx2)
-PASS8_FNS(__attribute__((target("avx2,avx512vl"))), _vl)
+    zl_crypto_wipe(v, sizeof v);
+    zl_crypto_wipe(start, sizeof start);
+    return n;
+}
+
+/* xor_pass8 on each path that runs it: the body above built for the
+ * path's instructions. With AVX-512VL (on CPUs that have it, asked at run
+ * time as AVX2 is) the same vector text takes one-instruction rotations by
+ * 12 and 7 (three with AVX2) and 32 vector registers where AVX2 has 16, so
+ * the sixteen words stay in registers through the rounds. */
+AVX2_FN static void xor_pass8_avx2(uint8_t *out, const uint8_t *in, const uint32_t state[16],
+                                   size_t n)
+{
+    xor_pass8_in(out, in, state, n);
+}
+
+VL512_FN static void xor_pass8_vl(uint8_t *out, const uint8_t *in, const uint32_t state[16],
+                                  size_t n)
+{
+    xor_pass8_in(out, in, state, n);
+}
+
+/* Two blocks of each of eight packets in 512-bit lanes where the CPU has
+ * AVX-512F and VL: lane j is packet j's block b, lane 8 + j its block
+ * b + 1, so a pass takes what two of the eight-lane ones do; each half
+ * then goes out as an eight-lane pass's vectors do. */
+typedef uint32_t lanes16 __attribute__((vector_size(64)));
+#define ROT16_LANES16(x) ROTL(x, 16)
+#define ROT8_LANES16(x) ROTL(x, 8)
+#define HALF16(y, h)                                                                     \
+    ((h) ? __builtin_shufflevector(y, y, 8, 9, 10, 11, 12, 13, 14, 15)                     \
+         : __builtin_shufflevector(y, y, 0, 1, 2, 3, 4, 5, 6, 7))
+
+/* start (eight packets' block b) twice, the second half a block on. */
+VL512_FN __attribute__((always_inline)) static inline void start16(lanes16 wide[16],
+                                                                  const lanes8 start[16])
+{
+    size_t i;
+    for (i = 0; i < 16; i++)
+        wide[i] = __builtin_shufflevector(start[i], start[i], 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+                                          11, 12, 13, 14, 15);
+    wide[12] += (lanes16){0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
+}
+
+/* As heads_pass8: both blocks in one pass. */
+VL512_FN static size_t heads_pass16(zl_aead_ahead *a, size_t n)
+{
+    lanes8 start[16], half[16];
+    lanes16 v[16], wide[16];
+    size_t i, b;
+    start_heads8(start, a, n);
+    start16(wide, start);
+    LANE_ROUNDS(v, wide, ROT16_LANES16, ROT8_LANES16);
+    for (b = 0; b < 2; b++) {
+        for (i = 0; i < 16; i++)
+            half[i] = HALF16(v[i], b);
+        heads_put8(a, n, b, half);
+    }
+    zl_crypto_wipe(start, sizeof start);
+    zl_crypto_wipe(half, sizeof half);
+    zl_crypto_wipe(v, sizeof v);
+    zl_crypto_wipe(wide, sizeof wide);
+    return n;
+}
+
+/* As lanes_pass8, two block indexes a pass. */
+VL512_FN static size_t lanes_pass16(zl_aead_lane *l, size_t n)
+{
+    lanes8 start[16], half[16];
+    lanes16 v[16], wide[16];
+    size_t i, b, h, blocks = lane_blocks(l, n);
+    start_lanes8(start, l, n);
+    start16(wide, start);
+    for (b = 0; b < blocks; b += 2, wide[12] += 2) {
+        LANE_ROUNDS(v, wide, ROT16_LANES16, ROT8_LANES16);
+        for (h = 0; h < 2 && b + h < blocks; h++) {
+            for (i = 0; i < 16; i++)
+                half[i] = HALF16(v[i], h);
+            lanes_put8(l, n, b + h, half);
+        }
+    }
+    zl_crypto_wipe(start, sizeof start);
+    zl_crypto_wipe(half, sizeof half);
+    zl_crypto_wipe(v, sizeof v);
+    zl_crypto_wipe(wide, sizeof wide);
+    return n;
+}
 #endif
 
 /* The widest path allowed (zl_chacha20_limit). */
@@ -586,9 +680,9 @@ static int widest_allowed = ZL_CHACHA20_WIDEST;
 static int path(void)
 {
 #ifdef ZL_CHACHA20_AVX2
-    if (widest_allowed >= ZL_CHACHA20_VEC256VL && __builtin_cpu_supports("avx2") &&
-        __builtin_cpu_supports("avx512vl"))
-        return ZL_CHACHA20_VEC256VL;
+    if (widest_allowed >= ZL_CHACHA20_VEC512 && __builtin_cpu_supports("avx2") &&
+        __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"))
+        return ZL_CHACHA20_VEC512;
     if (widest_allowed >= ZL_CHACHA20_VEC256 && __builtin_cpu_supports("avx2"))
         return ZL_CHACHA20_VEC256;
 #endif
@@ -640,7 +734,7 @@ static size_t pass(int p, zl_chacha20 *c, uint8_t *out, const uint8_t *in, size_
     n = len < n ? len : n;
     switch (p) {
 #ifdef ZL_CHACHA20_AVX2
-    case ZL_CHACHA20_VEC256VL:
+    case ZL_CHACHA20_VEC512:
         xor_pass8_vl(out, in, c->state, n);
         break;
     case ZL_CHACHA20_VEC256:
@@ -747,8 +841,8 @@ void zl_aead_ahead_make(zl_aead_ahead *a, size_t n)
 #ifdef ZL_CHACHA20_AVX2
         /* Five or more take the eight lanes; fewer the four, cheaper. */
         if (p >= ZL_CHACHA20_VEC256 && n > 4) {
-            k = p == ZL_CHACHA20_VEC256VL ? heads_pass8_vl(a, n < 8 ? n : 8)
-                                          : heads_pass8_avx2(a, n < 8 ? n : 8);
+            k = p == ZL_CHACHA20_VEC512 ? heads_pass16(a, n < 8 ? n : 8)
+                                        : heads_pass8(a, n < 8 ? n : 8);
             continue;
         }
 #endif
@@ -778,8 +872,8 @@ size_t zl_aead_lanes_xor(zl_aead_lane *l, size_t n)
 #ifdef ZL_CHACHA20_AVX2
     /* Five or more take the eight lanes; fewer the four, cheaper. */
     if (p >= ZL_CHACHA20_VEC256 && n > 4)
-        return p == ZL_CHACHA20_VEC256VL ? lanes_pass8_vl(l, n < 8 ? n : 8)
-                                         : lanes_pass8_avx2(l, n < 8 ? n : 8);
+        return p == ZL_CHACHA20_VEC512 ? lanes_pass16(l, n < 8 ? n : 8)
+                                       : lanes_pass8(l, n < 8 ? n : 8);
 #endif
 #ifdef LANES
     if (p >= ZL_CHACHA20_VEC128 && n > 1)

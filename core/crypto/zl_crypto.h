@@ -81,14 +81,16 @@ void zl_chacha20_stream(zl_chacha20 *c, uint8_t *out, const uint8_t *in, size_t 
  * words (every build); four blocks in 128-bit vector lanes beside one in
  * words (little-endian x86-64, and ARM with NEON); eight blocks in 256-bit
  * lanes beside one in words (x86-64 built by GCC or Clang where the CPU has
- * AVX2, which is asked of the CPU at run time); the same eight with
- * AVX-512VL's rotations and registers (where the CPU has it too). The same
- * keystream on every path. */
+ * AVX2, which is asked of the CPU at run time); where it has AVX-512F and
+ * VL too, two blocks of each of eight packets in 512-bit lanes
+ * (zl_aead_ahead_make, zl_aead_lanes_xor) and one stream's eight blocks in
+ * 256-bit lanes with AVX-512VL's rotations. The same keystream on every
+ * path. */
 #define ZL_CHACHA20_WORDS 0
 #define ZL_CHACHA20_VEC128 1
 #define ZL_CHACHA20_VEC256 2
-#define ZL_CHACHA20_VEC256VL 3
-#define ZL_CHACHA20_WIDEST ZL_CHACHA20_VEC256VL
+#define ZL_CHACHA20_VEC512 3
+#define ZL_CHACHA20_WIDEST ZL_CHACHA20_VEC512
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(ZL_CRYPTO_PORTABLE)
 #define ZL_CHACHA20_AVX2 1
 #endif
