@@ -493,30 +493,18 @@ xor_pass8_in(uint8_t *out, const uint8_t *in, const uint32_t state[16], size_t n
     zl_crypto_wipe(x, sizeof x);
 }
 
-/* The start states of heads a[0..n-1] (start8; lanes past n repeat
- * packet 0, their output unused). */
-PASS_HELPER void start_heads8(lanes8 start[16], const zl_aead_ahead *a, size_t n)
-{
-    const uint8_t *key[8], *nonce[8];
-    size_t j;
-    for (j = 0; j < 8; j++) {
-        key[j] = a[j < n ? j : 0].key;
-        nonce[j] = a[j < n ? j : 0].nonce;
-    }
-    start8(start, key, nonce);
-}
-
-/* As start_heads8, for lanes l[0..n-1]. */
-PASS_HELPER void start_lanes8(lanes8 start[16], const zl_aead_lane *l, size_t n)
-{
-    const uint8_t *key[8], *nonce[8];
-    size_t j;
-    for (j = 0; j < 8; j++) {
-        key[j] = l[j < n ? j : 0].key;
-        nonce[j] = l[j < n ? j : 0].nonce;
-    }
-    start8(start, key, nonce);
-}
+/* start8 for the packets x[0..n-1], zl_aead_ahead or zl_aead_lane
+ * (lanes past n repeat packet 0, their output unused). */
+#define START8(start, x, n)                                   \
+    do {                                                      \
+        const uint8_t *key_[8], *nonce_[8];                   \
+        size_t j_;                                            \
+        for (j_ = 0; j_ < 8; j_++) {                          \
+            key_[j_] = (x)[j_ < (n) ? j_ : 0].key;            \
+            nonce_[j_] = (x)[j_ < (n) ? j_ : 0].nonce;        \
+        }                                                     \
+        start8(start, key_, nonce_);                          \
+    } while (0)
 
 /* Writes block b of the heads a[0..n-1] from eight keystream blocks, word
  * i of lane j in v[i]. */
@@ -562,7 +550,7 @@ AVX2_FN static size_t heads_pass8(zl_aead_ahead *a, size_t n)
 {
     lanes8 v[16], start[16];
     size_t b;
-    start_heads8(start, a, n);
+    START8(start, a, n);
     for (b = 0; b < 2; b++, start[12] += 1) {
         LANE_ROUNDS(v, start, ROT16_LANES8, ROT8_LANES8);
         heads_put8(a, n, b, v);
@@ -577,7 +565,7 @@ AVX2_FN static size_t lanes_pass8(zl_aead_lane *l, size_t n)
 {
     lanes8 v[16], start[16];
     size_t b, blocks = lane_blocks(l, n);
-    start_lanes8(start, l, n);
+    START8(start, l, n);
     for (b = 0; b < blocks; b++, start[12] += 1) {
         LANE_ROUNDS(v, start, ROT16_LANES8, ROT8_LANES8);
         lanes_put8(l, n, b, v);
@@ -632,7 +620,7 @@ VL512_FN static size_t heads_pass16(zl_aead_ahead *a, size_t n)
     lanes8 start[16], half[16];
     lanes16 v[16], wide[16];
     size_t i, b;
-    start_heads8(start, a, n);
+    START8(start, a, n);
     start16(wide, start);
     LANE_ROUNDS(v, wide, ROT16_LANES16, ROT8_LANES16);
     for (b = 0; b < 2; b++) {
@@ -653,7 +641,7 @@ VL512_FN static size_t lanes_pass16(zl_aead_lane *l, size_t n)
     lanes8 start[16], half[16];
     lanes16 v[16], wide[16];
     size_t i, b, h, blocks = lane_blocks(l, n);
-    start_lanes8(start, l, n);
+    START8(start, l, n);
     start16(wide, start);
     for (b = 0; b < blocks; b += 2, wide[12] += 2) {
         LANE_ROUNDS(v, wide, ROT16_LANES16, ROT8_LANES16);
