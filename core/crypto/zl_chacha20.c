@@ -364,8 +364,8 @@ VECTOR_FN static size_t lanes_pass(zl_aead_lane *l, size_t n)
 
 /* Eight blocks at once in 256-bit integer lanes where the CPU has AVX2,
  * which only some x86-64 CPUs do: these functions alone are built for it
- * (by attribute), and path() below asks the CPU before any of them runs.
- * (Two blocks side by side, a row of each in a vector, cost here what two
+ * (by attribute), and path() below asks the CPU before any of them runs;
+ * so are the 512-bit path's, for CPUs with AVX-512F and VL. (Two blocks side by side, a row of each in a vector, cost here what two
  * blocks in words do: the rounds are one chain of dependent steps, where
  * words run four quarter rounds at once.) */
 #ifdef ZL_CHACHA20_AVX2

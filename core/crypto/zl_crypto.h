@@ -147,8 +147,9 @@ typedef struct zl_aead_ahead {
  * the same bytes as zl_chacha20_xor of zeros. The packets' blocks are
  * independent, so they run side by side in the vector lanes of one pass
  * where the path has them (eight on the 256-bit path, four on the 128-bit
- * one; one at a time in words), two blocks of each per pass. n may be 0
- * (a NULL). Cannot fail. */
+ * one; one at a time in words), two blocks of each per pass (in one pass
+ * of 512-bit lanes on the 512-bit path). n may be 0 (a NULL). Cannot
+ * fail. */
 void zl_aead_ahead_make(zl_aead_ahead *a, size_t n);
 
 /* How many packets' heads zl_aead_ahead_make runs side by side on the
@@ -169,10 +170,11 @@ typedef struct zl_aead_lane {
 } zl_aead_lane;
 
 /* For the first k of l[0..n-1], side by side in the vector lanes of one
- * pass a block index (packet j in lane j): writes poly_key and out as
- * zl_chacha20poly1305_seal's keystream would (block 0, then the payload
- * from block 1), and returns k: up to eight on the 256-bit path (five or
- * more take its eight lanes), up to four on the 128-bit one; 0 when n < 2
+ * pass a block index (two on the 512-bit path; packet j in lane j): writes
+ * poly_key and out as zl_chacha20poly1305_seal's keystream would (block 0,
+ * then the payload from block 1), and returns k: up to eight on the 256-
+ * and 512-bit paths (five or more take their eight lanes), up to four on
+ * the 128-bit one; 0 when n < 2
  * or the path runs words, where a packet's own passes cost less. The
  * caller wipes poly_key. Cannot fail. */
 size_t zl_aead_lanes_xor(zl_aead_lane *l, size_t n);
