@@ -8,6 +8,8 @@
 #include <sodium.h>
 #endif
 
+#include <string.h>
+
 #include "zl_bench.h"
 #include "zl_crypto.h"
 
@@ -127,6 +129,7 @@ typedef struct many_bench {
     uint8_t header[HEADER];
     uint8_t packet[MANY][MANY_BYTES + ZL_AEAD_TAG_SIZE]; /* sealed in place */
     zl_aead_seal_job job[MANY];
+    zl_aead_ahead ahead[MANY]; /* eight opens' keystream heads */
 } many_bench;
 
 static void body_seal_one_by_one(void *ctx, uint32_t n)
@@ -152,8 +155,20 @@ static void body_seal_side_by_side(void *ctx, uint32_t n)
     zl_bench_sink += acc + m->packet[MANY - 1][MANY_BYTES];
 }
 
+static void body_heads(void *ctx, uint32_t n)
+{
+    many_bench *m = (many_bench *)ctx;
+    uint32_t i, acc = 0;
+    for (i = 0; i < n; i++) {
+        zl_aead_ahead_make(m->ahead, MANY);
+        acc += m->ahead[MANY - 1].head[0];
+    }
+    zl_bench_sink += acc;
+}
+
 /* Eight seals of a snapshot one by one, then side by side, on the widest
- * path, and the side-by-side cost as a share of the one-by-one. */
+ * path, and the side-by-side cost as a share of the one-by-one; then the
+ * keystream heads of eight packets to open, side by side. */
 static void many_seals(void)
 {
     static many_bench m;
@@ -173,30 +188,35 @@ static void many_seals(void)
         m.job[j].aad_len = HEADER;
         m.job[j].nonce = m.nonce[j];
         m.job[j].key = m.key[j];
+        memcpy(m.ahead[j].key, m.key[j], ZL_AEAD_KEY_SIZE);
+        memcpy(m.ahead[j].nonce, m.nonce[j], ZL_AEAD_NONCE_SIZE);
     }
     one = zl_bench_measure("crypto", "8 seals of 295 B, one by one", body_seal_one_by_one, 0, &m);
     side = zl_bench_measure("crypto", "8 seals of 295 B, side by side", body_seal_side_by_side, 0,
                             &m);
     zl_bench_ratio("crypto", "side by side / one by one, 8 x 295 B", side, one);
+    zl_bench_measure("crypto", "8 opens' keystream heads, side by side", body_heads, 0, &m);
 }
 
 /* Sealing at each size and opening a command packet on each ChaCha20 path
  * this build and CPU have, narrowest first, then back to the widest. */
 static void by_path(crypto_bench *b, const uint32_t *sizes)
 {
-    static const char *const names[3][SIZES + 1] = {
+    static const char *const names[ZL_CHACHA20_WIDEST + 1][SIZES + 1] = {
         {"words: seal 64 B", "words: seal 256 B", "words: seal 700 B", "words: seal 1200 B",
          "words: open 64 B"},
         {"128-bit: seal 64 B", "128-bit: seal 256 B", "128-bit: seal 700 B",
          "128-bit: seal 1200 B", "128-bit: open 64 B"},
         {"256-bit: seal 64 B", "256-bit: seal 256 B", "256-bit: seal 700 B",
          "256-bit: seal 1200 B", "256-bit: open 64 B"},
+        {"512-bit: seal 64 B", "512-bit: seal 256 B", "512-bit: seal 700 B",
+         "512-bit: seal 1200 B", "512-bit: open 64 B"},
     };
     uint8_t nonce[ZL_AEAD_NONCE_SIZE];
     int p;
     size_t i;
     sequence_nonce(nonce, 7);
-    for (p = ZL_CHACHA20_WORDS; p <= ZL_CHACHA20_VEC256; p++) {
+    for (p = ZL_CHACHA20_WORDS; p <= ZL_CHACHA20_WIDEST; p++) {
         if (zl_chacha20_limit(p) != p)
             continue;
         for (i = 0; i < SIZES; i++) {
@@ -208,7 +228,7 @@ static void by_path(crypto_bench *b, const uint32_t *sizes)
                                  HEADER, nonce, b->key);
         zl_bench_measure("crypto", names[p][SIZES], body_open, 0, b);
     }
-    zl_chacha20_limit(ZL_CHACHA20_VEC256);
+    zl_chacha20_limit(ZL_CHACHA20_WIDEST);
 }
 
 void zl_bench_crypto(void)

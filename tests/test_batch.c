@@ -125,7 +125,7 @@ static void run(int drain_many, int widest, outcome *out)
         zl_sim_join(S, i, walker);
     }
     zl_sim_run(S, RUN_US);
-    zl_chacha20_limit(ZL_CHACHA20_VEC256);
+    zl_chacha20_limit(ZL_CHACHA20_WIDEST);
     memset(out, 0, sizeof *out);
     /* The batch's buffers keep its last packets: not state once sent. */
     for (k = 0; k < sizeof S->server.seals.packet[0]; k++)
@@ -155,8 +155,8 @@ static void test_batch_same_as_one_by_one(void)
     static outcome one, many;
     uint32_t forged = 0, replays = 0;
     int i;
-    run(0, ZL_CHACHA20_VEC256, &one);
-    run(1, ZL_CHACHA20_VEC256, &many);
+    run(0, ZL_CHACHA20_WIDEST, &one);
+    run(1, ZL_CHACHA20_WIDEST, &many);
     zl_test_note("%u datagrams: %u replayed, %u cut, %u changed, %u from strangers, %u garbage",
                  (unsigned)many.received, (unsigned)net.replayed, (unsigned)net.truncated,
                  (unsigned)net.flipped, (unsigned)net.strangers, (unsigned)net.garbage);
@@ -186,9 +186,9 @@ static void test_batch_same_as_one_by_one(void)
 static void test_batch_seals_same_as_one_by_one(void)
 {
     static outcome one, many;
-    int widest = zl_chacha20_limit(ZL_CHACHA20_VEC256);
+    int widest = zl_chacha20_limit(ZL_CHACHA20_WIDEST);
     run(1, ZL_CHACHA20_WORDS, &one);
-    run(1, ZL_CHACHA20_VEC256, &many);
+    run(1, ZL_CHACHA20_WIDEST, &many);
     zl_test_note("%u ticks, datagrams sent digest 0x%08x; ChaCha20 path %d, %u lanes",
                  (unsigned)many.ticks, (unsigned)many.sent_digest, widest,
                  (unsigned)zl_aead_ahead_lanes());

@@ -364,12 +364,15 @@ VECTOR_FN static size_t lanes_pass(zl_aead_lane *l, size_t n)
 
 /* Eight blocks at once in 256-bit integer lanes where the CPU has AVX2,
  * which only some x86-64 CPUs do: these functions alone are built for it
- * (by attribute), and path() below asks the CPU before any of them runs.
- * (Two blocks side by side, a row of each in a vector, cost here what two
+ * (by attribute), and path() below asks the CPU before any of them runs;
+ * so are the 512-bit path's, for CPUs with AVX-512F and VL. (Two blocks side by side, a row of each in a vector, cost here what two
  * blocks in words do: the rounds are one chain of dependent steps, where
  * words run four quarter rounds at once.) */
 #ifdef ZL_CHACHA20_AVX2
 #define AVX2_FN __attribute__((target("avx2")))
+/* The 512-bit path's functions: AVX-512F for the 512-bit lanes, VL for
+ * its instructions on 256-bit ones. */
+#define VL512_FN __attribute__((target("avx2,avx512f,avx512vl")))
 /* A pass: eight blocks in vectors and one in words (xor_pass8). */
 #define PASS8_BLOCKS 9
 ZL_STATIC_ASSERT((PASS8_BLOCKS - 1) * ZL_CHACHA20_BLOCK_SIZE <= ZL_CHACHA20_HEAD_MAX,
@@ -407,11 +410,62 @@ typedef uint8_t bytes32 __attribute__((vector_size(32)));
         t[3] = __builtin_shufflevector(hi0_, hi1_, 2, 3, 10, 11, 6, 7, 14, 15);             \
     } while (0)
 
+typedef uint64_t quads8 __attribute__((vector_size(32)));
+
+/* The 64-bit word at p, in memory order (this path is little-endian). */
+PASS_HELPER uint64_t quad_at(const uint8_t *p)
+{
+    uint64_t q;
+    __builtin_memcpy(&q, p, 8);
+    return q;
+}
+
+/* The block-0 states of eight packets, key[j] and nonce[j] (lane j): word
+ * i of each in start[i]. Built in registers from 64-bit loads and
+ * transposes: words stored one by one and read back as a vector would wait
+ * for the stores to reach the cache, the pass's dearest step. */
+PASS_HELPER void start8(lanes8 start[16], const uint8_t *const key[8],
+                        const uint8_t *const nonce[8])
+{
+    static const uint32_t sigma[4] = {0x61707865u, 0x3320646Eu, 0x79622D32u, 0x6B206574u};
+    lanes8 k[8], v[4], t[4];
+    size_t i, j;
+    for (i = 0; i < 4; i++)
+        start[i] = (lanes8){sigma[i], sigma[i], sigma[i], sigma[i],
+                            sigma[i], sigma[i], sigma[i], sigma[i]};
+    for (j = 0; j < 8; j++)
+        k[j] = (lanes8)(quads8){quad_at(key[j]), quad_at(key[j] + 8), quad_at(key[j] + 16),
+                                quad_at(key[j] + 24)};
+    /* Key words 0..3 of packets j and j + 4 in v[j], transposed (as
+     * TRANSPOSE8 undoes its own work): words 4..7; then 8..11. */
+    for (j = 0; j < 4; j++)
+        v[j] = __builtin_shufflevector(k[j], k[j + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    TRANSPOSE8(t, v, 0);
+    for (i = 0; i < 4; i++)
+        start[4 + i] = t[i];
+    for (j = 0; j < 4; j++)
+        v[j] = __builtin_shufflevector(k[j], k[j + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+    TRANSPOSE8(t, v, 0);
+    for (i = 0; i < 4; i++)
+        start[8 + i] = t[i];
+    /* Counter 0 and the nonce's three words: words 12..15. */
+    for (j = 0; j < 4; j++)
+        v[j] = (lanes8)(quads8){(uint64_t)zl_get_le32(nonce[j]) << 32, quad_at(nonce[j] + 4),
+                                (uint64_t)zl_get_le32(nonce[j + 4]) << 32,
+                                quad_at(nonce[j + 4] + 4)};
+    TRANSPOSE8(t, v, 0);
+    for (i = 0; i < 4; i++)
+        start[12 + i] = t[i];
+    zl_crypto_wipe(k, sizeof k);
+    zl_crypto_wipe(v, sizeof v);
+    zl_crypto_wipe(t, sizeof t);
+}
+
 /* As xor_pass, for n bytes (at most PASS8_BLOCKS) with the keystream of
  * blocks state[12] to state[12] + 8: the first eight in vectors, vector i
  * holding word i of the eight, the ninth in words beside them. */
-AVX2_FN static void xor_pass8(uint8_t *out, const uint8_t *in, const uint32_t state[16],
-                              size_t n)
+AVX2_FN __attribute__((always_inline)) static inline void
+xor_pass8_in(uint8_t *out, const uint8_t *in, const uint32_t state[16], size_t n)
 {
     const lanes8 step = {0, 1, 2, 3, 4, 5, 6, 7};
     lanes8 v[16], start[16], t[4];
@@ -439,72 +493,174 @@ AVX2_FN static void xor_pass8(uint8_t *out, const uint8_t *in, const uint32_t st
     zl_crypto_wipe(x, sizeof x);
 }
 
+/* start8 for the packets x[0..n-1], zl_aead_ahead or zl_aead_lane
+ * (lanes past n repeat packet 0, their output unused). */
+#define START8(start, x, n)                                   \
+    do {                                                      \
+        const uint8_t *key_[8], *nonce_[8];                   \
+        size_t j_;                                            \
+        for (j_ = 0; j_ < 8; j_++) {                          \
+            key_[j_] = (x)[j_ < (n) ? j_ : 0].key;            \
+            nonce_[j_] = (x)[j_ < (n) ? j_ : 0].nonce;        \
+        }                                                     \
+        start8(start, key_, nonce_);                          \
+    } while (0)
+
+/* Writes block b of the heads a[0..n-1] from eight keystream blocks, word
+ * i of lane j in v[i]. */
+PASS_HELPER void heads_put8(zl_aead_ahead *a, size_t n, size_t b, const lanes8 v[16])
+{
+    lanes8 t[4];
+    size_t i, j;
+    for (i = 0; i < 4; i++) {
+        uint8_t *at = a[0].head + ZL_CHACHA20_BLOCK_SIZE * b + 16 * i;
+        TRANSPOSE8(t, v, 4 * i);
+        for (j = 0; j < 4; j++) {
+            lanes low = LOW(t[j]), high = HIGH(t[j]);
+            if (j < n)
+                __builtin_memcpy(at + j * sizeof *a, &low, 16);
+            if (j + 4 < n)
+                __builtin_memcpy(at + (j + 4) * sizeof *a, &high, 16);
+        }
+    }
+    zl_crypto_wipe(t, sizeof t);
+}
+
+/* Gives lanes l[0..n-1] their block b (lanes_take) from eight keystream
+ * blocks, word i of lane j in v[i]. */
+PASS_HELPER void lanes_put8(zl_aead_lane *l, size_t n, size_t b, const lanes8 v[16])
+{
+    lanes8 t[4];
+    lanes ks[8][4];
+    size_t i, j;
+    for (i = 0; i < 4; i++) {
+        TRANSPOSE8(t, v, 4 * i);
+        for (j = 0; j < 4; j++) {
+            ks[j][i] = LOW(t[j]);
+            ks[j + 4][i] = HIGH(t[j]);
+        }
+    }
+    lanes_take(l, n, b, ks);
+    zl_crypto_wipe(t, sizeof t);
+    zl_crypto_wipe(ks, sizeof ks);
+}
+
 /* As heads_pass, eight packets side by side. */
 AVX2_FN static size_t heads_pass8(zl_aead_ahead *a, size_t n)
 {
-    zl_chacha20 c[8];
-    lanes8 v[16], start[16], t[4];
-    size_t i, j, b;
-    for (j = 0; j < 8; j++)
-        zl_chacha20_start(&c[j], a[j < n ? j : 0].key, a[j < n ? j : 0].nonce, 0);
-    for (i = 0; i < 16; i++)
-        start[i] = (lanes8){c[0].state[i], c[1].state[i], c[2].state[i], c[3].state[i],
-                            c[4].state[i], c[5].state[i], c[6].state[i], c[7].state[i]};
+    lanes8 v[16], start[16];
+    size_t b;
+    START8(start, a, n);
     for (b = 0; b < 2; b++, start[12] += 1) {
         LANE_ROUNDS(v, start, ROT16_LANES8, ROT8_LANES8);
-        for (i = 0; i < 4; i++) {
-            uint8_t *at = a[0].head + ZL_CHACHA20_BLOCK_SIZE * b + 16 * i;
-            TRANSPOSE8(t, v, 4 * i);
-            for (j = 0; j < 4; j++) {
-                lanes low = LOW(t[j]), high = HIGH(t[j]);
-                if (j < n)
-                    __builtin_memcpy(at + j * sizeof *a, &low, 16);
-                if (j + 4 < n)
-                    __builtin_memcpy(at + (j + 4) * sizeof *a, &high, 16);
-            }
-        }
+        heads_put8(a, n, b, v);
     }
-    zl_crypto_wipe(c, sizeof c);
     zl_crypto_wipe(v, sizeof v);
     zl_crypto_wipe(start, sizeof start);
-    zl_crypto_wipe(t, sizeof t);
     return n;
 }
 
 /* As lanes_pass, eight packets side by side. */
 AVX2_FN static size_t lanes_pass8(zl_aead_lane *l, size_t n)
 {
-    zl_chacha20 c[8];
-    lanes8 v[16], start[16], t[4];
-    lanes ks[8][4];
-    size_t i, j, b, blocks = lane_blocks(l, n);
-    for (j = 0; j < 8; j++)
-        zl_chacha20_start(&c[j], l[j < n ? j : 0].key, l[j < n ? j : 0].nonce, 0);
-    for (i = 0; i < 16; i++)
-        start[i] = (lanes8){c[0].state[i], c[1].state[i], c[2].state[i], c[3].state[i],
-                            c[4].state[i], c[5].state[i], c[6].state[i], c[7].state[i]};
-    zl_crypto_wipe(c, sizeof c);
+    lanes8 v[16], start[16];
+    size_t b, blocks = lane_blocks(l, n);
+    START8(start, l, n);
     for (b = 0; b < blocks; b++, start[12] += 1) {
         LANE_ROUNDS(v, start, ROT16_LANES8, ROT8_LANES8);
-        for (i = 0; i < 4; i++) {
-            TRANSPOSE8(t, v, 4 * i);
-            for (j = 0; j < 4; j++) {
-                ks[j][i] = LOW(t[j]);
-                ks[j + 4][i] = HIGH(t[j]);
-            }
-        }
-        lanes_take(l, n, b, ks);
+        lanes_put8(l, n, b, v);
     }
     zl_crypto_wipe(v, sizeof v);
     zl_crypto_wipe(start, sizeof start);
-    zl_crypto_wipe(t, sizeof t);
-    zl_crypto_wipe(ks, sizeof ks);
+    return n;
+}
+
+/* xor_pass8 on each path that runs it: the body above built for the
+ * path's instructions. With AVX-512VL (on CPUs that have it, asked at run
+ * time as AVX2 is) the same vector text takes one-instruction rotations by
+ * 12 and 7 (three with AVX2) and 32 vector registers where AVX2 has 16, so
+ * the sixteen words stay in registers through the rounds. */
+AVX2_FN static void xor_pass8_avx2(uint8_t *out, const uint8_t *in, const uint32_t state[16],
+                                   size_t n)
+{
+    xor_pass8_in(out, in, state, n);
+}
+
+VL512_FN static void xor_pass8_vl(uint8_t *out, const uint8_t *in, const uint32_t state[16],
+                                  size_t n)
+{
+    xor_pass8_in(out, in, state, n);
+}
+
+/* Two blocks of each of eight packets in 512-bit lanes where the CPU has
+ * AVX-512F and VL: lane j is packet j's block b, lane 8 + j its block
+ * b + 1, so a pass takes what two of the eight-lane ones do; each half
+ * then goes out as an eight-lane pass's vectors do. */
+typedef uint32_t lanes16 __attribute__((vector_size(64)));
+#define ROT16_LANES16(x) ROTL(x, 16)
+#define ROT8_LANES16(x) ROTL(x, 8)
+#define HALF16(y, h)                                                                     \
+    ((h) ? __builtin_shufflevector(y, y, 8, 9, 10, 11, 12, 13, 14, 15)                     \
+         : __builtin_shufflevector(y, y, 0, 1, 2, 3, 4, 5, 6, 7))
+
+/* start (eight packets' block b) twice, the second half a block on. */
+VL512_FN __attribute__((always_inline)) static inline void start16(lanes16 wide[16],
+                                                                  const lanes8 start[16])
+{
+    size_t i;
+    for (i = 0; i < 16; i++)
+        wide[i] = __builtin_shufflevector(start[i], start[i], 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+                                          11, 12, 13, 14, 15);
+    wide[12] += (lanes16){0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
+}
+
+/* As heads_pass8: both blocks in one pass. */
+VL512_FN static size_t heads_pass16(zl_aead_ahead *a, size_t n)
+{
+    lanes8 start[16], half[16];
+    lanes16 v[16], wide[16];
+    size_t i, b;
+    START8(start, a, n);
+    start16(wide, start);
+    LANE_ROUNDS(v, wide, ROT16_LANES16, ROT8_LANES16);
+    for (b = 0; b < 2; b++) {
+        for (i = 0; i < 16; i++)
+            half[i] = HALF16(v[i], b);
+        heads_put8(a, n, b, half);
+    }
+    zl_crypto_wipe(start, sizeof start);
+    zl_crypto_wipe(half, sizeof half);
+    zl_crypto_wipe(v, sizeof v);
+    zl_crypto_wipe(wide, sizeof wide);
+    return n;
+}
+
+/* As lanes_pass8, two block indexes a pass. */
+VL512_FN static size_t lanes_pass16(zl_aead_lane *l, size_t n)
+{
+    lanes8 start[16], half[16];
+    lanes16 v[16], wide[16];
+    size_t i, b, h, blocks = lane_blocks(l, n);
+    START8(start, l, n);
+    start16(wide, start);
+    for (b = 0; b < blocks; b += 2, wide[12] += 2) {
+        LANE_ROUNDS(v, wide, ROT16_LANES16, ROT8_LANES16);
+        for (h = 0; h < 2 && b + h < blocks; h++) {
+            for (i = 0; i < 16; i++)
+                half[i] = HALF16(v[i], h);
+            lanes_put8(l, n, b + h, half);
+        }
+    }
+    zl_crypto_wipe(start, sizeof start);
+    zl_crypto_wipe(half, sizeof half);
+    zl_crypto_wipe(v, sizeof v);
+    zl_crypto_wipe(wide, sizeof wide);
     return n;
 }
 #endif
 
 /* The widest path allowed (zl_chacha20_limit). */
-static int widest_allowed = ZL_CHACHA20_VEC256;
+static int widest_allowed = ZL_CHACHA20_WIDEST;
 
 /* The path a call takes: the widest allowed that the build has and the
  * CPU runs. The CPU's features are read once, when the program starts
@@ -512,6 +668,9 @@ static int widest_allowed = ZL_CHACHA20_VEC256;
 static int path(void)
 {
 #ifdef ZL_CHACHA20_AVX2
+    if (widest_allowed >= ZL_CHACHA20_VEC512 && __builtin_cpu_supports("avx2") &&
+        __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"))
+        return ZL_CHACHA20_VEC512;
     if (widest_allowed >= ZL_CHACHA20_VEC256 && __builtin_cpu_supports("avx2"))
         return ZL_CHACHA20_VEC256;
 #endif
@@ -532,7 +691,7 @@ int zl_chacha20_limit(int widest)
 static size_t pass_blocks(int p)
 {
 #ifdef ZL_CHACHA20_AVX2
-    if (p == ZL_CHACHA20_VEC256)
+    if (p >= ZL_CHACHA20_VEC256)
         return PASS8_BLOCKS;
 #endif
 #ifdef LANES
@@ -553,7 +712,7 @@ static size_t pass_blocks(int p)
 static size_t pass(int p, zl_chacha20 *c, uint8_t *out, const uint8_t *in, size_t len)
 {
     size_t n;
-    if (p == ZL_CHACHA20_VEC256 && len <= pass_blocks(ZL_CHACHA20_VEC128) * ZL_CHACHA20_BLOCK_SIZE)
+    if (p >= ZL_CHACHA20_VEC256 && len <= pass_blocks(ZL_CHACHA20_VEC128) * ZL_CHACHA20_BLOCK_SIZE)
         p = ZL_CHACHA20_VEC128;
     n = pass_blocks(p) * ZL_CHACHA20_BLOCK_SIZE;
     if (len <= 2 * ZL_CHACHA20_BLOCK_SIZE) {
@@ -563,8 +722,11 @@ static size_t pass(int p, zl_chacha20 *c, uint8_t *out, const uint8_t *in, size_
     n = len < n ? len : n;
     switch (p) {
 #ifdef ZL_CHACHA20_AVX2
+    case ZL_CHACHA20_VEC512:
+        xor_pass8_vl(out, in, c->state, n);
+        break;
     case ZL_CHACHA20_VEC256:
-        xor_pass8(out, in, c->state, n);
+        xor_pass8_avx2(out, in, c->state, n);
         break;
 #endif
 #ifdef LANES
@@ -647,7 +809,7 @@ size_t zl_aead_ahead_lanes(void)
 {
     int p = path();
 #ifdef ZL_CHACHA20_AVX2
-    if (p == ZL_CHACHA20_VEC256)
+    if (p >= ZL_CHACHA20_VEC256)
         return ZL_AEAD_LANES_MAX;
 #endif
 #ifdef LANES
@@ -666,8 +828,9 @@ void zl_aead_ahead_make(zl_aead_ahead *a, size_t n)
     for (; n > 0; a += k, n -= k) {
 #ifdef ZL_CHACHA20_AVX2
         /* Five or more take the eight lanes; fewer the four, cheaper. */
-        if (p == ZL_CHACHA20_VEC256 && n > 4) {
-            k = heads_pass8(a, n < 8 ? n : 8);
+        if (p >= ZL_CHACHA20_VEC256 && n > 4) {
+            k = p == ZL_CHACHA20_VEC512 ? heads_pass16(a, n < 8 ? n : 8)
+                                        : heads_pass8(a, n < 8 ? n : 8);
             continue;
         }
 #endif
@@ -696,8 +859,9 @@ size_t zl_aead_lanes_xor(zl_aead_lane *l, size_t n)
     ZL_ASSERT(l != NULL || n == 0);
 #ifdef ZL_CHACHA20_AVX2
     /* Five or more take the eight lanes; fewer the four, cheaper. */
-    if (p == ZL_CHACHA20_VEC256 && n > 4)
-        return lanes_pass8(l, n < 8 ? n : 8);
+    if (p >= ZL_CHACHA20_VEC256 && n > 4)
+        return p == ZL_CHACHA20_VEC512 ? lanes_pass16(l, n < 8 ? n : 8)
+                                       : lanes_pass8(l, n < 8 ? n : 8);
 #endif
 #ifdef LANES
     if (p >= ZL_CHACHA20_VEC128 && n > 1)

@@ -81,17 +81,22 @@ void zl_chacha20_stream(zl_chacha20 *c, uint8_t *out, const uint8_t *in, size_t 
  * words (every build); four blocks in 128-bit vector lanes beside one in
  * words (little-endian x86-64, and ARM with NEON); eight blocks in 256-bit
  * lanes beside one in words (x86-64 built by GCC or Clang where the CPU has
- * AVX2, which is asked of the CPU at run time). The same keystream on
- * every path. */
+ * AVX2, which is asked of the CPU at run time); where it has AVX-512F and
+ * VL too, two blocks of each of eight packets in 512-bit lanes
+ * (zl_aead_ahead_make, zl_aead_lanes_xor) and one stream's eight blocks in
+ * 256-bit lanes with AVX-512VL's rotations. The same keystream on every
+ * path. */
 #define ZL_CHACHA20_WORDS 0
 #define ZL_CHACHA20_VEC128 1
 #define ZL_CHACHA20_VEC256 2
+#define ZL_CHACHA20_VEC512 3
+#define ZL_CHACHA20_WIDEST ZL_CHACHA20_VEC512
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(ZL_CRYPTO_PORTABLE)
 #define ZL_CHACHA20_AVX2 1
 #endif
 
 /* Lets ChaCha20 take paths up to widest (ZL_CHACHA20_WORDS ..
- * ZL_CHACHA20_VEC256; the default is the widest) and returns the path it
+ * ZL_CHACHA20_WIDEST; the default is the widest) and returns the path it
  * now takes: the widest of those the build and this CPU have. For tests
  * and benchmarks that run each path: the setting is the whole program's,
  * so change it only while no other thread uses ChaCha20. A widest below
@@ -142,8 +147,9 @@ typedef struct zl_aead_ahead {
  * the same bytes as zl_chacha20_xor of zeros. The packets' blocks are
  * independent, so they run side by side in the vector lanes of one pass
  * where the path has them (eight on the 256-bit path, four on the 128-bit
- * one; one at a time in words), two blocks of each per pass. n may be 0
- * (a NULL). Cannot fail. */
+ * one; one at a time in words), two blocks of each per pass (in one pass
+ * of 512-bit lanes on the 512-bit path). n may be 0 (a NULL). Cannot
+ * fail. */
 void zl_aead_ahead_make(zl_aead_ahead *a, size_t n);
 
 /* How many packets' heads zl_aead_ahead_make runs side by side on the
@@ -164,10 +170,11 @@ typedef struct zl_aead_lane {
 } zl_aead_lane;
 
 /* For the first k of l[0..n-1], side by side in the vector lanes of one
- * pass a block index (packet j in lane j): writes poly_key and out as
- * zl_chacha20poly1305_seal's keystream would (block 0, then the payload
- * from block 1), and returns k: up to eight on the 256-bit path (five or
- * more take its eight lanes), up to four on the 128-bit one; 0 when n < 2
+ * pass a block index (two on the 512-bit path; packet j in lane j): writes
+ * poly_key and out as zl_chacha20poly1305_seal's keystream would (block 0,
+ * then the payload from block 1), and returns k: up to eight on the 256-
+ * and 512-bit paths (five or more take their eight lanes), up to four on
+ * the 128-bit one; 0 when n < 2
  * or the path runs words, where a packet's own passes cost less. The
  * caller wipes poly_key. Cannot fail. */
 size_t zl_aead_lanes_xor(zl_aead_lane *l, size_t n);
