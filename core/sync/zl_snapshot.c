@@ -258,6 +258,7 @@ typedef struct writer_job {
     uint16_t pfrom[ZL_MAX_ENTITIES];
     uint32_t op_map[OP_LEAVE + 1][MAP_WORDS]; /* the entities of each op */
     uint16_t size[ZL_MAX_ENTITIES]; /* entry body bits (kind and state code) of each candidate */
+    uint8_t joint[ZL_MAX_ENTITIES]; /* 1: a changed update, whose kind a head of gap 0 stands for */
     uint16_t cand[ZL_MAX_ENTITIES]; /* entries to consider, ascending */
     /* 1 + the index in the world's codes of each candidate's entry body,
      * as measuring found it (0: none, the codes were full). */
@@ -482,46 +483,97 @@ static inline const zl_snapshot_code *body_code(const writer_job *j, uint16_t e)
     return code ? code : new_code(j, e, op, which, from, pfrom);
 }
 
-/* Writes e's entry body into bw, from the codes when it can. Returns the
- * state code's bits or the writer's error. */
-static int write_state(const writer_job *j, zl_bitwriter *bw, uint16_t e)
+/* Bits of the stats' entity numbers in an entry's head: at least 1,
+ * the rest pays for the numbers skipped. */
+static unsigned number_cost(uint32_t gap)
+{
+    return gap == 0 ? 1u : 2u + gap_cost(gap - 1u);
+}
+
+/* Counts an entry of `op` into t: `gap` before it, `bits` in all. */
+static void tally(entry_bits *t, uint8_t op, uint32_t gap, uint32_t bits)
+{
+    t->number += number_cost(gap);
+    if (op == OP_UPDATE)
+        t->update += bits;
+    else if (op != OP_LEAVE)
+        t->enter += bits;
+}
+
+/* Writes an entry of `op` after `gap`: its head (9.3), then its body
+ * (`bits` at body, `state_bits` of them its state code) less the kind bit
+ * the head stands for. Returns the entry's bits. */
+static uint32_t write_entry_body(zl_bitwriter *bw, uint32_t gap, uint8_t op, const uint8_t *body,
+                                 uint32_t bits, uint32_t state_bits)
+{
+    int joint = op == OP_UPDATE && state_bits > 0;
+    uint32_t skip;
+    if (gap == 0 && (joint || op == OP_ENTER)) {
+        zl_bitwriter_bits(bw, 1u, 1);
+        skip = (uint32_t)joint;
+    } else if (gap == 0) {
+        zl_bitwriter_bits(bw, 2u, 2); /* 0 then 1 */
+        skip = 1; /* the kind's leading 0 */
+    } else {
+        zl_bitwriter_bits(bw, 0u, 2);
+        (void)write_gap(bw, gap - 1u);
+        skip = 0;
+    }
+    zl_bitwriter_copy_at(bw, body, skip, bits - skip);
+    return head_cost(gap, joint) + bits;
+}
+
+/* A kind, and every field at most 1 + 39 bits in a state of at most
+ * ZL_STATE_MAX fields. */
+#define BODY_BYTES (ZL_STATE_MAX * 5 + 8)
+
+/* Writes e's entry after `gap` into bw, its body from the codes when it
+ * can, and counts it into t; errors stick in bw. */
+static void write_entry(const writer_job *j, zl_bitwriter *bw, uint32_t gap, uint16_t e,
+                        entry_bits *t)
 {
     /* Measured, so found before; the run's own entity is coded as another
      * client sees it, with other fields. */
     const zl_snapshot_code *code = j->code_at[e] ? &j->w->code[j->code_at[e] - 1u] : NULL;
+    uint8_t scratch[BODY_BYTES];
+    zl_bitwriter sw;
+    int n;
     if (!code || code->which != (uint8_t)fields_for(e, j->own))
         code = body_code(j, e);
-    if (!code)
-        return write_body(j, bw, e);
-    zl_bitwriter_copy(bw, j->w->code_bytes + code->offset, code->bits);
-    return bw->error != ZL_OK ? bw->error : (int)code->state_bits;
-}
-
-/* Counts an entry of `op` into t: its gap code took `number` bits, its
- * kind and state code `body_bits`. */
-static void tally(entry_bits *t, uint8_t op, unsigned number, uint32_t body_bits)
-{
-    t->number += number;
-    if (op == OP_UPDATE)
-        t->update += number + body_bits;
-    else if (op != OP_LEAVE)
-        t->enter += number + body_bits;
+    if (code) {
+        tally(t, j->op[e], gap,
+              write_entry_body(bw, gap, j->op[e], j->w->code_bytes + code->offset, code->bits,
+                               code->state_bits));
+        return;
+    }
+    zl_bitwriter_init(&sw, scratch, sizeof scratch);
+    n = write_body(j, &sw, e); /* the scratch holds any body */
+    if (n < 0) {
+        if (bw->error == ZL_OK)
+            bw->error = n;
+        return;
+    }
+    tally(t, j->op[e], gap,
+          write_entry_body(bw, gap, j->op[e], scratch, zl_bitwriter_bits_used(&sw), (uint32_t)n));
 }
 
 /* Bits of an entry's body (kind and state code), without writing it
- * anywhere; the code found is noted for writing. */
+ * anywhere; the code found is noted for writing, and whether a head can
+ * stand for its kind (joint). */
 static uint16_t measure(writer_job *j, uint16_t e)
 {
-    /* A kind, and every field at most 1 + 39 bits in a state of at most
-     * ZL_STATE_MAX fields. */
-    uint8_t scratch[ZL_STATE_MAX * 5 + 8];
+    uint8_t scratch[BODY_BYTES];
     const zl_snapshot_code *code = body_code(j, e);
     zl_bitwriter sw;
+    int n;
     j->code_at[e] = code ? (uint16_t)(code - j->w->code + 1) : 0u;
-    if (code)
+    if (code) {
+        j->joint[e] = (uint8_t)(code->op == OP_UPDATE && code->state_bits > 0);
         return code->bits;
+    }
     zl_bitwriter_init(&sw, scratch, sizeof scratch);
-    (void)write_body(j, &sw, e); /* the scratch holds any body */
+    n = write_body(j, &sw, e); /* the scratch holds any body */
+    j->joint[e] = (uint8_t)(j->op[e] == OP_UPDATE && n > 0);
     return (uint16_t)zl_bitwriter_bits_used(&sw);
 }
 
@@ -826,11 +878,11 @@ static int choose(writer_job *j, uint32_t budget)
         int32_t below, above, cost;
         neighbours(j, e, &below, &above);
         cost = (int32_t)(j->size[e] +
-                         gap_cost((uint32_t)((int32_t)e - below - 1)));
+                         head_cost((uint32_t)((int32_t)e - below - 1), j->joint[e]));
         /* Splitting the next entry's gap may even make it cheaper. */
         if (above >= 0)
-            cost += (int32_t)gap_cost((uint32_t)(above - (int32_t)e - 1)) -
-                    (int32_t)gap_cost((uint32_t)(above - below - 1));
+            cost += (int32_t)head_cost((uint32_t)(above - (int32_t)e - 1), j->joint[above]) -
+                    (int32_t)head_cost((uint32_t)(above - below - 1), j->joint[above]);
         if (cost <= (int32_t)(budget - used)) {
             choose_entity(j, e);
             used = (uint32_t)((int32_t)used + cost);
@@ -852,7 +904,7 @@ static uint32_t measure_all(writer_job *j)
     for (i = 0; i < j->cand_count; i++) {
         uint16_t e = j->cand[i];
         j->size[e] = measure(j, e);
-        bits += gap_cost((uint32_t)((int32_t)e - prev - 1)) + j->size[e];
+        bits += head_cost((uint32_t)((int32_t)e - prev - 1), j->joint[e]) + j->size[e];
         prev = e;
     }
     return bits;
@@ -875,12 +927,10 @@ static int write_run(writer_job *j)
     write_header(j, &rw, j->cand_count);
     for (i = 0; i < j->cand_count && rw.error == ZL_OK; i++) {
         uint16_t e = j->cand[i];
-        unsigned number = write_gap(&rw, (uint32_t)((int32_t)e - prev - 1));
-        prev = e;
-        run->body[i] = (uint16_t)zl_bitwriter_bits_used(&rw);
-        (void)write_state(j, &rw, e); /* errors stick in rw */
+        run->start[i] = (uint16_t)zl_bitwriter_bits_used(&rw);
+        write_entry(j, &rw, (uint32_t)((int32_t)e - prev - 1), e, &t); /* errors stick in rw */
         run->end[i] = (uint16_t)zl_bitwriter_bits_used(&rw);
-        tally(&t, j->op[e], number, (uint32_t)(run->end[i] - run->body[i]));
+        prev = e;
     }
     j->own = own;
     /* The same for every client served but the own entry. */
@@ -922,7 +972,7 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget, int tw
 {
     zl_snapshot_run *run = &j->w->run;
     const zl_snapshot_code *own = NULL;
-    uint32_t i, k = 0, bits;
+    uint32_t i, k = 0, bits, gap = 0, own_bits = 0;
     if (!run->valid || run->count != j->cand_count || run->has_base != (j->base != NULL) ||
         (j->base && run->base_tick != j->base->tick) ||
         run->pred_age != pred_age(j))
@@ -944,15 +994,18 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget, int tw
         own = body_code(j, j->own);
         if (!own)
             return 0;
-        bits = bits - (run->end[k] - run->body[k]) + own->bits;
+        gap = k == 0 ? j->own : (uint32_t)(j->own - j->cand[k - 1u] - 1u);
+        own_bits = head_cost(gap, own->op == OP_UPDATE && own->state_bits > 0) + own->bits;
+        bits = bits - (run->end[k] - run->start[k]) + own_bits;
     }
     if (bits > budget)
         return 0;
     if (!own) {
         zl_bitwriter_copy(bw, run->bytes, run->bits);
     } else {
-        zl_bitwriter_copy(bw, run->bytes, run->body[k]);
-        zl_bitwriter_copy(bw, j->w->code_bytes + own->offset, own->bits);
+        zl_bitwriter_copy(bw, run->bytes, run->start[k]);
+        (void)write_entry_body(bw, gap, own->op, j->w->code_bytes + own->offset, own->bits,
+                               own->state_bits);
         zl_bitwriter_copy_at(bw, run->bytes, run->end[k], run->bits - run->end[k]);
     }
     choose_all(j);
@@ -962,7 +1015,7 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget, int tw
     if (own) {
         uint32_t *kind_bits = j->op[j->own] == OP_UPDATE ? &j->bits.update : &j->bits.enter;
         if (j->op[j->own] != OP_LEAVE)
-            *kind_bits = *kind_bits - (run->end[k] - run->body[k]) + own->bits;
+            *kind_bits = *kind_bits - (run->end[k] - run->start[k]) + own_bits;
     }
     run->hits++;
     j->content = run->twin && !j->listed ? run->content : 0u;
@@ -1019,9 +1072,7 @@ static void write_chosen(writer_job *j, zl_bitwriter *bw, uint32_t count)
         uint32_t word;
         for (word = j->chosen[k + 1u]; word != 0; word &= word - 1u) {
             uint16_t e = (uint16_t)(k * 32u + lowest_bit(word));
-            unsigned number = write_gap(bw, (uint32_t)((int32_t)e - prev - 1));
-            (void)write_state(j, bw, e); /* errors stick in bw */
-            tally(&j->bits, j->op[e], number, j->size[e]);
+            write_entry(j, bw, (uint32_t)((int32_t)e - prev - 1), e, &j->bits);
             prev = e;
         }
     }

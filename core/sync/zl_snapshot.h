@@ -82,7 +82,7 @@ typedef struct zl_snapshot_code {
 
 typedef struct zl_snapshot_run {
     uint8_t valid;
-    uint8_t written; /* bytes, body, end and size hold the section */
+    uint8_t written; /* bytes, start, end and size hold the section */
     uint8_t has_base;
     uint32_t base_tick;
     uint32_t bits;  /* the section, header included */
@@ -96,7 +96,7 @@ typedef struct zl_snapshot_run {
      * copied whole into a twin's job. */
     uint16_t pfrom_of[ZL_MAX_ENTITIES];
     uint32_t pred_age;   /* the extrapolation's older frame before the base, 0: none */
-    uint16_t body[ZL_MAX_ENTITIES];   /* bit where the entry's kind starts */
+    uint16_t start[ZL_MAX_ENTITIES];  /* bit where the entry's head starts */
     uint16_t end[ZL_MAX_ENTITIES];    /* bit after its state code */
     uint32_t enter_bits, update_bits, number_bits; /* as zl_snapshot_stats's,
                                                       of the first client served */

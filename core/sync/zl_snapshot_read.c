@@ -102,7 +102,11 @@ static void read_entries(const zl_snapshot_layout *layout, uint16_t own_entity, 
         uint8_t *state;
         const void *base;
         int against_base = 0, which;
-        e += read_gap(r) + (i > 0 ? 1u : 0u);
+        /* The head (9.3): 1 the next number, entering or changed; 01 the
+         * next number, another kind; 00 a gap less 1. */
+        int joint = zl_bitreader_bool(r);
+        uint32_t gap = joint || zl_bitreader_bool(r) ? 0u : read_gap(r) + 1u;
+        e += gap + (i > 0 ? 1u : 0u);
         if (r->error != ZL_OK)
             return;
         schema = e < ZL_MAX_ENTITIES ? schema_of(layout, e) : NULL;
@@ -111,9 +115,10 @@ static void read_entries(const zl_snapshot_layout *layout, uint16_t own_entity, 
             return;
         }
         state = (uint8_t *)f->states[e];
-        /* The kind (9.3): 1 changed, 01 the same, 001 full, 000 leaves. */
+        /* The kind (9.3): 1 changed, 01 the same, 001 full, 000 leaves;
+         * a joint head stands for its 1, after a gap of 0 it is not 1. */
         if (bit_get(f->present, e)) {
-            if (zl_bitreader_bool(r)) {
+            if (joint || (gap != 0 && zl_bitreader_bool(r))) {
                 against_base = 1;
             } else if (zl_bitreader_bool(r)) {
                 against_base = 2;
@@ -122,6 +127,9 @@ static void read_entries(const zl_snapshot_layout *layout, uint16_t own_entity, 
                 f->count--;
                 continue;
             }
+        } else if (!joint && gap == 0) {
+            malformed(r); /* an entering next number has a joint head */
+            return;
         } else {
             bit_set(f->present, e);
             f->count++;

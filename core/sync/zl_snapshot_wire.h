@@ -7,7 +7,7 @@
 
 /* Wire format of the entity section, least significant bit first:
  *   has_base:1 [base_age:AGE_BITS older_age:AGE_BITS] count:COUNT_BITS,
- *   then count entries in ascending entity number, each: gap, kind, state.
+ *   then count entries in ascending entity number, each: head, kind, state.
  * base_age = tick - base tick (1 .. ZL_SNAPSHOT_WORLD_TICKS - 1);
  * older_age = base tick - the older frame's tick, 0 for none, the two ages
  * together below older_limit(): an update of an entity the older
@@ -16,13 +16,15 @@
  * is the number of entity numbers skipped since the previous entry, in an
  * exponential-Golomb code: n zeros, a one, n bits v: gap = 2^n - 1 + v
  * (n < 5: 0 costs 1 bit, 1..2 cost 3, 3..6 cost 5, 7..14 cost 7, 15..30
- * cost 9); five zeros escape to ENTITY_BITS bits of gap. No skipped number
- * ever costs more than 2 bits: unchanged entities are nearly free even
- * when they sit between changed ones.
- * The kind exists only for an entity present in the base frame:
- *   0 -> a delta against its base state;  10 -> it leaves;
- *   11 -> its state against the zero state (its base state, or the older
- *         one extrapolation needs, is too old).
+ * cost 9); five zeros escape to ENTITY_BITS bits of gap.
+ * The kind exists only for an entity present in the base frame (stream
+ * order): 1 changed against its base state, whose state code leaves out
+ * its changed bit; 01 the same; 001 against the zero state (its base
+ * state, or the older one extrapolation needs, is too old); 000 it leaves.
+ * The head: 1 for the next number (a gap of 0) when the entity enters or
+ * its kind is 1, which the head then stands for (the common entry, a
+ * moving player, in 1 bit); 01 for the next number of another kind, whose
+ * leading 0 is left out; 00 then the code of the gap less 1.
  * An entity absent from the base enters, against the zero state. The state
  * is zl_schema_write_delta's code. Entities of the base not listed are
  * unchanged: the client keeps them at no cost. */
@@ -125,6 +127,14 @@ static inline unsigned write_gap(zl_bitwriter *w, uint32_t gap)
     }
     zl_bitwriter_bits(w, 1u << n | (gap - ((1u << n) - 1u)) << (n + 1u), 2u * n + 1u);
     return 2u * n + 1u;
+}
+
+/* The bits an entry takes beyond its body (kind and state code) after a
+ * gap: its head less the kind bit the head stands for; `joint` 1 for an
+ * update that changed (kind 1). */
+static inline unsigned head_cost(uint32_t gap, int joint)
+{
+    return gap == 0 ? (unsigned)!joint : 2u + gap_cost(gap - 1u);
 }
 
 static inline uint32_t read_gap(zl_bitreader *r)

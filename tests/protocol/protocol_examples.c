@@ -879,33 +879,43 @@ static void entity_section(bits_in *b, uint32_t tick, uint32_t own)
     count = take(b, width_of(ZL_MAX_ENTITIES), where);
     row(where, "count", "%u entries", (unsigned)count);
     for (i = 0; i < count && !b->cut; i++) {
-        uint32_t gap = gap_code(b, where), at;
-        int shared;
+        /* The head: 1 the next number, entering or changed (kind 1); 01
+         * the next number, another kind, its leading 0 left out; 00 then
+         * the gap less 1. */
+        uint32_t at = b->at, gap;
+        int shared, joint = (int)pull(b, 1), next = joint || pull(b, 1);
+        const char *zero = next ? "(0)" : "0"; /* the kind's leading 0 */
         const uint32_t *against = NULL;
+        gap = next ? 0u : gap_code(b, where) + 1u;
+        sprintf(where, "%u+%u", (unsigned)at, (unsigned)(b->at - at));
         e = i > 0 ? e + 1u + gap : gap;
         shared = e != own;
-        row(where, "gap", "%u: entity %u (%s, %s fields)", (unsigned)gap, (unsigned)e,
+        row(where, "head", "%s: gap %u, entity %u (%s, %s fields)",
+            joint ? "1" : next ? "01" : "00 then gap - 1", (unsigned)gap, (unsigned)e,
             e < ZL_MAX_CLIENTS ? "player" : "server entity", shared ? "shared" : "all wire");
         if (e >= ZL_MAX_ENTITIES)
             return;
         if (base && base->present[e]) {
             at = b->at;
-            if (pull(b, 1)) {
+            if (joint) {
+                against = base->codes[e];
+                row("", "kind", "1 (the head): changed against its state in the base");
+            } else if (gap != 0 && pull(b, 1)) {
                 against = base->codes[e];
                 sprintf(where, "%u+1", (unsigned)at);
                 row(where, "kind", "1: changed against its state in the base");
             } else if (pull(b, 1)) {
-                sprintf(where, "%u+2", (unsigned)at);
-                row(where, "kind", "0 then 1: its state in the base, nothing changed");
+                sprintf(where, "%u+%u", (unsigned)at, (unsigned)(b->at - at));
+                row(where, "kind", "%s then 1: its state in the base, nothing changed", zero);
                 continue;
             } else if (!pull(b, 1)) {
-                sprintf(where, "%u+3", (unsigned)at);
-                row(where, "kind", "0, 0, 0: it leaves");
+                sprintf(where, "%u+%u", (unsigned)at, (unsigned)(b->at - at));
+                row(where, "kind", "%s, 0, 0: it leaves", zero);
                 f->present[e] = 0;
                 continue;
             } else {
-                sprintf(where, "%u+3", (unsigned)at);
-                row(where, "kind", "0, 0, 1: against the zero state");
+                sprintf(where, "%u+%u", (unsigned)at, (unsigned)(b->at - at));
+                row(where, "kind", "%s, 0, 1: against the zero state", zero);
             }
         } else {
             row("", "kind", "none (not in the base): enters against the zero state");
