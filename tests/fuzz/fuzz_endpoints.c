@@ -208,7 +208,7 @@ static size_t build(int to_client, int how, const uint8_t *p, size_t n, uint8_t 
     if (how == HOW_MUTATED) {
         const datagram *g = to_client ? &live.last_to_client : &live.last_to_server;
         size_t i, payload;
-        int at = zl_packet_open(g->data, g->len, id, &h, NULL);
+        int at = zl_packet_open(g->data, g->len, id, NULL, &h, NULL);
         if (at < 0)
             return 0;
         payload = g->len - (size_t)at;
