@@ -143,7 +143,7 @@ static void bot_receive(bench_match *b, bench_bot *t, uint8_t *packet, size_t le
     if (b->sealed) {
         uint64_t sequence;
         zl_packet_near near;
-        zl_link_near(&t->link, &near);
+        near = zl_link_near(&t->link);
         at = zl_packet_open_aead(packet, len, t->link_id, 0, t->receive_newest, &near,
                                  ZL_PROTOCOL_ID,
                                  t->server_key, &b->aead, &h, &sequence, NULL);

@@ -487,7 +487,7 @@ static void test_link_ack_fields(void)
     /* b has seen a acknowledge its packet 0, sent when b had received
      * nothing: its sequence goes short, its ack long. */
     len = zl_link_send(&link_b, 0, buf, 0, PROTOCOL_ID, 20000);
-    zl_link_near(&link_a, &near);
+    near = zl_link_near(&link_a);
     ZL_CHECK_EQ(zl_packet_open(buf, (size_t)len, PROTOCOL_ID, &near, &h, NULL),
                 ZL_PACKET_HEADER_SIZE - 1);
     ZL_CHECK_EQ(h.short_fields, ZL_PACKET_SHORT_SEQUENCE);

@@ -669,7 +669,7 @@ static int ended_connection(const zl_server *s, const zl_addr *from, const uint8
         const zl_conn *c = &s->slot[i].conn;
         if (s->slot[i].connected || !zl_addr_equal(&c->peer, from))
             continue;
-        zl_link_near(&c->link, &near);
+        near = zl_link_near(&c->link);
         if (c->sealed ? zl_packet_sealed_id(packet, len, &id) && id == c->link_id
                       : zl_packet_open(packet, len, c->link_id, &near, &h, NULL) >= 0)
             return 1;

@@ -74,7 +74,7 @@ static int open_linked(zl_conn *c, uint8_t *packet, size_t len, zl_conn_datagram
     uint64_t sequence;
     int at;
     c->stats.checked++;
-    zl_link_near(&c->link, &near);
+    near = zl_link_near(&c->link);
     if (!c->sealed) {
         at = zl_packet_open(packet, len, c->link_id, &near, &d->h, why);
         if (at < 0)
@@ -106,7 +106,7 @@ int zl_conn_ahead(const zl_conn *c, const uint8_t *packet, size_t len, zl_aead_a
 {
     zl_packet_near near;
     ZL_ASSERT(c && a && (packet || len == 0));
-    zl_link_near(&c->link, &near);
+    near = zl_link_near(&c->link);
     if (!c->sealed || !zl_aead_is_default(&c->aead) ||
         !zl_packet_sealed_nonce(packet, len, c->server_end, c->receive_newest, &near, a->nonce))
         return 0;

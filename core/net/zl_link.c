@@ -86,13 +86,6 @@ uint16_t zl_link_next_sequence(const zl_link *l)
     return l->next_sequence;
 }
 
-void zl_link_near(const zl_link *l, zl_packet_near *near)
-{
-    ZL_ASSERT(l != NULL && near != NULL);
-    near->sequence = l->received_newest;
-    near->ack = l->peer_ack;
-}
-
 /* When a field may go short. The peer widens a short field to the value
  * within -128..+127 of its reference, modulo 2^16 (zl_packet.h), so a
  * field is short only when its value v is known to lie 0..127 ahead of
@@ -384,7 +377,7 @@ int zl_link_receive(zl_link *l, const void *packet, size_t len, uint32_t protoco
     ZL_ASSERT(l != NULL && h != NULL);
     if (acks != NULL)
         acks->count = 0;
-    zl_link_near(l, &near);
+    near = zl_link_near(l);
     r = zl_packet_open(packet, len, protocol_id, &near, h, &why);
     if (r < 0) {
         zl_link_count_drop(l, why);

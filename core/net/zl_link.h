@@ -115,8 +115,15 @@ void zl_link_init(zl_link *l, uint64_t now_us);
 uint16_t zl_link_next_sequence(const zl_link *l);
 
 /* What received headers' short fields are widened against (zl_packet.h):
- * the newest sequence received and the newest ack taken from the peer. */
-void zl_link_near(const zl_link *l, zl_packet_near *near);
+ * the newest sequence received and the newest ack taken from the peer.
+ * Inline: every datagram received asks, before its check. */
+static inline zl_packet_near zl_link_near(const zl_link *l)
+{
+    zl_packet_near near;
+    near.sequence = l->received_newest;
+    near.ack = l->peer_ack;
+    return near;
+}
 
 /* Finishes and records an outgoing packet. packet (caller-owned) holds
  * payload_bytes of payload at packet + ZL_PACKET_HEADER_SIZE; this writes

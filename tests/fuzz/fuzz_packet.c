@@ -122,7 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
         copy = zl_fuzz_copy(data + at, len);
         at += len;
-        zl_link_near(&the_link, &near);
+        near = zl_link_near(&the_link);
         if ((flags & FLAG_RESEAL) && len >= 4)
             zl_put_le32(copy, zl_packet_crc(copy, len, PROTOCOL_ID, &near));
 
