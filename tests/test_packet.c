@@ -275,6 +275,7 @@ static void test_packet_golden_bytes(void)
     buf[13] = 0xEE;
     buf[14] = 0xFF;
     h.type = 11;
+    h.short_fields = 0;
     h.sequence = 0x1234;
     h.ack = 0xABCD;
     h.ack_bits = 0x12345678u;
