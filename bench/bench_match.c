@@ -142,7 +142,10 @@ static void bot_receive(bench_match *b, bench_bot *t, uint8_t *packet, size_t le
         return;
     if (b->sealed) {
         uint64_t sequence;
-        at = zl_packet_open_aead(packet, len, t->link_id, 0, t->receive_newest, ZL_PROTOCOL_ID,
+        zl_packet_near near;
+        near = zl_link_near(&t->link);
+        at = zl_packet_open_aead(packet, len, t->link_id, 0, t->receive_newest, &near,
+                                 ZL_PROTOCOL_ID,
                                  t->server_key, &b->aead, &h, &sequence, NULL);
         if (at >= 0 && sequence > t->receive_newest)
             t->receive_newest = sequence;
@@ -241,7 +244,7 @@ static const uint8_t *reply(bench_bot *t, uint8_t type, size_t *len)
 {
     zl_packet_header h;
     size_t got = t->len;
-    int at = got ? zl_packet_open(t->packet, got, ZL_PROTOCOL_ID, &h, NULL) : -1;
+    int at = got ? zl_packet_open(t->packet, got, ZL_PROTOCOL_ID, NULL, &h, NULL) : -1;
     t->len = 0;
     if (at < 0 || h.type != type)
         return NULL;

@@ -1043,7 +1043,7 @@ static int sim_server_receive(sim_server *s, const zl_addr *from, const uint8_t 
     int off, n = 0;
     uint8_t type = 0;
     s->bytes_in += len;
-    off = zl_packet_open(pkt, len, ZL_PROTOCOL_ID, &h, NULL);
+    off = zl_packet_open(pkt, len, ZL_PROTOCOL_ID, NULL, &h, NULL);
     if (off < 0) {
         s->dropped++;
         return 0;
@@ -1123,7 +1123,7 @@ static int client_response(uint8_t *pkt, const zl_msg_challenge *ch, const zl_cl
 static int client_open(const uint8_t *pkt, int len, uint8_t want_type)
 {
     zl_packet_header h;
-    int off = zl_packet_open(pkt, (size_t)len, ZL_PROTOCOL_ID, &h, NULL);
+    int off = zl_packet_open(pkt, (size_t)len, ZL_PROTOCOL_ID, NULL, &h, NULL);
     return off > 0 && h.type == want_type ? off : -1;
 }
 

@@ -26,6 +26,7 @@ typedef struct flight {
     uint8_t used, to;
     uint32_t due;   /* tick of delivery */
     uint32_t index; /* sender's packet index: the sequence without wrapping */
+    uint16_t ack;   /* the ack the sender put in the header */
     uint16_t len;
     uint8_t data[ZL_PACKET_HEADER_SIZE + SIM_PAYLOAD_MAX];
 } flight;
@@ -43,6 +44,8 @@ typedef struct side {
     uint32_t late;               /* ... after a newer one of ours */
     uint32_t newest_arrived;     /* highest index that reached the peer, + 1 */
     uint32_t acks_reported;
+    uint32_t short_sequences;    /* packets of ours sent with each field short */
+    uint32_t short_acks;
 } side;
 
 typedef struct sim {
@@ -56,6 +59,8 @@ typedef struct sim {
     uint64_t loss_sum_in[2], loss_sum_out[2];
     uint32_t loss_samples;
     uint32_t sample_from; /* tick from which loss estimates are averaged */
+    int outages; /* a path is cut for longer than the ack window: packets
+                    that arrived then may never be reported acked */
 } sim;
 
 /* Inside the simulation a broken expectation stops the run and keeps its
@@ -102,6 +107,7 @@ static void deliver(sim *s, flight *f)
     }
     EXPECT(s, r == (int)zl_packet_header_size(&h, 1));
     EXPECT(s, h.sequence == (uint16_t)f->index);
+    EXPECT(s, r < 0 || h.ack == f->ack); /* short or long, read as sent */
     EXPECT(s, r < 0 || f->len == r || f->data[r] == (uint8_t)f->index);
     src->accepted++;
     if (f->index + 1u < src->newest_arrived)
@@ -120,7 +126,7 @@ static void deliver(sim *s, flight *f)
     }
 }
 
-static void schedule(sim *s, int to, uint32_t index, const uint8_t *data, int len)
+static void schedule(sim *s, int to, uint32_t index, uint16_t ack, const uint8_t *data, int len)
 {
     const path *p = &s->path[1 - to];
     int i;
@@ -133,6 +139,7 @@ static void schedule(sim *s, int to, uint32_t index, const uint8_t *data, int le
     s->flight[i].to = (uint8_t)to;
     s->flight[i].due = s->tick + (uint32_t)zl_test_rng_range(&s->rng, p->delay_min, p->delay_max);
     s->flight[i].index = index;
+    s->flight[i].ack = ack;
     s->flight[i].len = (uint16_t)len;
     memcpy(s->flight[i].data, data, (size_t)len);
 }
@@ -148,7 +155,9 @@ static void send_one(sim *s, int from)
     zl_packet_header h;
     /* The slot's previous packet left long ago: it was reported as acked
      * exactly when it reached the peer. */
-    if (sd->sent >= HISTORY)
+    if (sd->sent >= HISTORY && s->outages)
+        EXPECT(s, sd->reported[slot] <= (sd->copies[slot] > 0));
+    else if (sd->sent >= HISTORY)
         EXPECT(s, sd->reported[slot] == (sd->copies[slot] > 0));
     sd->copies[slot] = 0;
     sd->reported[slot] = 0;
@@ -159,13 +168,15 @@ static void send_one(sim *s, int from)
     len = zl_link_send(&sd->link, 0, buf, (size_t)payload, PROTOCOL_ID,
                        (uint64_t)s->tick * TICK_US);
     EXPECT(s, len == (int)zl_packet_header_size(&h, 1) + payload);
+    sd->short_sequences += (h.short_fields & ZL_PACKET_SHORT_SEQUENCE) != 0;
+    sd->short_acks += (h.short_fields & ZL_PACKET_SHORT_ACK) != 0;
     if (zl_test_rng_range(&s->rng, 0, 999) < p->loss_pm) {
         sd->lost++;
     } else {
-        schedule(s, 1 - from, sd->sent, buf, len);
+        schedule(s, 1 - from, sd->sent, h.ack, buf, len);
         if (zl_test_rng_range(&s->rng, 0, 999) < p->dup_pm) {
             sd->duplicated++;
-            schedule(s, 1 - from, sd->sent, buf, len);
+            schedule(s, 1 - from, sd->sent, h.ack, buf, len);
         }
     }
     sd->sent++;
@@ -386,6 +397,7 @@ static int forge(zl_link *l, uint16_t seq, uint16_t ack, uint32_t ack_bits, zl_l
     h.sequence = seq;
     h.ack = ack;
     h.ack_bits = ack_bits;
+    h.short_fields = 0;
     return zl_link_receive(l, buf, (size_t)zl_packet_seal(buf, 0, &h, PROTOCOL_ID), PROTOCOL_ID,
                            0, &h, acks);
 }
@@ -456,12 +468,13 @@ static void test_link_ack_fields(void)
     zl_link_stats st;
     uint8_t buf[ZL_PACKET_HEADER_SIZE];
     zl_packet_header h;
+    zl_packet_near near;
     int len;
     zl_link_init(&link_a, 0);
     zl_link_init(&link_b, 0);
     /* Nothing received yet: ack_bits 0. */
     len = zl_link_send(&link_b, 2, buf, 0, PROTOCOL_ID, 0);
-    ZL_CHECK_EQ(zl_packet_open(buf, (size_t)len, PROTOCOL_ID, &h, NULL), ZL_PACKET_HEADER_SIZE);
+    ZL_CHECK_EQ(zl_packet_open(buf, (size_t)len, PROTOCOL_ID, NULL, &h, NULL), ZL_PACKET_HEADER_SIZE);
     ZL_CHECK_EQ(h.ack_bits, 0);
     ZL_CHECK_EQ(h.type, 2);
     ZL_CHECK_EQ(zl_link_receive(&link_a, buf, (size_t)len, PROTOCOL_ID, 0, &h, &acks),
@@ -471,13 +484,18 @@ static void test_link_ack_fields(void)
     keep_sends(&link_a, 0, 3, 10000);
     give(&link_b, 0, 20000, NULL);
     give(&link_b, 2, 20000, NULL); /* 1 is late */
+    /* b has seen a acknowledge its packet 0, sent when b had received
+     * nothing: its sequence goes short, its ack long. */
     len = zl_link_send(&link_b, 0, buf, 0, PROTOCOL_ID, 20000);
-    ZL_CHECK_EQ(zl_packet_open(buf, (size_t)len, PROTOCOL_ID, &h, NULL), ZL_PACKET_HEADER_SIZE);
+    near = zl_link_near(&link_a);
+    ZL_CHECK_EQ(zl_packet_open(buf, (size_t)len, PROTOCOL_ID, &near, &h, NULL),
+                ZL_PACKET_HEADER_SIZE - 1);
+    ZL_CHECK_EQ(h.short_fields, ZL_PACKET_SHORT_SEQUENCE);
     ZL_CHECK_EQ(h.sequence, 1);
     ZL_CHECK_EQ(h.ack, 2);
     ZL_CHECK_EQ(h.ack_bits, 5); /* 2 and 0 */
     ZL_CHECK_EQ(zl_link_receive(&link_a, buf, (size_t)len, PROTOCOL_ID, 35000, &h, &acks),
-                ZL_PACKET_HEADER_SIZE);
+                ZL_PACKET_HEADER_SIZE - 1);
     ZL_CHECK_EQ(acks.count, 2);
     ZL_CHECK_EQ(acks.sequence[0], 0);
     ZL_CHECK_EQ(acks.sequence[1], 2);
@@ -490,7 +508,7 @@ static void test_link_ack_fields(void)
     give(&link_b, 1, 40000, NULL);
     len = zl_link_send(&link_b, 0, buf, 0, PROTOCOL_ID, 40000);
     ZL_CHECK_EQ(zl_link_receive(&link_a, buf, (size_t)len, PROTOCOL_ID, 50000, &h, &acks),
-                ZL_PACKET_HEADER_SIZE);
+                ZL_PACKET_HEADER_SIZE - 1);
     ZL_CHECK_EQ(h.ack_bits, 7);
     ZL_CHECK_EQ(acks.count, 1);
     ZL_CHECK_EQ(acks.sequence[0], 1);
@@ -765,6 +783,103 @@ static void test_link_long_run_across_wrap(void)
     ZL_CHECK_EQ(a.dropped[ZL_PACKET_DROP_DUPLICATE], s->side[1].refused);
 }
 
+/* Short sequences and acks (zl_link.c gives the rules) through what could
+ * make a receiver misread them: outages of several hundred packets one
+ * way, the other, and both, each ending past the wrap at 2^16, and then
+ * reordering by up to 40 packets. Every packet is read as sent (deliver
+ * checks its sequence and ack), every ack names a packet that arrived,
+ * once; fields go long while the peer's reference is out of reach and
+ * short again once acknowledged. */
+static void test_link_short_fields_through_outages(void)
+{
+    static const path clean = {0, 0, 1, 3}, cut = {1000, 0, 1, 3}, shuffled = {0, 0, 1, 40};
+    static const struct {
+        int a_cut, b_cut;
+        uint32_t ticks;
+    } phase[] = {{0, 0, 65300}, {1, 0, 500}, {0, 0, 300}, {0, 1, 600}, {0, 0, 300},
+                 {1, 1, 400}, {0, 0, 300}};
+    sim *s = &the_sim;
+    zl_link_stats a, b;
+    uint32_t i, long_a = 0, long_b = 0;
+    sim_init(s, 37, clean, clean);
+    s->outages = 1;
+    for (i = 0; i < ZL_COUNTOF(phase); i++) {
+        uint32_t short_a = s->side[0].short_sequences, short_b = s->side[1].short_sequences;
+        s->path[0] = phase[i].a_cut ? cut : clean;
+        s->path[1] = phase[i].b_cut ? cut : clean;
+        sim_run(s, phase[i].ticks);
+        /* A side whose packets are cut learns of no new ack: its
+         * sequences go long 128 packets in. */
+        if (phase[i].a_cut)
+            long_a += phase[i].ticks - (s->side[0].short_sequences - short_a);
+        if (phase[i].b_cut)
+            long_b += phase[i].ticks - (s->side[1].short_sequences - short_b);
+    }
+    ZL_CHECK(s->side[0].sent > 65536u);
+    /* Less a few packets sent before the acks of those before them
+     * came back. */
+    ZL_CHECK(long_a >= 500 - 128 + 400 - 128 && long_a <= 500 - 128 + 400 - 128 + 16);
+    ZL_CHECK(long_b >= 600 - 128 + 400 - 128 && long_b <= 600 - 128 + 400 - 128 + 16);
+    s->path[0] = s->path[1] = shuffled;
+    sim_run(s, 2000);
+    s->path[0] = s->path[1] = clean;
+    sim_run(s, 100);
+    ZL_CHECK_EQ(s->failed_line, 0);
+    a = stats_of(s, 0);
+    b = stats_of(s, 1);
+    zl_test_note("%u packets each way: %u and %u with a short sequence, %u and %u a short ack",
+                 (unsigned)s->side[0].sent, (unsigned)s->side[0].short_sequences,
+                 (unsigned)s->side[1].short_sequences, (unsigned)s->side[0].short_acks,
+                 (unsigned)s->side[1].short_acks);
+    ZL_CHECK(s->side[0].short_sequences + 2000u > s->side[0].sent - long_a);
+    ZL_CHECK(s->side[0].short_acks > s->side[0].sent / 2u);
+    ZL_CHECK_EQ(a.packets_acked, s->side[0].acks_reported);
+    ZL_CHECK_EQ(b.packets_acked, s->side[1].acks_reported);
+    ZL_CHECK_EQ(a.packets_received, s->side[1].accepted);
+    ZL_CHECK_EQ(b.packets_received, s->side[0].accepted);
+    ZL_CHECK_EQ(a.dropped[ZL_PACKET_DROP_CHECKSUM] + b.dropped[ZL_PACKET_DROP_CHECKSUM], 0);
+}
+
+/* A packet overtaken by more than its short ack can reach: the peer has
+ * taken an ack 200 ahead of it from a later packet, so the short ack
+ * widens to another value. The CRC covers the value as widened, so the
+ * packet is dropped as a failed check, nothing of it taken, where a
+ * misread ack would have acknowledged packets never received. */
+static void test_link_short_ack_out_of_reach_dropped(void)
+{
+    uint8_t late[ZL_PACKET_HEADER_SIZE], buf[ZL_PACKET_HEADER_SIZE];
+    zl_packet_header h, sent;
+    zl_link_acks acks;
+    zl_link_stats st;
+    int i, late_len, len;
+    zl_link_init(&link_a, 0);
+    zl_link_init(&link_b, 0);
+    for (i = 0; i < 3; i++) {
+        len = zl_link_send(&link_a, 0, buf, 0, PROTOCOL_ID, 0);
+        zl_link_receive(&link_b, buf, (size_t)len, PROTOCOL_ID, 0, &h, NULL);
+        len = zl_link_send(&link_b, 0, buf, 0, PROTOCOL_ID, 0);
+        zl_link_receive(&link_a, buf, (size_t)len, PROTOCOL_ID, 0, &h, NULL);
+    }
+    zl_link_next_header(&link_a, 0, &sent);
+    ZL_CHECK_EQ(sent.short_fields, ZL_PACKET_SHORT_SEQUENCE | ZL_PACKET_SHORT_ACK);
+    late_len = zl_link_send(&link_a, 0, late, 0, PROTOCOL_ID, 0);
+    for (i = 0; i < 200; i++) {
+        len = zl_link_send(&link_b, 0, buf, 0, PROTOCOL_ID, 0);
+        zl_link_receive(&link_a, buf, (size_t)len, PROTOCOL_ID, 0, &h, NULL);
+    }
+    len = zl_link_send(&link_a, 0, buf, 0, PROTOCOL_ID, 0);
+    ZL_CHECK_EQ(zl_link_receive(&link_b, buf, (size_t)len, PROTOCOL_ID, 0, &h, NULL),
+                ZL_PACKET_HEADER_SIZE - 4 - 1); /* its own ack long: out of reach */
+    ZL_CHECK_EQ(h.short_fields, ZL_PACKET_SHORT_SEQUENCE);
+    ZL_CHECK_EQ((uint16_t)(h.ack - sent.ack), 200);
+    ZL_CHECK_EQ(zl_link_receive(&link_b, late, (size_t)late_len, PROTOCOL_ID, 0, &h, &acks),
+                ZL_ERR_MALFORMED);
+    ZL_CHECK_EQ(acks.count, 0);
+    zl_link_get_stats(&link_b, 0, &st);
+    ZL_CHECK_EQ(st.dropped[ZL_PACKET_DROP_CHECKSUM], 1);
+    ZL_CHECK_EQ(st.packets_received, 4);
+}
+
 void zl_suite_link(void)
 {
     ZL_RUN(test_link_rtt_fixed_delay);
@@ -782,4 +897,6 @@ void zl_suite_link(void)
     ZL_RUN(test_link_counts_bad_datagrams);
     ZL_RUN(test_link_bandwidth);
     ZL_RUN(test_link_long_run_across_wrap);
+    ZL_RUN(test_link_short_fields_through_outages);
+    ZL_RUN(test_link_short_ack_out_of_reach_dropped);
 }

@@ -55,13 +55,16 @@ static void random_header(zl_test_rng *rng, zl_packet_header *h)
     h->ack = (uint16_t)zl_test_rng_u32(rng);
     /* One in four with every ack bit set: the short header. */
     h->ack_bits = zl_test_rng_range(rng, 0, 3) ? zl_test_rng_u32(rng) : 0xFFFFFFFFu;
+    h->short_fields = 0;
 }
 
 /* The header length zl_packet.h gives: 13 bytes, 4 fewer when all 32 ack
- * bits are set. */
+ * bits are set, 1 fewer for each short field. */
 static int header_bytes(const zl_packet_header *h)
 {
-    return h->ack_bits == 0xFFFFFFFFu ? 9 : 13;
+    return (h->ack_bits == 0xFFFFFFFFu ? 9 : 13) -
+           ((h->short_fields & ZL_PACKET_SHORT_SEQUENCE) != 0) -
+           ((h->short_fields & ZL_PACKET_SHORT_ACK) != 0);
 }
 
 /* A sealed packet with a random header and payload_bytes of random payload. */
@@ -272,6 +275,7 @@ static void test_packet_golden_bytes(void)
     buf[13] = 0xEE;
     buf[14] = 0xFF;
     h.type = 11;
+    h.short_fields = 0;
     h.sequence = 0x1234;
     h.ack = 0xABCD;
     h.ack_bits = 0x12345678u;
@@ -293,6 +297,37 @@ static void test_packet_golden_bytes(void)
         ZL_CHECK(memcmp(buf + 4, full, sizeof full) == 0);
         ZL_CHECK_EQ(zl_get_le32(buf), packet_crc_oracle(buf, 9 + 2, PROTOCOL_ID));
     }
+    /* Both fields short: their low bytes are sent (flags 0x40 and 0x80),
+     * and the CRC covers them long, as the 9-byte header above would be
+     * with this type byte. */
+    {
+        static const uint8_t sent[] = {0xEB, 0x34, 0xCD, 0xEE, 0xFF};
+        uint8_t long_form[4 + 5 + 2] = {0, 0, 0, 0, 0xEB, 0x34, 0x12, 0xCD, 0xAB, 0xEE, 0xFF};
+        zl_packet_near near;
+        zl_packet_header got;
+        near.sequence = 0x1234 - 100;
+        near.ack = 0xABCD + 128;
+        buf[13] = 0xEE;
+        buf[14] = 0xFF;
+        h.short_fields = ZL_PACKET_SHORT_SEQUENCE | ZL_PACKET_SHORT_ACK;
+        ZL_CHECK_EQ(zl_packet_seal(buf, 2, &h, PROTOCOL_ID), 7 + 2);
+        ZL_CHECK(memcmp(buf + 4, sent, sizeof sent) == 0);
+        ZL_CHECK_EQ(zl_get_le32(buf), packet_crc_oracle(long_form, sizeof long_form, PROTOCOL_ID));
+        ZL_CHECK_EQ(zl_packet_crc(buf, 9, PROTOCOL_ID, &near), zl_get_le32(buf));
+        ZL_CHECK_EQ(zl_packet_open(buf, 9, PROTOCOL_ID, &near, &got, NULL), 7);
+        ZL_CHECK_EQ(got.sequence, 0x1234);
+        ZL_CHECK_EQ(got.ack, 0xABCD);
+        ZL_CHECK_EQ(got.short_fields, ZL_PACKET_SHORT_SEQUENCE | ZL_PACKET_SHORT_ACK);
+        /* A reference one further off widens to another value: the CRC
+         * fails, the misread is never taken. */
+        near.ack = 0xABCD + 129;
+        ZL_CHECK_EQ(zl_packet_open(buf, 9, PROTOCOL_ID, &near, &got, NULL), ZL_ERR_MALFORMED);
+        near.ack = 0xABCD;
+        near.sequence = 0x1234 + 129;
+        ZL_CHECK_EQ(zl_packet_open(buf, 9, PROTOCOL_ID, &near, &got, NULL), ZL_ERR_MALFORMED);
+        /* No reference (a connectionless packet): refused as malformed. */
+        ZL_CHECK_EQ(zl_packet_open(buf, 9, PROTOCOL_ID, NULL, &got, NULL), ZL_ERR_MALFORMED);
+    }
 }
 
 static void test_packet_round_trip(void)
@@ -304,12 +339,22 @@ static void test_packet_round_trip(void)
     for (trial = 0; trial < ZL_TEST_ITERATIONS(500); trial++) {
         size_t payload = (size_t)zl_test_rng_range(&rng, 0, ZL_PACKET_MAX_PAYLOAD);
         zl_packet_header h, got;
+        zl_packet_near near;
         zl_packet_drop why = ZL_PACKET_DROP_COUNT;
-        int len = make_packet(&rng, buf, payload, &h);
-        int ok = ZL_CHECK_EQ(len, header_bytes(&h) + (int)payload);
+        int len, ok;
+        random_header(&rng, &h);
+        /* Short fields within -128..+127 of the reference, across the wrap
+         * at 2^16 too. */
+        h.short_fields = (uint8_t)(zl_test_rng_range(&rng, 0, 3) << 6);
+        near.sequence = (uint16_t)(h.sequence - zl_test_rng_range(&rng, -128, 127));
+        near.ack = (uint16_t)(h.ack - zl_test_rng_range(&rng, -128, 127));
+        memset(buf + ZL_PACKET_HEADER_SIZE, (int)trial, payload);
+        len = zl_packet_seal(buf, payload, &h, PROTOCOL_ID);
+        ok = ZL_CHECK_EQ(len, header_bytes(&h) + (int)payload);
         memcpy(copy, buf, (size_t)len);
-        ok &= ZL_CHECK_EQ(zl_packet_open(buf, (size_t)len, PROTOCOL_ID, &got, &why),
+        ok &= ZL_CHECK_EQ(zl_packet_open(buf, (size_t)len, PROTOCOL_ID, &near, &got, &why),
                           header_bytes(&h));
+        ok &= ZL_CHECK_EQ(got.short_fields, h.short_fields);
         ok &= ZL_CHECK_EQ(why, ZL_PACKET_DROP_NONE);
         ok &= ZL_CHECK_EQ(got.type, h.type);
         ok &= ZL_CHECK_EQ(got.sequence, h.sequence);
@@ -335,11 +380,11 @@ static void test_packet_seal_limits(void)
     /* The largest payload leaves room for a sealed packet's tag. */
     ZL_CHECK_EQ(zl_packet_seal(buf, ZL_PACKET_MAX_PAYLOAD, &h, PROTOCOL_ID),
                 ZL_MAX_PACKET - ZL_PACKET_TAG_SIZE);
-    ZL_CHECK_EQ(zl_packet_open(buf, ZL_MAX_PACKET - ZL_PACKET_TAG_SIZE, PROTOCOL_ID, &got, NULL),
+    ZL_CHECK_EQ(zl_packet_open(buf, ZL_MAX_PACKET - ZL_PACKET_TAG_SIZE, PROTOCOL_ID, NULL, &got, NULL),
                 ZL_PACKET_HEADER_SIZE);
     ZL_CHECK_EQ(got.type, ZL_PACKET_TYPE_COUNT - 1);
     ZL_CHECK_EQ(zl_packet_seal(buf, 0, &h, PROTOCOL_ID), ZL_PACKET_HEADER_SIZE);
-    ZL_CHECK_EQ(zl_packet_open(buf, ZL_PACKET_HEADER_SIZE, PROTOCOL_ID, &got, NULL),
+    ZL_CHECK_EQ(zl_packet_open(buf, ZL_PACKET_HEADER_SIZE, PROTOCOL_ID, NULL, &got, NULL),
                 ZL_PACKET_HEADER_SIZE);
 }
 
@@ -355,13 +400,15 @@ static void test_packet_any_flipped_bit_dropped(void)
     for (bit = 0; bit < len * 8; bit++) {
         zl_packet_drop why = ZL_PACKET_DROP_NONE;
         buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
-        ok &= zl_packet_open(buf, (size_t)len, PROTOCOL_ID, &h, &why) == ZL_ERR_MALFORMED;
-        ok &= why == ZL_PACKET_DROP_CHECKSUM;
+        ok &= zl_packet_open(buf, (size_t)len, PROTOCOL_ID, NULL, &h, &why) == ZL_ERR_MALFORMED;
+        /* The type byte's flags also change the header's form: short, or
+         * a short field without a reference. */
+        ok &= why == ZL_PACKET_DROP_CHECKSUM || (bit / 8 == 4 && why != ZL_PACKET_DROP_NONE);
         ok &= h.sequence == 0 && h.ack_bits == 0; /* zeroed on failure */
         buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
     }
     ZL_CHECK(ok);
-    ZL_CHECK(zl_packet_open(buf, (size_t)len, PROTOCOL_ID, &h, NULL) > 0);
+    ZL_CHECK(zl_packet_open(buf, (size_t)len, PROTOCOL_ID, NULL, &h, NULL) > 0);
 }
 
 /* Random damage: bursts of up to 32 bits (always caught by a CRC-32) and
@@ -389,8 +436,8 @@ static void test_packet_corrupted_dropped(void)
                 buf[at] = (uint8_t)(buf[at] ^ zl_test_rng_range(&rng, 1, 255));
             }
         }
-        if (zl_packet_open(buf, (size_t)len, PROTOCOL_ID, &h, &why) == ZL_ERR_MALFORMED &&
-            why == ZL_PACKET_DROP_CHECKSUM)
+        if (zl_packet_open(buf, (size_t)len, PROTOCOL_ID, NULL, &h, &why) == ZL_ERR_MALFORMED &&
+            why != ZL_PACKET_DROP_NONE)
             dropped++;
     }
     ZL_CHECK_EQ(dropped, trials);
@@ -409,12 +456,12 @@ static void test_packet_wrong_protocol_dropped(void)
     zl_test_rng_seed(&rng, 51);
     len = make_packet(&rng, buf, 16, &h);
     for (i = 0; i < (int)ZL_COUNTOF(others); i++) {
-        ZL_CHECK_EQ(zl_packet_open(buf, (size_t)len, others[i], &h, &why), ZL_ERR_MALFORMED);
+        ZL_CHECK_EQ(zl_packet_open(buf, (size_t)len, others[i], NULL, &h, &why), ZL_ERR_MALFORMED);
         ZL_CHECK_EQ(why, ZL_PACKET_DROP_CHECKSUM);
     }
     for (i = 0; i < ZL_TEST_ITERATIONS(200); i++) {
         uint32_t id = zl_test_rng_u32(&rng);
-        if (id != PROTOCOL_ID && !ZL_CHECK_EQ(zl_packet_open(buf, (size_t)len, id, &h, NULL),
+        if (id != PROTOCOL_ID && !ZL_CHECK_EQ(zl_packet_open(buf, (size_t)len, id, NULL, &h, NULL),
                                               ZL_ERR_MALFORMED))
             break;
     }
@@ -427,16 +474,17 @@ static void test_packet_truncated_dropped(void)
     uint8_t buf[ZL_PACKET_HEADER_SIZE + 64];
     zl_test_rng rng;
     zl_packet_header h;
-    int len, n, ok = 1;
+    int len, n, header, ok = 1;
     zl_test_rng_seed(&rng, 61);
     len = make_packet(&rng, buf, 64, &h);
+    header = header_bytes(&h);
     for (n = 0; n < len; n++) {
         uint8_t *copy = (uint8_t *)zl_test_exact_buffer((size_t)n);
         zl_packet_drop why;
         memcpy(copy, buf, (size_t)n);
-        ok &= zl_packet_open(n ? copy : NULL, (size_t)n, PROTOCOL_ID, &h, &why) ==
+        ok &= zl_packet_open(n ? copy : NULL, (size_t)n, PROTOCOL_ID, NULL, &h, &why) ==
               ZL_ERR_MALFORMED;
-        ok &= why == (n <= 4 ? ZL_PACKET_DROP_SHORT : ZL_PACKET_DROP_CHECKSUM);
+        ok &= why == (n < header ? ZL_PACKET_DROP_SHORT : ZL_PACKET_DROP_CHECKSUM);
         zl_test_release_buffer(copy);
     }
     ZL_CHECK(ok);
@@ -453,40 +501,50 @@ static void test_packet_oversized_dropped(void)
         memset(buf, 0, n);
         reseal_by_hand(buf, n, PROTOCOL_ID);
         if (n <= ZL_MAX_PACKET) {
-            ZL_CHECK_EQ(zl_packet_open(buf, n, PROTOCOL_ID, &h, &why), ZL_PACKET_HEADER_SIZE);
+            ZL_CHECK_EQ(zl_packet_open(buf, n, PROTOCOL_ID, NULL, &h, &why), ZL_PACKET_HEADER_SIZE);
         } else {
-            ZL_CHECK_EQ(zl_packet_open(buf, n, PROTOCOL_ID, &h, &why), ZL_ERR_TRUNCATED);
+            ZL_CHECK_EQ(zl_packet_open(buf, n, PROTOCOL_ID, NULL, &h, &why), ZL_ERR_TRUNCATED);
             ZL_CHECK_EQ(why, ZL_PACKET_DROP_OVERSIZED);
         }
         zl_test_release_buffer(buf);
     }
 }
 
-/* A type byte with its two reserved high bits set is refused even with a
- * valid CRC; every legal type is accepted, with the ack bits flag (0x20) as
- * a 9-byte header whose ack_bits are all ones. */
-static void test_packet_reserved_bits_dropped(void)
+/* Every type byte with a valid CRC: the ack bits flag (0x20) makes a
+ * 9-byte header whose ack_bits are all ones; a short field flag (0x40,
+ * 0x80) is refused without a reference (a connectionless packet) and
+ * takes a byte off the header with one. */
+static void test_packet_type_byte_forms(void)
 {
     uint8_t buf[ZL_PACKET_HEADER_SIZE];
     zl_packet_header h;
+    zl_packet_near near = {0, 0};
     zl_packet_drop why;
-    int t, accepted = 0, full = 0;
+    int t, accepted = 0, full = 0, refused = 0, widened = 0;
     memset(buf, 0, sizeof buf);
     for (t = 0; t < 256; t++) {
-        int r;
+        int r, size = ((t & 0x20) ? 9 : 13) - ((t & 0x40) != 0) - ((t & 0x80) != 0);
         buf[4] = (uint8_t)t;
-        reseal_by_hand(buf, sizeof buf, PROTOCOL_ID);
-        r = zl_packet_open(buf, sizeof buf, PROTOCOL_ID, &h, &why);
-        if (t < ZL_PACKET_TYPE_COUNT) {
-            accepted += r == ZL_PACKET_HEADER_SIZE && h.type == t && h.ack_bits == 0;
-        } else if (t < 2 * ZL_PACKET_TYPE_COUNT) {
-            full += r == 9 && h.type == t - ZL_PACKET_TYPE_COUNT && h.ack_bits == 0xFFFFFFFFu;
-        } else if (!ZL_CHECK(r == ZL_ERR_MALFORMED && why == ZL_PACKET_DROP_FORMAT)) {
-            break;
+        memset(&h, 0, sizeof h);
+        h.type = (uint8_t)(t & (ZL_PACKET_TYPE_COUNT - 1));
+        h.ack_bits = (t & 0x20) ? 0xFFFFFFFFu : 0;
+        h.short_fields = (uint8_t)(t & 0xC0);
+        zl_put_le32(buf, zl_packet_crc(buf, (size_t)size, PROTOCOL_ID, &near));
+        r = zl_packet_open(buf, (size_t)size, PROTOCOL_ID, NULL, &h, &why);
+        if (t < 2 * ZL_PACKET_TYPE_COUNT) {
+            accepted += r == size && h.type == (t & 31) && (t < 32 || h.ack_bits == 0xFFFFFFFFu);
+            full += t >= 32 && r == 9;
+        } else {
+            refused += r == ZL_ERR_MALFORMED && why == ZL_PACKET_DROP_FORMAT;
+            r = zl_packet_open(buf, (size_t)size, PROTOCOL_ID, &near, &h, &why);
+            widened += r == size && h.type == (t & 31) && h.sequence == 0 && h.ack == 0 &&
+                       h.short_fields == (t & 0xC0);
         }
     }
-    ZL_CHECK_EQ(accepted, ZL_PACKET_TYPE_COUNT);
+    ZL_CHECK_EQ(accepted, 2 * ZL_PACKET_TYPE_COUNT);
     ZL_CHECK_EQ(full, ZL_PACKET_TYPE_COUNT);
+    ZL_CHECK_EQ(refused, 6 * ZL_PACKET_TYPE_COUNT);
+    ZL_CHECK_EQ(widened, 6 * ZL_PACKET_TYPE_COUNT);
 }
 
 /* One encoding for every header: all 32 ack bits sent in full are refused
@@ -501,21 +559,21 @@ static void test_packet_two_encodings_dropped(void)
     buf[4] = 8;
     memset(buf + 9, 0xFF, 4);
     reseal_by_hand(buf, sizeof buf, PROTOCOL_ID);
-    ZL_CHECK_EQ(zl_packet_open(buf, sizeof buf, PROTOCOL_ID, &h, &why), ZL_ERR_MALFORMED);
+    ZL_CHECK_EQ(zl_packet_open(buf, sizeof buf, PROTOCOL_ID, NULL, &h, &why), ZL_ERR_MALFORMED);
     ZL_CHECK_EQ(why, ZL_PACKET_DROP_FORMAT);
     buf[12] = 0x7F;
     reseal_by_hand(buf, sizeof buf, PROTOCOL_ID);
-    ZL_CHECK_EQ(zl_packet_open(buf, sizeof buf, PROTOCOL_ID, &h, &why), ZL_PACKET_HEADER_SIZE);
+    ZL_CHECK_EQ(zl_packet_open(buf, sizeof buf, PROTOCOL_ID, NULL, &h, &why), ZL_PACKET_HEADER_SIZE);
     ZL_CHECK_EQ(h.ack_bits, 0x7FFFFFFFu);
     reseal_by_hand(buf, 12, PROTOCOL_ID);
-    ZL_CHECK_EQ(zl_packet_open(buf, 12, PROTOCOL_ID, &h, &why), ZL_ERR_MALFORMED);
+    ZL_CHECK_EQ(zl_packet_open(buf, 12, PROTOCOL_ID, NULL, &h, &why), ZL_ERR_MALFORMED);
     ZL_CHECK_EQ(why, ZL_PACKET_DROP_SHORT);
     buf[4] = 8 | ZL_PACKET_ACKS_FULL;
     reseal_by_hand(buf, 8, PROTOCOL_ID);
-    ZL_CHECK_EQ(zl_packet_open(buf, 8, PROTOCOL_ID, &h, &why), ZL_ERR_MALFORMED);
+    ZL_CHECK_EQ(zl_packet_open(buf, 8, PROTOCOL_ID, NULL, &h, &why), ZL_ERR_MALFORMED);
     ZL_CHECK_EQ(why, ZL_PACKET_DROP_SHORT);
     reseal_by_hand(buf, 9, PROTOCOL_ID);
-    ZL_CHECK_EQ(zl_packet_open(buf, 9, PROTOCOL_ID, &h, &why), 9);
+    ZL_CHECK_EQ(zl_packet_open(buf, 9, PROTOCOL_ID, NULL, &h, &why), 9);
 }
 
 void zl_suite_packet(void)
@@ -533,6 +591,6 @@ void zl_suite_packet(void)
     ZL_RUN(test_packet_wrong_protocol_dropped);
     ZL_RUN(test_packet_truncated_dropped);
     ZL_RUN(test_packet_oversized_dropped);
-    ZL_RUN(test_packet_reserved_bits_dropped);
+    ZL_RUN(test_packet_type_byte_forms);
     ZL_RUN(test_packet_two_encodings_dropped);
 }

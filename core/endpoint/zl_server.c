@@ -662,14 +662,16 @@ static int ended_connection(const zl_server *s, const zl_addr *from, const uint8
                             size_t len)
 {
     zl_packet_header h;
+    zl_packet_near near;
     uint32_t id;
     int i;
     for (i = 0; i < s->config.max_clients; i++) {
         const zl_conn *c = &s->slot[i].conn;
         if (s->slot[i].connected || !zl_addr_equal(&c->peer, from))
             continue;
+        near = zl_link_near(&c->link);
         if (c->sealed ? zl_packet_sealed_id(packet, len, &id) && id == c->link_id
-                      : zl_packet_open(packet, len, c->link_id, &h, NULL) >= 0)
+                      : zl_packet_open(packet, len, c->link_id, &near, &h, NULL) >= 0)
             return 1;
     }
     return 0;
@@ -819,7 +821,7 @@ static void receive(zl_server *s, const zl_addr *from, void *data, size_t len, u
     ZL_ASSERT(s && from && (data || len == 0));
     slot = find_slot(s, from);
     if (slot < 0) {
-        at = zl_packet_open(packet, len, ZL_PROTOCOL_ID, &d.h, NULL);
+        at = zl_packet_open(packet, len, ZL_PROTOCOL_ID, NULL, &d.h, NULL);
         if (at >= 0)
             on_unlinked(s, slot, from, &d.h, packet + at, len - (size_t)at, now_us);
         else if (other_path(s, from, packet, len, now_us))

@@ -70,11 +70,13 @@ void zl_conn_get_seal_stats(const zl_conn *c, zl_seal_stats *out)
 static int open_linked(zl_conn *c, uint8_t *packet, size_t len, zl_conn_datagram *d,
                        zl_packet_drop *why, const zl_aead *aead)
 {
+    zl_packet_near near;
     uint64_t sequence;
     int at;
     c->stats.checked++;
+    near = zl_link_near(&c->link);
     if (!c->sealed) {
-        at = zl_packet_open(packet, len, c->link_id, &d->h, why);
+        at = zl_packet_open(packet, len, c->link_id, &near, &d->h, why);
         if (at < 0)
             return 0;
         d->payload = packet + at;
@@ -83,7 +85,7 @@ static int open_linked(zl_conn *c, uint8_t *packet, size_t len, zl_conn_datagram
     }
     /* Only the client's packets carry the id in clear: the server needs it
      * to follow a client to a new address. */
-    at = zl_packet_open_aead(packet, len, c->link_id, c->server_end, c->receive_newest,
+    at = zl_packet_open_aead(packet, len, c->link_id, c->server_end, c->receive_newest, &near,
                              ZL_PROTOCOL_ID, c->receive_key, aead, &d->h, &sequence, why);
     if (at < 0)
         return 0;
@@ -102,9 +104,11 @@ int zl_conn_open(zl_conn *c, int linked, uint8_t *packet, size_t len, zl_conn_da
 
 int zl_conn_ahead(const zl_conn *c, const uint8_t *packet, size_t len, zl_aead_ahead *a)
 {
+    zl_packet_near near;
     ZL_ASSERT(c && a && (packet || len == 0));
+    near = zl_link_near(&c->link);
     if (!c->sealed || !zl_aead_is_default(&c->aead) ||
-        !zl_packet_sealed_nonce(packet, len, c->server_end, c->receive_newest, a->nonce))
+        !zl_packet_sealed_nonce(packet, len, c->server_end, c->receive_newest, &near, a->nonce))
         return 0;
     memcpy(a->key, c->receive_key, ZL_AEAD_KEY_SIZE);
     return 1;
@@ -127,7 +131,7 @@ int zl_conn_open_ahead(zl_conn *c, int linked, uint8_t *packet, size_t len, zl_c
     if (linked && open_linked(c, packet, len, d, &why, aead))
         return ZL_CONN_LINKED;
     c->stats.checked++;
-    at = zl_packet_open(packet, len, ZL_PROTOCOL_ID, &d->h, NULL);
+    at = zl_packet_open(packet, len, ZL_PROTOCOL_ID, NULL, &d->h, NULL);
     if (at >= 0) {
         d->payload = packet + at;
         d->payload_len = len - (size_t)at;

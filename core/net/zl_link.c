@@ -86,6 +86,28 @@ uint16_t zl_link_next_sequence(const zl_link *l)
     return l->next_sequence;
 }
 
+/* When a field may go short. The peer widens a short field to the value
+ * within -128..+127 of its reference, modulo 2^16 (zl_packet.h), so a
+ * field is short only when its value v is known to lie 0..127 ahead of
+ * that reference r, from facts the peer has acknowledged:
+ * - Sequence, r the newest sequence the peer received. The peer received
+ *   acked_newest, our newest packet it acknowledged, and nothing we have
+ *   not sent yet, so acked_newest <= r < v: short when v - acked_newest <=
+ *   127.
+ * - Ack, r the newest ack the peer took from us. It took the ack that
+ *   acked_newest carried (acked_ack: a peer takes a packet's acks when it
+ *   acknowledges it), and no ack we have not sent; our acks only move
+ *   ahead, so acked_ack <= r <= v: short when v - acked_ack <= 127.
+ * Every distance is modulo 2^16 and "ahead" is the order of sending, so
+ * the rules hold across the wrap at 2^16; after an outage, once the
+ * distance passes 127 the field goes long until the peer acknowledges a
+ * newer packet. A packet overtaken on the way finds the reference moved
+ * past its field: it is still read right while 128 or less behind, and
+ * beyond that (its sequence too old for the replay window anyway) the
+ * misread fails the CRC or the tag, which cover the widened values, and
+ * the packet is dropped, never taken wrong. */
+#define SHORT_AHEAD 127u
+
 void zl_link_next_header(const zl_link *l, uint8_t type, zl_packet_header *h)
 {
     ZL_ASSERT(l != NULL && h != NULL);
@@ -95,6 +117,12 @@ void zl_link_next_header(const zl_link *l, uint8_t type, zl_packet_header *h)
      * empty link sends ack_bits 0: "nothing received". */
     h->ack = l->received_newest;
     h->ack_bits = (uint32_t)(l->received_mask & 0xFFFFFFFFu);
+    h->short_fields = 0;
+    if (l->have_acked && (uint16_t)(h->sequence - l->acked_newest) <= SHORT_AHEAD)
+        h->short_fields |= ZL_PACKET_SHORT_SEQUENCE;
+    if (l->have_acked_ack && h->ack_bits != 0 &&
+        (uint16_t)(h->ack - l->acked_ack) <= SHORT_AHEAD)
+        h->short_fields |= ZL_PACKET_SHORT_ACK;
 }
 
 void zl_link_record_sent(zl_link *l, const zl_packet_header *h, size_t len, uint64_t now_us)
@@ -109,6 +137,8 @@ void zl_link_record_sent(zl_link *l, const zl_packet_header *h, size_t len, uint
     if ((uint16_t)(l->acks_seen_ack - h->sequence) < ZL_LINK_ACK_WINDOW)
         l->acks_seen &= ~(1u << (uint16_t)(l->acks_seen_ack - h->sequence));
     l->sent.item[slot].send_us = (uint32_t)now_us;
+    l->sent.item[slot].ack = h->ack;
+    l->sent.item[slot].ack_sent = h->ack_bits != 0;
     l->sent.item[slot].acked = 0;
     l->next_sequence++;
     l->stats.packets_sent++;
@@ -243,6 +273,10 @@ static void take_acks(zl_link *l, const zl_packet_header *h, uint64_t now_us, zl
     uint32_t seen = acks_seen_at(l, h->ack), todo = h->ack_bits & ~seen;
     l->acks_seen = seen | h->ack_bits;
     l->acks_seen_ack = h->ack;
+    if (h->ack_bits != 0 && (!l->have_peer_ack || zl_seq_newer(h->ack, l->peer_ack))) {
+        l->peer_ack = h->ack;
+        l->have_peer_ack = 1;
+    }
     while (todo != 0) {
         unsigned i = zl_bits_required(todo) - 1u;
         uint16_t seq = (uint16_t)(h->ack - (uint16_t)i);
@@ -255,6 +289,12 @@ static void take_acks(zl_link *l, const zl_packet_header *h, uint64_t now_us, zl
         s = &l->sent.item[idx];
         s->acked = 1;
         l->stats.packets_acked++;
+        if (!l->have_acked || zl_seq_newer(seq, l->acked_newest)) {
+            l->acked_newest = seq;
+            l->have_acked = 1;
+            l->acked_ack = s->ack;
+            l->have_acked_ack = s->ack_sent;
+        }
         if (acks != NULL)
             acks->sequence[acks->count++] = seq;
         /* Every newly acked packet is a sample, those acked through the bits
@@ -332,11 +372,13 @@ int zl_link_receive(zl_link *l, const void *packet, size_t len, uint32_t protoco
                     uint64_t now_us, zl_packet_header *h, zl_link_acks *acks)
 {
     zl_packet_drop why;
+    zl_packet_near near;
     int r, at;
     ZL_ASSERT(l != NULL && h != NULL);
     if (acks != NULL)
         acks->count = 0;
-    r = zl_packet_open(packet, len, protocol_id, h, &why);
+    near = zl_link_near(l);
+    r = zl_packet_open(packet, len, protocol_id, &near, h, &why);
     if (r < 0) {
         zl_link_count_drop(l, why);
         return r;

@@ -68,6 +68,8 @@ typedef struct zl_link_stats {
 /* Private: one sent packet. */
 typedef struct zl_link_sent {
     uint32_t send_us; /* low 32 bits of the send time */
+    uint16_t ack;     /* the ack it carried ... */
+    uint8_t ack_sent; /* ... 1 when that meant something (ack_bits != 0) */
     uint8_t acked;
 } zl_link_sent;
 
@@ -84,6 +86,11 @@ typedef struct zl_link {
      * sequence clears its bit. */
     uint32_t acks_seen;
     uint16_t acks_seen_ack;
+    /* For short header fields (zl_packet.h): the newest of our sequences
+     * the peer acknowledged, the ack our packet of that sequence carried,
+     * and the newest ack the peer sent us, each with whether it exists. */
+    uint16_t acked_newest, acked_ack, peer_ack;
+    uint8_t have_acked, have_acked_ack, have_peer_ack;
     uint16_t received_newest;
     uint8_t received_span;  /* window positions since the oldest packet
                                received: 0..64; the rest predate the link */
@@ -107,6 +114,17 @@ void zl_link_init(zl_link *l, uint64_t now_us);
  * remember what it put into which packet. */
 uint16_t zl_link_next_sequence(const zl_link *l);
 
+/* What received headers' short fields are widened against (zl_packet.h):
+ * the newest sequence received and the newest ack taken from the peer.
+ * Inline: every datagram received asks, before its check. */
+static inline zl_packet_near zl_link_near(const zl_link *l)
+{
+    zl_packet_near near;
+    near.sequence = l->received_newest;
+    near.ack = l->peer_ack;
+    return near;
+}
+
 /* Finishes and records an outgoing packet. packet (caller-owned) holds
  * payload_bytes of payload at packet + ZL_PACKET_HEADER_SIZE; this writes
  * the header (type, the next sequence, our acks; zl_packet_seal moves the
@@ -119,7 +137,8 @@ int zl_link_send(zl_link *l, uint8_t type, void *packet, size_t payload_bytes,
 
 /* zl_link_send in two halves, for a caller that seals the packet itself
  * (zl_conn, under session keys): the header the next packet carries (type,
- * the next sequence, our acks; nothing changes), then, once that packet of
+ * the next sequence, our acks, which of them go short; nothing changes),
+ * then, once that packet of
  * len bytes is sealed and about to go out, zl_link_record_sent (the sequence
  * advances). h must be the header zl_link_next_header gave, unchanged. */
 void zl_link_next_header(const zl_link *l, uint8_t type, zl_packet_header *h);

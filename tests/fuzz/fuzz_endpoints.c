@@ -196,6 +196,9 @@ static size_t build(int to_client, int how, const uint8_t *p, size_t n, uint8_t 
         h.sequence = zl_get_le16(p + 1);
         h.ack = zl_get_le16(p + 3);
         h.ack_bits = zl_get_le32(p + 5);
+        /* Fields short as the input's type byte asks: read right only
+         * when the receiver's references are near them. */
+        h.short_fields = (uint8_t)(p[0] & (ZL_PACKET_SHORT_SEQUENCE | ZL_PACKET_SHORT_ACK));
         memcpy(out + ZL_PACKET_HEADER_SIZE, p + 9, n - 9);
         len = zl_packet_seal(out, n - 9, &h, id);
         return len > 0 ? (size_t)len : 0;
@@ -207,8 +210,11 @@ static size_t build(int to_client, int how, const uint8_t *p, size_t n, uint8_t 
     }
     if (how == HOW_MUTATED) {
         const datagram *g = to_client ? &live.last_to_client : &live.last_to_server;
+        /* Its receiver took it last: its references still read it. */
+        zl_packet_near near = zl_link_near(to_client ? &live.client.conn.link
+                                                     : &live.server.slot[0].conn.link);
         size_t i, payload;
-        int at = zl_packet_open(g->data, g->len, id, &h, NULL);
+        int at = zl_packet_open(g->data, g->len, id, &near, &h, NULL);
         if (at < 0)
             return 0;
         payload = g->len - (size_t)at;

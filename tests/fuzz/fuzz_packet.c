@@ -5,14 +5,14 @@
 #include "zl_fuzz.h"
 
 #include "zl_bytes.h"
-#include "zl_crc32.h"
 #include "zl_link.h"
 
 #define PROTOCOL_ID 0x5A4C0001u
 
 /* The input is a series of records, each one datagram arriving at a link:
  *   byte 0     flags: bit 0 rewrite the CRC so the datagram passes it (the
- *              fuzzer could never find one); bit 1 the link sends a packet
+ *              fuzzer could never find one; short fields widened as the
+ *              link will); bit 1 the link sends a packet
  *              first; bits 2..7 milliseconds that pass before it
  *   bytes 1-2  datagram length, little-endian, low 11 bits (up to 2047, so
  *              oversized datagrams occur); cut to what the input still has
@@ -33,10 +33,10 @@ static void bit_set(uint8_t *set, uint16_t i)
 }
 
 /* The parser's contract, whatever the bytes. */
-static void check_open(const uint8_t *p, size_t len, int resealed, zl_packet_header *h, int *result,
-                       zl_packet_drop *why)
+static void check_open(const uint8_t *p, size_t len, int resealed, const zl_packet_near *near,
+                       zl_packet_header *h, int *result, zl_packet_drop *why)
 {
-    int r = zl_packet_open(p, len, PROTOCOL_ID, h, why);
+    int r = zl_packet_open(p, len, PROTOCOL_ID, near, h, why);
     *result = r;
     if (len <= 4) {
         REQUIRE(r == ZL_ERR_MALFORMED && *why == ZL_PACKET_DROP_SHORT);
@@ -53,7 +53,10 @@ static void check_open(const uint8_t *p, size_t len, int resealed, zl_packet_hea
          * byte alone told the header's length. */
         static uint8_t again[ZL_MAX_PACKET + ZL_PACKET_HEADER_SIZE];
         REQUIRE(r == (int)zl_packet_header_size(h, 1) && *why == ZL_PACKET_DROP_NONE);
-        REQUIRE(r == ((p[4] & ZL_PACKET_ACKS_FULL) ? 9 : ZL_PACKET_HEADER_SIZE));
+        REQUIRE(r == ZL_PACKET_HEADER_SIZE - ((p[4] & ZL_PACKET_ACKS_FULL) ? 4 : 0) -
+                         ((p[4] & ZL_PACKET_SHORT_SEQUENCE) ? 1 : 0) -
+                         ((p[4] & ZL_PACKET_SHORT_ACK) ? 1 : 0));
+        REQUIRE(h->short_fields == (p[4] & (ZL_PACKET_SHORT_SEQUENCE | ZL_PACKET_SHORT_ACK)));
         REQUIRE(h->type < ZL_PACKET_TYPE_COUNT);
         memcpy(again + ZL_PACKET_HEADER_SIZE, p + r, len - (size_t)r);
         if (len - (size_t)r > ZL_PACKET_MAX_PAYLOAD) {
@@ -93,6 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint8_t flags = data[at];
         size_t len = (size_t)(data[at + 1] | (data[at + 2] << 8)) & 0x7FFu;
         zl_packet_header h, h2;
+        zl_packet_near near;
         zl_packet_drop why;
         zl_link_acks acks;
         uint8_t *copy;
@@ -118,13 +122,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
         copy = zl_fuzz_copy(data + at, len);
         at += len;
-        if ((flags & FLAG_RESEAL) && len >= 4) {
-            uint8_t id[4];
-            zl_put_le32(id, PROTOCOL_ID);
-            zl_put_le32(copy, zl_crc32_update(zl_crc32_update(0, id, 4), copy + 4, len - 4));
-        }
+        near = zl_link_near(&the_link);
+        if ((flags & FLAG_RESEAL) && len >= 4)
+            zl_put_le32(copy, zl_packet_crc(copy, len, PROTOCOL_ID, &near));
 
-        check_open(copy, len, (flags & FLAG_RESEAL) && len >= 4, &h, &r, &why);
+        check_open(copy, len, (flags & FLAG_RESEAL) && len >= 4, &near, &h, &r, &why);
         r2 = zl_link_receive(&the_link, copy, len, PROTOCOL_ID, now, &h2, &acks);
         receives++;
         REQUIRE(acks.count <= ZL_LINK_ACK_WINDOW);

@@ -58,12 +58,13 @@ static void check_packet(const uint8_t *p, size_t len)
     uint8_t *copy = zl_fuzz_copy(p, len);
     zl_packet_header h;
     zl_packet_drop why = ZL_PACKET_DROP_NONE;
+    zl_packet_near near = {0xFFF0u, 0x0010u}; /* short fields widen across the wrap */
     zl_aead aead;
     uint64_t seq = 0;
     int r;
     zl_aead_default(&aead);
     int id_sent = len > 0 && (p[0] & 1u);
-    r = zl_packet_open_aead(copy, len, len >= 4 ? zl_get_le32(p) : 0u, id_sent, 1000,
+    r = zl_packet_open_aead(copy, len, len >= 4 ? zl_get_le32(p) : 0u, id_sent, 1000, &near,
                             ZL_PROTOCOL_ID, key, &aead, &h, &seq, &why);
     REQUIRE(r < 0 && why != ZL_PACKET_DROP_NONE);
     REQUIRE(len == 0 || memcmp(copy, p, len) == 0);

@@ -261,40 +261,154 @@ static const char *const type_names[] = {
     "DISCONNECT", "COMMANDS", "SNAPSHOT",     "SETTINGS",       "TOKEN_REQUEST",
     "TOKEN_RESPONSE", "RELIABLE", "PATH_CHALLENGE", "PATH_RESPONSE", "CONTROL", "BLOCK"};
 
-/* The header from its type byte, at byte `at`: type, sequence, ack, and
- * ack_bits unless the flag 0x20 says they are all ones. Returns the
- * header's length. */
-static size_t header_rest(const uint8_t *p, unsigned at)
+/* A header read from its type byte: the fields as the receiver widens
+ * them, and the same header written long (what the CRC and the associated
+ * data cover). */
+typedef struct header {
+    unsigned type_byte, sequence, ack, end;
+    uint32_t ack_bits;
+    uint8_t long_form[9];
+    unsigned long_len;
+} header;
+
+/* The 16-bit value with the low 8 bits `low` within -128..+127 of ref. */
+static unsigned widen8(unsigned low, unsigned ref)
+{
+    return (ref + (unsigned)(int)(int8_t)(uint8_t)(low - ref)) & 0xFFFFu;
+}
+
+static int newer16(unsigned a, unsigned b)
+{
+    unsigned d = (a - b) & 0xFFFFu;
+    return d != 0 && d < 0x8000u;
+}
+
+/* Reads the header at byte `at`, short fields (flags 0x40, 0x80) widened
+ * against seq_ref and ack_ref. */
+static void read_header(const uint8_t *p, unsigned at, unsigned seq_ref, unsigned ack_ref,
+                        header *h)
+{
+    unsigned i = at + 1u;
+    h->type_byte = p[at];
+    if (p[at] & 0x40u) {
+        h->sequence = widen8(p[i++], seq_ref);
+    } else {
+        h->sequence = le(p + i, 2);
+        i += 2;
+    }
+    if (p[at] & 0x80u) {
+        h->ack = widen8(p[i++], ack_ref);
+    } else {
+        h->ack = le(p + i, 2);
+        i += 2;
+    }
+    h->ack_bits = 0xFFFFFFFFu;
+    if (!(p[at] & 0x20u)) {
+        h->ack_bits = le(p + i, 4);
+        i += 4;
+    }
+    h->end = i;
+    h->long_form[0] = p[at];
+    h->long_form[1] = (uint8_t)h->sequence;
+    h->long_form[2] = (uint8_t)(h->sequence >> 8);
+    h->long_form[3] = (uint8_t)h->ack;
+    h->long_form[4] = (uint8_t)(h->ack >> 8);
+    for (i = 0; i < 4u; i++)
+        h->long_form[5 + i] = (uint8_t)(h->ack_bits >> (8u * i));
+    h->long_len = p[at] & 0x20u ? 5u : 9u;
+}
+
+/* 1 when d is a connectionless packet: its CRC under the protocol id
+ * (connectionless packets never have short fields). */
+static int connectionless(const datagram *d)
+{
+    uint8_t idb[4];
+    unsigned i;
+    for (i = 0; i < 4u; i++)
+        idb[i] = (uint8_t)((uint32_t)ZL_PROTOCOL_ID >> (8u * i));
+    return d->len > 4 && !(d->bytes[4] & 0xC0u) &&
+           crc32_of(crc32_of(0, idb, 4), d->bytes + 4, d->len - 4) == le(d->bytes, 4);
+}
+
+/* Reads d's header at byte `at` as its receiver does: its references are
+ * the newest sequence and the newest ack (of a header with ack_bits not
+ * 0) of the packets that came before on the same connection, the same
+ * way. */
+static void receive_header(const datagram *d, unsigned at, header *h, unsigned *seq_ref,
+                           unsigned *ack_ref)
+{
+    header e;
+    int i;
+    *seq_ref = *ack_ref = 0;
+    for (i = 0; &wire[i] != d; i++) {
+        if (wire[i].from != d->from || wire[i].to != d->to || connectionless(&wire[i]))
+            continue;
+        read_header(wire[i].bytes, at, *seq_ref, *ack_ref, &e);
+        if (newer16(e.sequence, *seq_ref))
+            *seq_ref = e.sequence;
+        if (e.ack_bits != 0 && newer16(e.ack, *ack_ref))
+            *ack_ref = e.ack;
+    }
+    read_header(d->bytes, at, *seq_ref, *ack_ref, h);
+}
+
+/* Prints a sequence or ack at byte i, short or long, as widened (value)
+ * from the reference ref; returns the byte after it. */
+static unsigned field_row(const uint8_t *p, unsigned i, unsigned is_short, const char *name,
+                          unsigned value, unsigned ref, const char *ref_name)
 {
     char where[16];
-    unsigned type = p[at] & 31u;
-    row(sprintf(where, "%u", at) ? where : "", "type", "%u %s%s", type,
-        type < 17 ? type_names[type] : "?", p[at] & 0x20u ? ", ack_bits all ones (0x20)" : "");
-    row(sprintf(where, "%u-%u", at + 1u, at + 2u) ? where : "", "sequence", "%u", le(p + at + 1, 2));
-    row(sprintf(where, "%u-%u", at + 3u, at + 4u) ? where : "", "ack", "%u", le(p + at + 3, 2));
-    if (p[at] & 0x20u) {
-        row("", "ack_bits", "0xffffffff, not sent");
-        return at + 5u;
+    if (is_short) {
+        row(sprintf(where, "%u", i) ? where : "", name, "%u: low 8 bits 0x%02x nearest %u, %s",
+            value, p[i], ref, ref_name);
+        return i + 1u;
     }
-    row(sprintf(where, "%u-%u", at + 5u, at + 8u) ? where : "", "ack_bits", "0x%08x",
-        le(p + at + 5, 4));
-    return at + 9u;
+    row(sprintf(where, "%u-%u", i, i + 1u) ? where : "", name, "%u", value);
+    return i + 2u;
+}
+
+/* Prints the header of d from its type byte, at byte `at`: type,
+ * sequence, ack, and ack_bits unless the flag 0x20 says they are all
+ * ones. */
+static void header_rows(const datagram *d, unsigned at, header *h)
+{
+    char where[16];
+    unsigned seq_ref, ack_ref, i = at + 1u;
+    unsigned type = d->bytes[at] & 31u;
+    receive_header(d, at, h, &seq_ref, &ack_ref);
+    row(sprintf(where, "%u", at) ? where : "", "type", "%u %s%s%s%s", type,
+        type < 17 ? type_names[type] : "?", d->bytes[at] & 0x20u ? ", ack_bits all ones (0x20)" : "",
+        d->bytes[at] & 0x40u ? ", short sequence (0x40)" : "",
+        d->bytes[at] & 0x80u ? ", short ack (0x80)" : "");
+    i = field_row(d->bytes, i, d->bytes[at] & 0x40u, "sequence", h->sequence, seq_ref,
+                  "the newest received");
+    i = field_row(d->bytes, i, d->bytes[at] & 0x80u, "ack", h->ack, ack_ref, "the newest ack taken");
+    if (d->bytes[at] & 0x20u)
+        row("", "ack_bits", "0xffffffff, not sent");
+    else
+        row(sprintf(where, "%u-%u", i, i + 3u) ? where : "", "ack_bits", "0x%08x", h->ack_bits);
 }
 
 /* A plain packet's header: its CRC under `id`. Returns its length. */
-static size_t plain_header(const uint8_t *p, size_t len, uint32_t id, const char *id_name)
+static size_t plain_header(const datagram *d, uint32_t id, const char *id_name)
 {
     uint8_t idb[4];
     uint32_t crc;
+    header h;
     idb[0] = (uint8_t)id;
     idb[1] = (uint8_t)(id >> 8);
     idb[2] = (uint8_t)(id >> 16);
     idb[3] = (uint8_t)(id >> 24);
-    crc = crc32_of(crc32_of(0, idb, 4), p + 4, len - 4);
     printf("byte      field                    value\n");
-    row("0-3", "crc32", "0x%08x, CRC-32 of %s 0x%08x (4 bytes LE) then bytes 4-%u: %s",
-        le(p, 4), id_name, id, (unsigned)len - 1u, crc == le(p, 4) ? "matches" : "MISMATCH");
-    return header_rest(p, 4);
+    receive_header(d, 4, &h, &crc, &crc);
+    crc = crc32_of(crc32_of(crc32_of(0, idb, 4), h.long_form, h.long_len), d->bytes + h.end,
+                   d->len - h.end);
+    row("0-3", "crc32", "0x%08x, CRC-32 of %s 0x%08x (4 bytes LE), the header from byte 4 "
+        "written long, then bytes %u-%u: %s",
+        le(d->bytes, 4), id_name, id, h.end, (unsigned)d->len - 1u,
+        crc == le(d->bytes, 4) ? "matches" : "MISMATCH");
+    header_rows(d, 4, &h);
+    return h.end;
 }
 
 /* Bits of a payload, least significant first, bit b in byte b / 8. */
@@ -1150,14 +1264,17 @@ static void reply_tag(const uint8_t *payload, size_t body, uint8_t type, uint64_
  * client's packets carry the connection id in clear (id_sent), the
  * server's start with the type byte; the associated data holds it either
  * way. */
-static size_t open_sealed(const uint8_t *p, size_t len, int id_sent, uint64_t nonce_of_conn,
+static size_t open_sealed(const datagram *d, int id_sent, uint64_t nonce_of_conn,
                           const uint8_t key[32], uint8_t *plain)
 {
+    const uint8_t *p = d->bytes;
+    size_t len = d->len;
     uint8_t aad[17], nonce[12];
     char where[24];
     uint32_t id = ZL_PROTOCOL_ID ^ (uint32_t)nonce_of_conn ^ (uint32_t)(nonce_of_conn >> 32);
     unsigned at = id_sent ? 4u : 0u, end, i;
-    uint64_t sequence = le(p + at + 1, 2); /* an early packet: the full sequence */
+    uint64_t sequence;
+    header h;
     size_t n;
     printf("byte      field                    value\n");
     row(id_sent ? "0-3" : "", "connection id", "0x%08x = 0x%08x ^ 0x%08x ^ 0x%08x%s",
@@ -1165,7 +1282,9 @@ static size_t open_sealed(const uint8_t *p, size_t len, int id_sent, uint64_t no
         (unsigned)(uint32_t)(nonce_of_conn >> 32), id_sent ? "" : ", not sent");
     if (id_sent && le(p, 4) != id)
         row("", "connection id", "MISMATCH");
-    end = (unsigned)header_rest(p, at);
+    header_rows(d, at, &h);
+    end = h.end;
+    sequence = h.sequence; /* an early packet: the full sequence */
     n = len - end - 16u;
     sprintf(where, "%u-%u", end, end + (unsigned)n - 1u);
     key_row(where, "ciphertext", p + end, n);
@@ -1175,13 +1294,13 @@ static size_t open_sealed(const uint8_t *p, size_t len, int id_sent, uint64_t no
         aad[i] = (uint8_t)((uint32_t)ZL_PROTOCOL_ID >> (8u * i));
         aad[4 + i] = (uint8_t)(id >> (8u * i));
     }
-    memcpy(aad + 8, p + at, end - at);
+    memcpy(aad + 8, h.long_form, h.long_len);
     memset(nonce, 0, sizeof nonce);
     for (i = 0; i < 8u; i++)
         nonce[4 + i] = (uint8_t)(sequence >> (8u * i));
-    key_row("", "associated data", aad, 8u + end - at);
+    key_row("", "associated data", aad, 8u + h.long_len);
     key_row("", "nonce", nonce, sizeof nonce);
-    if (zl_chacha20poly1305_open(plain, ZL_MAX_PACKET, p + end, len - end, aad, 8u + end - at,
+    if (zl_chacha20poly1305_open(plain, ZL_MAX_PACKET, p + end, len - end, aad, 8u + h.long_len,
                                  nonce, key) != (int)n) {
         row("", "plaintext", "DOES NOT OPEN");
         return 0;
@@ -1215,7 +1334,7 @@ static void plain_example(const char *name, const datagram *d, uint32_t id, cons
         return;
     hex_block(name, d->bytes, d->len);
     fields_begin(name);
-    at = plain_header(d->bytes, d->len, id, id_name);
+    at = plain_header(d, id, id_name);
     bits_start(&b, d->bytes + at, d->len - at);
     switch (d->bytes[4] & 31u) {
     case ZL_MSG_REQUEST:
@@ -1268,8 +1387,10 @@ static const datagram *find_block(int from, int to, uint8_t inner, int nth)
 {
     int i;
     for (i = 0; i < wire_count; i++) {
-        /* A plain header: 13 bytes, 9 with the flag 0x20 (no ack_bits). */
-        size_t at = wire[i].bytes[4] & 0x20u ? 9u : 13u;
+        /* A plain header: 13 bytes, 4 fewer with the flag 0x20 (no
+         * ack_bits), 1 fewer for each of 0x40 and 0x80 (short fields). */
+        size_t at = (wire[i].bytes[4] & 0x20u ? 9u : 13u) - !!(wire[i].bytes[4] & 0x40u) -
+                    !!(wire[i].bytes[4] & 0x80u);
         if (wire[i].from == from && wire[i].to == to && (wire[i].bytes[4] & 31u) == ZL_MSG_BLOCK &&
             wire[i].len > at && (wire[i].bytes[at] & 31u) == inner && nth-- == 0)
             return &wire[i];
@@ -1404,7 +1525,7 @@ static void token_match(void)
     if ((d = find(1, 0, ZL_MSG_TOKEN_REQUEST, 0)) != NULL) {
         hex_block("token-request", d->bytes, d->len);
         fields_begin("token-request");
-        at = plain_header(d->bytes, d->len, ZL_PROTOCOL_ID, "protocol id");
+        at = plain_header(d, ZL_PROTOCOL_ID, "protocol id");
         bits_start(&b, d->bytes + at, d->len - at);
         show_hex(&b, 32, "protocol_id");
         show64(&b, "nonce");
@@ -1421,7 +1542,7 @@ static void token_match(void)
     if ((d = find(0, 1, ZL_MSG_CHALLENGE, 0)) != NULL) {
         hex_block("token-challenge", d->bytes, d->len);
         fields_begin("token-challenge");
-        at = plain_header(d->bytes, d->len, ZL_PROTOCOL_ID, "protocol id");
+        at = plain_header(d, ZL_PROTOCOL_ID, "protocol id");
         bits_start(&b, d->bytes + at, 20);
         cookie = challenge_fields(&b);
         reply_tag(d->bytes + at, 20, ZL_MSG_CHALLENGE, cookie, 0, grant.server_key);
@@ -1431,7 +1552,7 @@ static void token_match(void)
         uint32_t tick;
         hex_block("token-accept", d->bytes, d->len);
         fields_begin("token-accept");
-        at = plain_header(d->bytes, d->len, ZL_PROTOCOL_ID, "protocol id");
+        at = plain_header(d, ZL_PROTOCOL_ID, "protocol id");
         bits_start(&b, d->bytes + at, 25);
         tick = accept_fields(&b);
         end_payload(&b);
@@ -1441,7 +1562,7 @@ static void token_match(void)
     if ((d = find(1, 0, ZL_MSG_COMMANDS, 1)) != NULL) {
         hex_block("sealed-commands", d->bytes, d->len);
         fields_begin("sealed-commands");
-        n = open_sealed(d->bytes, d->len, 1, NONCE_C, grant.client_key, plain);
+        n = open_sealed(d, 1, NONCE_C, grant.client_key, plain);
         bits_start(&b, plain, n);
         commands_payload(&b);
         fields_end();
@@ -1456,7 +1577,7 @@ static void token_match(void)
         d = &wire[k];
         hex_block("sealed-snapshot", d->bytes, d->len);
         fields_begin("sealed-snapshot");
-        open_sealed(d->bytes, d->len, 0, NONCE_C, grant.server_key, plain);
+        open_sealed(d, 0, NONCE_C, grant.server_key, plain);
         fields_end();
     }
 }
