@@ -412,76 +412,85 @@ static void plan_write_value(const zl_plan_field *f, delta_out *o, unsigned drop
 #define PLACE_BIT(k) ((k) < 32 ? 1u << (k) : 0u)
 #endif
 
-/* The walk's two passes with each code taken once: the sent fields' codes
- * and their bases' are kept from the first pass for the second. With
- * older (x's, or a teleport's), the moved set of a known change is found
- * on the way (zl_schema_write_moved); with x, the extrapolated fields'
- * base codes are predicted ones, which is what coding against the
- * extrapolated state gives: its stored values decode from those codes and
- * encode back to them. */
+/* `gap` changed bits of 0, then a 1 when `one`. */
+static inline void put_gap(delta_out *o, unsigned gap, unsigned one)
+{
+    for (; gap > 31u; gap -= 16u)
+        put(o, 0, 16);
+    put(o, one << gap, gap + one);
+}
+
+/* The walk's two passes with each code taken once: the first keeps the
+ * changed fields' places and codes (and their bases'), the second writes
+ * them, the unchanged places between as runs of 0 bits. With older (x's,
+ * or a teleport's), the moved set of a known change is found on the way
+ * (zl_schema_write_moved); with x, the extrapolated fields' base codes are
+ * predicted ones, which is what coding against the extrapolated state
+ * gives: its stored values decode from those codes and encode back to
+ * them. */
 static int write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
                        const void *state, int which, int known, const void *older,
                        const moving_base *x)
 {
     uint32_t code[ZL_SCHEMA_PLAN_FIELDS], base_code[ZL_SCHEMA_PLAN_FIELDS];
-    uint8_t field[ZL_SCHEMA_PLAN_FIELDS];
+    uint8_t field[ZL_SCHEMA_PLAN_FIELDS], place[ZL_SCHEMA_PLAN_FIELDS];
     uint32_t start = zl_bitwriter_bits_used(w), moved = 0, changed = 0;
-    int last = -1, sent = 0, i, alike;
+    int sent = 0, n = 0, i, k, alike;
+    unsigned next = 0, last;
     delta_out o;
-    if (!older)
-        older = base; /* nothing moved */
     for (i = 0; i < p->schema->count; i++) {
         const zl_plan_field *f = &p->field[i];
-        uint32_t raw, base_raw, older_raw;
+        uint32_t raw, base_raw, c, b;
         unsigned drop;
         if (!(f->sel & SEL(which)))
             continue;
-        field[sent] = (uint8_t)i;
         raw = plan_load(f, state);
         base_raw = base ? plan_load(f, base) : 0u;
-        older_raw = base ? plan_load(f, older) : 0u;
-        if (raw == base_raw && older_raw == base_raw) { /* the same codes */
-            code[sent] = 0;
-            base_code[sent++] = 0;
-            continue;
-        }
-        drop = drop_for(f, which);
-        code[sent] = plan_encode(f, drop, raw);
-        base_code[sent] = plan_encode(f, drop, base_raw);
-        /* The same bits in older: the same code, no move. */
-        if (older_raw != base_raw) {
-            uint32_t was = plan_encode(f, drop, older_raw);
-            if (was != base_code[sent]) {
+        if (older && plan_load(f, older) != base_raw) { /* the same bits: the same code */
+            uint32_t was;
+            drop = drop_for(f, which);
+            was = plan_encode(f, drop, plan_load(f, older));
+            b = plan_encode(f, drop, base_raw);
+            if (was != b) {
                 moved |= PLACE_BIT(sent);
                 if (x && (f->op & OP_MOVING))
-                    base_code[sent] = predicted(f, drop, base_code[sent], was, x);
+                    b = predicted(f, drop, b, was, x);
             }
+            c = plan_encode(f, drop, raw);
+        } else if (raw == base_raw) { /* the same code: no need to find it */
+            sent++;
+            continue;
+        } else {
+            drop = drop_for(f, which);
+            c = plan_encode(f, drop, raw);
+            b = plan_encode(f, drop, base_raw);
         }
-        if (code[sent] != base_code[sent]) {
-            last = sent;
+        if (c != b) {
+            field[n] = (uint8_t)i;
+            place[n] = (uint8_t)sent;
+            code[n] = c;
+            base_code[n++] = b;
             changed |= PLACE_BIT(sent);
         }
         sent++;
     }
-    if (known && last < 0)
+    if (known && n == 0)
         return 0; /* for the caller to code otherwise */
-    alike = known && moved_alike(moved, changed, last);
+    last = n > 0 ? place[n - 1] : 0u;
+    alike = known && moved_alike(moved, changed, (int)last);
     begin(&o, w);
     if (!known)
-        put(&o, (uint32_t)(last >= 0), 1);
+        put(&o, (uint32_t)(n > 0), 1);
     else if (moved != 0)
         put(&o, (uint32_t)alike, 1);
-    if (last >= 0) {
+    if (n > 0 && !alike)
+        put_last(&o, last, (unsigned)sent);
+    for (k = 0; k < n; k++) {
+        const zl_plan_field *f = &p->field[field[k]];
         if (!alike)
-            put_last(&o, (unsigned)last, (unsigned)sent);
-        for (i = 0; i <= last; i++) {
-            const zl_plan_field *f = &p->field[field[i]];
-            int differs = code[i] != base_code[i];
-            if (i < last && !alike)
-                put(&o, (uint32_t)differs, 1);
-            if (differs)
-                plan_write_value(f, &o, drop_for(f, which), base_code[i], code[i]);
-        }
+            put_gap(&o, place[k] - next, place[k] < last);
+        next = place[k] + 1u;
+        plan_write_value(f, &o, drop_for(f, which), base_code[k], code[k]);
     }
     flush(&o);
     if (w->error != ZL_OK)
