@@ -861,6 +861,123 @@ static void test_extrapolated_entries(void)
                 3u + 1u + (uint32_t)plain_code_bits(1, tick, tick - 1u));
 }
 
+/* Bits of player e's code at `tick` against its world state at `from`
+ * extrapolated from `older` (`from - older` ticks before), as another
+ * client gets it, by the walk: with the moved set of the two held states
+ * when `with_moved`, else without. */
+static int moved_code_bits(uint16_t e, uint32_t tick, uint32_t from, uint32_t older,
+                           int with_moved)
+{
+    const zl_schema *s = layout.player_schema;
+    const void *base = zl_snapshot_world_state(&world, from, e);
+    const void *was = zl_snapshot_world_state(&world, older, e);
+    uint32_t pred[ZL_STATE_MAX / 4];
+    uint8_t scratch[64];
+    zl_bitwriter w;
+    ZL_CHECK(zl_schema_extrapolate(s, pred, base, was, tick - from, from - older,
+                                   ZL_SCHEMA_SHARED) == 1);
+    zl_bitwriter_init(&w, scratch, sizeof scratch);
+    return zl_schema_write_moved(s, &w, pred, zl_snapshot_world_state(&world, tick, e),
+                                 ZL_SCHEMA_SHARED | ZL_SCHEMA_CHANGED,
+                                 with_moved ? zl_schema_moved(s, base, was, ZL_SCHEMA_SHARED)
+                                            : 0u);
+}
+
+/* A runner that speeds up changes exactly what moved between its two held
+ * states: one bit says so and only the values follow (the place of the
+ * last change and the changed bits are left out). A change of something
+ * else as well costs one bit more than the plain code. */
+static void test_moved_set_entries(void)
+{
+    static uint8_t buf[BUF_BYTES];
+    uint32_t tick, step = 1;
+    int alike, plain;
+    start();
+    alive[0] = 1;
+    players[0].origin.x = ZL_FX_INT(100);
+    players[0].health = 100;
+    for (tick = 1; tick <= 6; tick++) {
+        send_tick(buf, tick, 1);
+        players[0].origin.x += ZL_FX_INT(step);
+        step += 2; /* speeding up: the extrapolation falls short */
+    }
+    send_tick(buf, tick, 1);
+    ZL_CHECK_EQ(older_age_of(buf, (int)sizeof buf), 1u);
+    ZL_CHECK_EQ(client.last.updated, 1);
+    alike = moved_code_bits(0, tick, tick - 1u, tick - 2u, 1);
+    plain = moved_code_bits(0, tick, tick - 1u, tick - 2u, 0);
+    /* Head 1 (kind 1), then the code with its moved-set bit. */
+    ZL_CHECK_EQ(client.last.update_bits, 1u + (uint32_t)alike);
+    ZL_CHECK(alike < plain);
+    tick++;
+    /* Hit as well: x moved, x and health changed. */
+    players[0].origin.x += ZL_FX_INT(step);
+    players[0].health = 75;
+    send_tick(buf, tick, 1);
+    ZL_CHECK_EQ(client.last.update_bits,
+                1u + (uint32_t)moved_code_bits(0, tick, tick - 1u, tick - 2u, 1));
+    ZL_CHECK_EQ(moved_code_bits(0, tick, tick - 1u, tick - 2u, 1),
+                1 + moved_code_bits(0, tick, tick - 1u, tick - 2u, 0));
+}
+
+/* Runners that speed up, turn, respawn (a teleport), enter and leave, the
+ * client's own player among them, over a channel that loses, delays and
+ * reorders both ways: the older frame is often several ticks back, or
+ * lacks an entity, and every frame still decodes exact. */
+static void test_moved_set_under_loss(void)
+{
+    static sim s;
+    static uint8_t buf[BUF_BYTES];
+    zl_test_rng rng;
+    uint32_t tick, ticks = ZL_TEST_ITERATIONS(1500) < 300 ? 300 : ZL_TEST_ITERATIONS(1500);
+    uint32_t older_far = 0;
+    int32_t speed[8];
+    uint16_t seq = 0;
+    int bad = 0, e;
+    start();
+    sim_start(&s, 91u, 200, 1, 6);
+    zl_test_rng_seed(&rng, 17u);
+    for (e = 0; e < 8; e++) {
+        alive[e] = 1;
+        players[e].health = 100;
+        speed[e] = 1;
+    }
+    for (tick = 1; tick <= ticks; tick++) {
+        int len;
+        for (e = 0; e < 8; e++) {
+            int roll = zl_test_rng_range(&rng, 0, 99);
+            if (roll < 2) { /* respawn far away */
+                players[e].origin.x = ZL_FX_INT(zl_test_rng_range(&rng, -3000, 3000));
+                players[e].teleport++;
+            } else if (roll < 3 && e != 3) {
+                alive[e] = (uint8_t)!alive[e];
+            } else if (roll < 20) {
+                speed[e] = zl_test_rng_range(&rng, -8, 8);
+            } else if (roll < 30) {
+                players[e].yaw = (zl_angle)(players[e].yaw + 300u);
+            }
+            players[e].origin.x += ZL_FX_INT(speed[e]);
+            if (players[e].origin.x > ZL_FX_INT(4000) || players[e].origin.x < ZL_FX_INT(-4000))
+                players[e].origin.x = 0;
+        }
+        record_tick(tick, 8);
+        len = encode(buf, tick, NULL, 0, NULL, 3, NO_BUDGET, seq);
+        ZL_CHECK(len > 0);
+        older_far += older_age_of(buf, len) > 1u;
+        sim_send(&s, tick, buf, len, seq++);
+        bad += sim_deliver(&s, tick);
+        sim_acks(&s, tick);
+    }
+    ZL_CHECK_EQ(bad, 0);
+    ZL_CHECK_EQ(rx.missing_base, 0);
+    ZL_CHECK_EQ(rx.malformed, 0);
+    ZL_CHECK(s.decoded > ticks / 3u);
+    ZL_CHECK(s.decoded + s.refused + s.lost + 20u >= s.sent);
+    ZL_CHECK(older_far > ticks / 20u); /* loss spreads the two held frames */
+    zl_test_note("%u sent, %u lost, %u decoded exact, %u extrapolated over more than a tick",
+                 (unsigned)s.sent, (unsigned)s.lost, (unsigned)s.decoded, (unsigned)older_far);
+}
+
 /* An older age the client cannot hold: with the base age past 63 or the
  * world history (malformed), or naming a frame it does not keep (it asks
  * for a full one). */
@@ -1347,6 +1464,8 @@ void zl_suite_snapshot(void)
     ZL_RUN(test_budget_starved);
     ZL_RUN(test_leave_and_reenter);
     ZL_RUN(test_extrapolated_entries);
+    ZL_RUN(test_moved_set_entries);
+    ZL_RUN(test_moved_set_under_loss);
     ZL_RUN(test_older_age_refused);
     ZL_RUN(test_hostile_input);
     ZL_RUN(test_match_numbers);
