@@ -333,6 +333,7 @@ typedef struct sim {
     zl_test_rng rng;
     int loss_pm, delay_min, delay_max;
     uint32_t sent, lost, acks_lost, decoded, refused, fulls;
+    int bad; /* decoded frames that did not match the world */
     uint16_t client_newest;
     int client_any;
 } sim;
@@ -446,6 +447,20 @@ static void sim_acks(sim *s, uint32_t now)
     }
 }
 
+/* One tick over the channel: the snapshot of tick for `own` encoded and
+ * sent, what is due delivered and checked, the acks taken. Returns the
+ * snapshot's bytes (in buf). */
+static int sim_tick(sim *s, uint8_t *buf, uint32_t tick, uint16_t own, uint16_t seq)
+{
+    int len = encode(buf, tick, NULL, 0, NULL, own, NO_BUDGET, seq);
+    ZL_CHECK(len > 0);
+    s->fulls += client.last.full;
+    sim_send(s, tick, buf, len, seq);
+    s->bad += sim_deliver(s, tick);
+    sim_acks(s, tick);
+    return len;
+}
+
 /* Snapshots and acks both lost, delayed and reordered: every snapshot the
  * client decodes is exact, and it never meets a delta whose base it lacks. */
 static void test_baseline_under_loss(void)
@@ -456,7 +471,6 @@ static void test_baseline_under_loss(void)
     /* Long enough for the loss rate to show even on a slow port. */
     uint32_t tick, ticks = ZL_TEST_ITERATIONS(2000) < 400 ? 400 : ZL_TEST_ITERATIONS(2000);
     uint16_t seq = 0;
-    int bad = 0;
     int scenario;
     /* 20% loss with 1..6 ticks of delay; 50% loss with 2..12. */
     static const int params[2][3] = {{200, 1, 6}, {500, 2, 12}};
@@ -466,17 +480,11 @@ static void test_baseline_under_loss(void)
                   params[scenario][2]);
         zl_test_rng_seed(&rng, 5u + (uint64_t)scenario);
         for (tick = 1; tick <= ticks; tick++) {
-            int len;
             churn(&rng, 80, 10);
             record_tick(tick, 80);
-            len = encode(buf, tick, NULL, 0, NULL, ZL_SNAPSHOT_NONE, NO_BUDGET, seq);
-            ZL_CHECK(len > 0);
-            s.fulls += client.last.full;
-            sim_send(&s, tick, buf, len, seq++);
-            bad += sim_deliver(&s, tick);
-            sim_acks(&s, tick);
+            sim_tick(&s, buf, tick, ZL_SNAPSHOT_NONE, seq++);
         }
-        ZL_CHECK_EQ(bad, 0);
+        ZL_CHECK_EQ(s.bad, 0);
         ZL_CHECK_EQ(rx.missing_base, 0);
         ZL_CHECK_EQ(rx.malformed, 0);
         ZL_CHECK(!rx.need_full);
@@ -928,12 +936,13 @@ static void test_moved_set_under_loss(void)
 {
     static sim s;
     static uint8_t buf[BUF_BYTES];
-    zl_test_rng rng;
-    uint32_t tick, ticks = ZL_TEST_ITERATIONS(1500) < 300 ? 300 : ZL_TEST_ITERATIONS(1500);
-    uint32_t older_far = 0;
     int32_t speed[8];
+    int e;
+    uint32_t tick, older_far = 0, ticks = ZL_TEST_ITERATIONS(1500);
+    zl_test_rng rng;
     uint16_t seq = 0;
-    int bad = 0, e;
+    if (ticks < 300)
+        ticks = 300; /* long enough for the loss to spread the frames */
     start();
     sim_start(&s, 91u, 200, 1, 6);
     zl_test_rng_seed(&rng, 17u);
@@ -943,7 +952,6 @@ static void test_moved_set_under_loss(void)
         speed[e] = 1;
     }
     for (tick = 1; tick <= ticks; tick++) {
-        int len;
         for (e = 0; e < 8; e++) {
             int roll = zl_test_rng_range(&rng, 0, 99);
             if (roll < 2) { /* respawn far away */
@@ -961,14 +969,9 @@ static void test_moved_set_under_loss(void)
                 players[e].origin.x = 0;
         }
         record_tick(tick, 8);
-        len = encode(buf, tick, NULL, 0, NULL, 3, NO_BUDGET, seq);
-        ZL_CHECK(len > 0);
-        older_far += older_age_of(buf, len) > 1u;
-        sim_send(&s, tick, buf, len, seq++);
-        bad += sim_deliver(&s, tick);
-        sim_acks(&s, tick);
+        older_far += older_age_of(buf, sim_tick(&s, buf, tick, 3, seq++)) > 1u;
     }
-    ZL_CHECK_EQ(bad, 0);
+    ZL_CHECK_EQ(s.bad, 0);
     ZL_CHECK_EQ(rx.missing_base, 0);
     ZL_CHECK_EQ(rx.malformed, 0);
     ZL_CHECK(s.decoded > ticks / 3u);
