@@ -426,7 +426,11 @@ static void check_write_extrapolated(side_by_side *t, const uint8_t *a, const ui
         zl_bitwriter_init(&w2, buf2, sizeof buf2);
         if (zl_schema_extrapolate(s, scratch, b, a, ahead, behind, which))
             from = scratch;
-        n1 = zl_schema_write_delta(s, &w1, from, states[k], which);
+        /* A known change is coded with the moved set of b and a. */
+        n1 = zl_schema_write_moved(s, &w1, from, states[k], which,
+                                   which & ZL_SCHEMA_CHANGED
+                                       ? zl_schema_moved(s, b, a, which & ~ZL_SCHEMA_CHANGED)
+                                       : 0u);
         n2 = zl_schema_plan_write_extrapolated(&t->moving_plan, &w2, b, a, ahead, behind,
                                                states[k], which);
         same_value(t, n1, n2);

@@ -333,6 +333,7 @@ typedef struct sim {
     zl_test_rng rng;
     int loss_pm, delay_min, delay_max;
     uint32_t sent, lost, acks_lost, decoded, refused, fulls;
+    int bad; /* decoded frames that did not match the world */
     uint16_t client_newest;
     int client_any;
 } sim;
@@ -446,6 +447,20 @@ static void sim_acks(sim *s, uint32_t now)
     }
 }
 
+/* One tick over the channel: the snapshot of tick for `own` encoded and
+ * sent, what is due delivered and checked, the acks taken. Returns the
+ * snapshot's bytes (in buf). */
+static int sim_tick(sim *s, uint8_t *buf, uint32_t tick, uint16_t own, uint16_t seq)
+{
+    int len = encode(buf, tick, NULL, 0, NULL, own, NO_BUDGET, seq);
+    ZL_CHECK(len > 0);
+    s->fulls += client.last.full;
+    sim_send(s, tick, buf, len, seq);
+    s->bad += sim_deliver(s, tick);
+    sim_acks(s, tick);
+    return len;
+}
+
 /* Snapshots and acks both lost, delayed and reordered: every snapshot the
  * client decodes is exact, and it never meets a delta whose base it lacks. */
 static void test_baseline_under_loss(void)
@@ -456,7 +471,6 @@ static void test_baseline_under_loss(void)
     /* Long enough for the loss rate to show even on a slow port. */
     uint32_t tick, ticks = ZL_TEST_ITERATIONS(2000) < 400 ? 400 : ZL_TEST_ITERATIONS(2000);
     uint16_t seq = 0;
-    int bad = 0;
     int scenario;
     /* 20% loss with 1..6 ticks of delay; 50% loss with 2..12. */
     static const int params[2][3] = {{200, 1, 6}, {500, 2, 12}};
@@ -466,17 +480,11 @@ static void test_baseline_under_loss(void)
                   params[scenario][2]);
         zl_test_rng_seed(&rng, 5u + (uint64_t)scenario);
         for (tick = 1; tick <= ticks; tick++) {
-            int len;
             churn(&rng, 80, 10);
             record_tick(tick, 80);
-            len = encode(buf, tick, NULL, 0, NULL, ZL_SNAPSHOT_NONE, NO_BUDGET, seq);
-            ZL_CHECK(len > 0);
-            s.fulls += client.last.full;
-            sim_send(&s, tick, buf, len, seq++);
-            bad += sim_deliver(&s, tick);
-            sim_acks(&s, tick);
+            sim_tick(&s, buf, tick, ZL_SNAPSHOT_NONE, seq++);
         }
-        ZL_CHECK_EQ(bad, 0);
+        ZL_CHECK_EQ(s.bad, 0);
         ZL_CHECK_EQ(rx.missing_base, 0);
         ZL_CHECK_EQ(rx.malformed, 0);
         ZL_CHECK(!rx.need_full);
@@ -825,8 +833,10 @@ static void test_extrapolated_entries(void)
     players[0].origin.x += ZL_FX_INT(1);
     send_tick(buf, tick, 1);
     ZL_CHECK_EQ(older_age_of(buf, (int)sizeof buf), 1u);
-    /* A head of 1 stands for the next number and the kind 1 (changed). */
-    ZL_CHECK_EQ(client.last.update_bits, 1u + (uint32_t)plain_code_bits(0, tick, tick - 1u));
+    /* A head of 1 stands for the next number and the kind 1 (changed);
+     * x and the counter moved between the two held states, only x changed
+     * since: a 0 bit says the changed fields are not the moved ones. */
+    ZL_CHECK_EQ(client.last.update_bits, 2u + (uint32_t)plain_code_bits(0, tick, tick - 1u));
     tick++;
     /* Running on from there, both states past the respawn: predicted again. */
     players[0].origin.x += ZL_FX_INT(1);
@@ -857,6 +867,118 @@ static void test_extrapolated_entries(void)
     ZL_CHECK_EQ(client.last.updated, 2);
     ZL_CHECK_EQ(client.last.update_bits,
                 3u + 1u + (uint32_t)plain_code_bits(1, tick, tick - 1u));
+}
+
+/* Bits of player e's code at `tick` against its world state at `from`
+ * extrapolated from `older` (`from - older` ticks before), as another
+ * client gets it, by the walk: with the moved set of the two held states
+ * when `with_moved`, else without. */
+static int moved_code_bits(uint16_t e, uint32_t tick, uint32_t from, uint32_t older,
+                           int with_moved)
+{
+    const zl_schema *s = layout.player_schema;
+    const void *base = zl_snapshot_world_state(&world, from, e);
+    const void *was = zl_snapshot_world_state(&world, older, e);
+    uint32_t pred[ZL_STATE_MAX / 4];
+    uint8_t scratch[64];
+    zl_bitwriter w;
+    ZL_CHECK(zl_schema_extrapolate(s, pred, base, was, tick - from, from - older,
+                                   ZL_SCHEMA_SHARED) == 1);
+    zl_bitwriter_init(&w, scratch, sizeof scratch);
+    return zl_schema_write_moved(s, &w, pred, zl_snapshot_world_state(&world, tick, e),
+                                 ZL_SCHEMA_SHARED | ZL_SCHEMA_CHANGED,
+                                 with_moved ? zl_schema_moved(s, base, was, ZL_SCHEMA_SHARED)
+                                            : 0u);
+}
+
+/* A runner that speeds up changes exactly what moved between its two held
+ * states: one bit says so and only the values follow (the place of the
+ * last change and the changed bits are left out). A change of something
+ * else as well costs one bit more than the plain code. */
+static void test_moved_set_entries(void)
+{
+    static uint8_t buf[BUF_BYTES];
+    uint32_t tick, step = 1;
+    int alike, plain;
+    start();
+    alive[0] = 1;
+    players[0].origin.x = ZL_FX_INT(100);
+    players[0].health = 100;
+    for (tick = 1; tick <= 6; tick++) {
+        send_tick(buf, tick, 1);
+        players[0].origin.x += ZL_FX_INT(step);
+        step += 2; /* speeding up: the extrapolation falls short */
+    }
+    send_tick(buf, tick, 1);
+    ZL_CHECK_EQ(older_age_of(buf, (int)sizeof buf), 1u);
+    ZL_CHECK_EQ(client.last.updated, 1);
+    alike = moved_code_bits(0, tick, tick - 1u, tick - 2u, 1);
+    plain = moved_code_bits(0, tick, tick - 1u, tick - 2u, 0);
+    /* Head 1 (kind 1), then the code with its moved-set bit. */
+    ZL_CHECK_EQ(client.last.update_bits, 1u + (uint32_t)alike);
+    ZL_CHECK(alike < plain);
+    tick++;
+    /* Hit as well: x moved, x and health changed. */
+    players[0].origin.x += ZL_FX_INT(step);
+    players[0].health = 75;
+    send_tick(buf, tick, 1);
+    ZL_CHECK_EQ(client.last.update_bits,
+                1u + (uint32_t)moved_code_bits(0, tick, tick - 1u, tick - 2u, 1));
+    ZL_CHECK_EQ(moved_code_bits(0, tick, tick - 1u, tick - 2u, 1),
+                1 + moved_code_bits(0, tick, tick - 1u, tick - 2u, 0));
+}
+
+/* Runners that speed up, turn, respawn (a teleport), enter and leave, the
+ * client's own player among them, over a channel that loses, delays and
+ * reorders both ways: the older frame is often several ticks back, or
+ * lacks an entity, and every frame still decodes exact. */
+static void test_moved_set_under_loss(void)
+{
+    static sim s;
+    static uint8_t buf[BUF_BYTES];
+    int32_t speed[8];
+    int e;
+    uint32_t tick, older_far = 0, ticks = ZL_TEST_ITERATIONS(1500);
+    zl_test_rng rng;
+    uint16_t seq = 0;
+    if (ticks < 300)
+        ticks = 300; /* long enough for the loss to spread the frames */
+    start();
+    sim_start(&s, 91u, 200, 1, 6);
+    zl_test_rng_seed(&rng, 17u);
+    for (e = 0; e < 8; e++) {
+        alive[e] = 1;
+        players[e].health = 100;
+        speed[e] = 1;
+    }
+    for (tick = 1; tick <= ticks; tick++) {
+        for (e = 0; e < 8; e++) {
+            int roll = zl_test_rng_range(&rng, 0, 99);
+            if (roll < 2) { /* respawn far away */
+                players[e].origin.x = ZL_FX_INT(zl_test_rng_range(&rng, -3000, 3000));
+                players[e].teleport++;
+            } else if (roll < 3 && e != 3) {
+                alive[e] = (uint8_t)!alive[e];
+            } else if (roll < 20) {
+                speed[e] = zl_test_rng_range(&rng, -8, 8);
+            } else if (roll < 30) {
+                players[e].yaw = (zl_angle)(players[e].yaw + 300u);
+            }
+            players[e].origin.x += ZL_FX_INT(speed[e]);
+            if (players[e].origin.x > ZL_FX_INT(4000) || players[e].origin.x < ZL_FX_INT(-4000))
+                players[e].origin.x = 0;
+        }
+        record_tick(tick, 8);
+        older_far += older_age_of(buf, sim_tick(&s, buf, tick, 3, seq++)) > 1u;
+    }
+    ZL_CHECK_EQ(s.bad, 0);
+    ZL_CHECK_EQ(rx.missing_base, 0);
+    ZL_CHECK_EQ(rx.malformed, 0);
+    ZL_CHECK(s.decoded > ticks / 3u);
+    ZL_CHECK(s.decoded + s.refused + s.lost + 20u >= s.sent);
+    ZL_CHECK(older_far > ticks / 20u); /* loss spreads the two held frames */
+    zl_test_note("%u sent, %u lost, %u decoded exact, %u extrapolated over more than a tick",
+                 (unsigned)s.sent, (unsigned)s.lost, (unsigned)s.decoded, (unsigned)older_far);
 }
 
 /* An older age the client cannot hold: with the base age past 63 or the
@@ -1345,6 +1467,8 @@ void zl_suite_snapshot(void)
     ZL_RUN(test_budget_starved);
     ZL_RUN(test_leave_and_reenter);
     ZL_RUN(test_extrapolated_entries);
+    ZL_RUN(test_moved_set_entries);
+    ZL_RUN(test_moved_set_under_loss);
     ZL_RUN(test_older_age_refused);
     ZL_RUN(test_hostile_input);
     ZL_RUN(test_match_numbers);

@@ -316,16 +316,34 @@ static uint32_t read_value(const zl_field *f, delta_in *in, uint32_t base_code)
     return code;
 }
 
-int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
-                          const void *state, int which)
+uint32_t zl_schema_moved(const zl_schema *s, const void *base, const void *older, int which)
 {
-    uint32_t start = zl_bitwriter_bits_used(w);
+    uint32_t moved = 0, place = 0;
+    int i;
+    zl_field coarser;
+    ZL_ASSERT(s && base && older && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
+    for (i = 0; i < s->count && place < 32u; i++) {
+        const zl_field *f = for_audience(&s->fields[i], which, &coarser);
+        if (!selected(f, which))
+            continue;
+        if (code_of(f, base) != code_of(f, older))
+            moved |= 1u << place;
+        place++;
+    }
+    return moved;
+}
+
+int zl_schema_write_moved(const zl_schema *s, zl_bitwriter *w, const void *base,
+                          const void *state, int which, uint32_t moved)
+{
+    uint32_t start = zl_bitwriter_bits_used(w), changed = 0;
     int last = -1, sent = 0, place = 0;
-    int i, known = which & ZL_SCHEMA_CHANGED;
+    int i, known = which & ZL_SCHEMA_CHANGED, alike;
     zl_field coarser;
     delta_out o;
     which &= ~ZL_SCHEMA_CHANGED;
     ZL_ASSERT(s && w && state && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
+    ZL_ASSERT(known || moved == 0);
     for (i = 0; i < s->count; i++) {
         const zl_field *f = for_audience(&s->fields[i], which, &coarser);
         if (!selected(f, which))
@@ -333,6 +351,8 @@ int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
         if (code_of(f, state) != code_of(f, base)) {
             last = i;
             place = sent;
+            if (sent < 32)
+                changed |= 1u << sent;
         }
         sent++;
     }
@@ -341,8 +361,12 @@ int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
     begin(&o, w);
     if (!known)
         put(&o, (uint32_t)(last >= 0), 1);
+    alike = moved_alike(moved, changed, place);
+    if (moved != 0)
+        put(&o, (uint32_t)alike, 1);
     if (last >= 0) {
-        put_last(&o, (unsigned)place, (unsigned)sent);
+        if (!alike)
+            put_last(&o, (unsigned)place, (unsigned)sent);
         for (i = 0; i <= last; i++) {
             const zl_field *f = for_audience(&s->fields[i], which, &coarser);
             uint32_t code, base_code;
@@ -350,7 +374,7 @@ int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
                 continue;
             code = code_of(f, state);
             base_code = code_of(f, base);
-            if (i < last)
+            if (i < last && !alike)
                 put(&o, code != base_code, 1);
             if (code != base_code)
                 write_value(f, &o, base_code, code);
@@ -362,22 +386,31 @@ int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
     return (int)(zl_bitwriter_bits_used(w) - start);
 }
 
-int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, void *out,
-                         int which)
+int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
+                          const void *state, int which)
 {
-    int last, place = 0;
+    return zl_schema_write_moved(s, w, base, state, which, 0);
+}
+
+int zl_schema_read_moved(const zl_schema *s, zl_bitreader *r, const void *base, void *out,
+                         int which, uint32_t moved)
+{
+    int last, place = 0, alike;
     int i, known = which & ZL_SCHEMA_CHANGED;
     zl_field coarser;
     delta_in in;
     which &= ~ZL_SCHEMA_CHANGED;
     ZL_ASSERT(s && r && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
+    ZL_ASSERT(known || moved == 0);
     in_begin(&in, r);
-    last = read_last(&in, sent_count(s, which), known);
+    alike = moved != 0 && in_bool(&in);
+    last = alike ? (int)zl_bits_required(moved) - 1 : read_last(&in, sent_count(s, which), known);
     for (i = 0; i < s->count && r->error == ZL_OK; i++) {
         const zl_field *f = for_audience(&s->fields[i], which, &coarser);
         if (!selected(f, which))
             continue;
-        if (place == last || (place < last && in_bool(&in)))
+        if (place == last ||
+            (place < last && (alike ? (int)(moved >> place) & 1 : in_bool(&in))))
             store_value(f, out, decode(f, read_value(f, &in, code_of(f, base))));
         else if (out != base)
             store_value(f, out, decode(f, code_of(f, base)));
@@ -385,6 +418,12 @@ int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, 
     }
     in_end(&in);
     return r->error;
+}
+
+int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, void *out,
+                         int which)
+{
+    return zl_schema_read_moved(s, r, base, out, which, 0);
 }
 
 int zl_schema_extrapolate(const zl_schema *s, void *out, const void *base, const void *older,

@@ -214,6 +214,26 @@ int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
 int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, void *out,
                          int which);
 
+/* The moved set of a base against an older state (docs/PROTOCOL.md 10.2):
+ * bit i set when the i-th field `which` selects (ZL_SCHEMA_WIRE or
+ * ZL_SCHEMA_SHARED), among the first 32, has different codes on the
+ * audience's grid in base and older (both read only, quantised). */
+uint32_t zl_schema_moved(const zl_schema *s, const void *base, const void *older, int which);
+
+/* zl_schema_write_delta of a state taken as changed (which has
+ * ZL_SCHEMA_CHANGED; a programmer error otherwise, unless moved is 0)
+ * against a base with the moved set `moved` (zl_schema_moved of the base,
+ * not extrapolated, and the older state): when moved is not 0 a bit says
+ * whether exactly the moved fields changed, and then only their values
+ * follow (10.2). moved 0 is zl_schema_write_delta. */
+int zl_schema_write_moved(const zl_schema *s, zl_bitwriter *w, const void *base,
+                          const void *state, int which, uint32_t moved);
+
+/* Reads what zl_schema_write_moved wrote, with the same moved set; as
+ * zl_schema_read_delta otherwise. */
+int zl_schema_read_moved(const zl_schema *s, zl_bitreader *r, const void *base, void *out,
+                         int which, uint32_t moved);
+
 /* Extrapolates the ZL_EXTRAPOLATE fields `which` selects from `older`
  * (`behind` ticks before base) to `ahead` ticks after base, on the
  * audience's grid, in codes: pred = b + round((b - o) * ahead / behind),
@@ -297,12 +317,15 @@ int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const v
                                const void *state, int which);
 int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const void *base,
                               void *out, int which);
+int zl_schema_plan_read_moved(const zl_schema_plan *p, zl_bitreader *r, const void *base,
+                              void *out, int which, uint32_t moved);
 int zl_schema_plan_extrapolate(const zl_schema_plan *p, void *out, const void *base,
                                const void *older, uint32_t ahead, uint32_t behind, int which);
 
 /* The bits zl_schema_plan_extrapolate(p, scratch, base, older, ahead,
- * behind, which) and then zl_schema_plan_write_delta against scratch (or
- * against base when that returns 0) write, without the scratch state: the
+ * behind, which) and then zl_schema_write_moved against scratch (or
+ * against base when that returns 0), with the moved set of base and older
+ * when which has ZL_SCHEMA_CHANGED (else none), write, without the scratch state: the
  * extrapolated fields' predicted codes are taken as their bases' codes.
  * base, older and state: p's schema's size (at most ZL_STATE_MAX when p
  * did not fit a plan: the walk's scratch), not NULL. Returns the bits

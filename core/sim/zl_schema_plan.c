@@ -404,62 +404,93 @@ static void plan_write_value(const zl_plan_field *f, delta_out *o, unsigned drop
         write_change(o, f->width - drop, base_code, code, f->op & OP_WRAPS);
 }
 
-/* The walk's two passes with each code taken once: the sent fields' codes
- * and their bases' are kept from the first pass for the second. With x,
- * the extrapolated fields' base codes are predicted ones, which is what
- * coding against the extrapolated state gives: its stored values decode
- * from those codes and encode back to them. */
+/* A place's bit in a moved or changed set (zl_schema_moved): places from
+ * 32 on have none. */
+#if ZL_SCHEMA_PLAN_FIELDS <= 32
+#define PLACE_BIT(k) (1u << (k))
+#else
+#define PLACE_BIT(k) ((k) < 32 ? 1u << (k) : 0u)
+#endif
+
+/* `gap` changed bits of 0, then a 1 when `one`. */
+static inline void put_gap(delta_out *o, unsigned gap, unsigned one)
+{
+    for (; gap > 31u; gap -= 16u)
+        put(o, 0, 16);
+    put(o, one << gap, gap + one);
+}
+
+/* The walk's two passes with each code taken once: the first keeps the
+ * changed fields' places and codes (and their bases'), the second writes
+ * them, the unchanged places between as runs of 0 bits. With older (x's,
+ * or a teleport's), the moved set of a known change is found on the way
+ * (zl_schema_write_moved); with x, the extrapolated fields' base codes are
+ * predicted ones, which is what coding against the extrapolated state
+ * gives: its stored values decode from those codes and encode back to
+ * them. */
 static int write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
-                       const void *state, int which, int known, const moving_base *x)
+                       const void *state, int which, int known, const void *older,
+                       const moving_base *x)
 {
     uint32_t code[ZL_SCHEMA_PLAN_FIELDS], base_code[ZL_SCHEMA_PLAN_FIELDS];
-    uint8_t field[ZL_SCHEMA_PLAN_FIELDS];
-    uint32_t start = zl_bitwriter_bits_used(w);
-    int last = -1, sent = 0, i;
+    uint8_t field[ZL_SCHEMA_PLAN_FIELDS], place[ZL_SCHEMA_PLAN_FIELDS];
+    uint32_t start = zl_bitwriter_bits_used(w), moved = 0, changed = 0;
+    int sent = 0, n = 0, i, k, alike;
+    unsigned next = 0, last;
     delta_out o;
     for (i = 0; i < p->schema->count; i++) {
         const zl_plan_field *f = &p->field[i];
-        uint32_t raw, base_raw;
+        uint32_t raw, base_raw, c, b;
         unsigned drop;
         if (!(f->sel & SEL(which)))
             continue;
         raw = plan_load(f, state);
         base_raw = base ? plan_load(f, base) : 0u;
-        /* The same bits in older: the same code, no move. */
-        if (x && (f->op & OP_MOVING) && plan_load(f, x->older) != base_raw) {
+        if (older && plan_load(f, older) != base_raw) { /* the same bits: the same code */
+            uint32_t was;
             drop = drop_for(f, which);
-            base_code[sent] = predicted(f, drop, plan_encode(f, drop, base_raw),
-                                        plan_encode(f, drop, plan_load(f, x->older)), x);
-            code[sent] = plan_encode(f, drop, raw);
-            if (code[sent] != base_code[sent])
-                last = sent;
+            was = plan_encode(f, drop, plan_load(f, older));
+            b = plan_encode(f, drop, base_raw);
+            if (was != b) {
+                moved |= PLACE_BIT(sent);
+                if (x && (f->op & OP_MOVING))
+                    b = predicted(f, drop, b, was, x);
+            }
+            c = plan_encode(f, drop, raw);
         } else if (raw == base_raw) { /* the same code: no need to find it */
-            code[sent] = 0;
-            base_code[sent] = 0;
+            sent++;
+            continue;
         } else {
             drop = drop_for(f, which);
-            code[sent] = plan_encode(f, drop, raw);
-            base_code[sent] = plan_encode(f, drop, base_raw);
-            if (code[sent] != base_code[sent])
-                last = sent;
+            c = plan_encode(f, drop, raw);
+            b = plan_encode(f, drop, base_raw);
         }
-        field[sent++] = (uint8_t)i;
+        if (c != b) {
+            field[n] = (uint8_t)i;
+            place[n] = (uint8_t)sent;
+            code[n] = c;
+            base_code[n++] = b;
+            changed |= PLACE_BIT(sent);
+        }
+        sent++;
     }
-    if (known && last < 0)
+    if (known && n == 0)
         return 0; /* for the caller to code otherwise */
+    last = n > 0 ? place[n - 1] : 0u;
+    alike = known && moved_alike(moved, changed, (int)last);
     begin(&o, w);
     if (!known)
-        put(&o, (uint32_t)(last >= 0), 1);
-    if (last >= 0) {
-        put_last(&o, (unsigned)last, (unsigned)sent);
-        for (i = 0; i <= last; i++) {
-            const zl_plan_field *f = &p->field[field[i]];
-            int changed = code[i] != base_code[i];
-            if (i < last)
-                put(&o, (uint32_t)changed, 1);
-            if (changed)
-                plan_write_value(f, &o, drop_for(f, which), base_code[i], code[i]);
-        }
+        put(&o, (uint32_t)(n > 0), 1);
+    else if (moved != 0)
+        put(&o, (uint32_t)alike, 1);
+    if (n > 0 && !alike)
+        put_last(&o, last, (unsigned)sent);
+    for (k = 0; k < n; k++) {
+        const zl_plan_field *f = &p->field[field[k]];
+        if (!alike)
+            put_gap(&o, place[k] - next, place[k] < last);
+        next = place[k] + 1u;
+        plan_write_value(f, &o, drop_for(f, which), base_code[k], code[k]);
     }
     flush(&o);
     if (w->error != ZL_OK)
@@ -474,7 +505,7 @@ int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const v
     ZL_ASSERT(p && w && state && (fields == ZL_SCHEMA_WIRE || fields == ZL_SCHEMA_SHARED));
     if (!p->planned)
         return zl_schema_write_delta(p->schema, w, base, state, which);
-    return write_delta(p, w, base, state, fields, known, NULL);
+    return write_delta(p, w, base, state, fields, known, NULL, NULL);
 }
 
 int zl_schema_plan_write_extrapolated(const zl_schema_plan *p, zl_bitwriter *w, const void *base,
@@ -488,17 +519,18 @@ int zl_schema_plan_write_extrapolated(const zl_schema_plan *p, zl_bitwriter *w, 
     ZL_ASSERT(ahead >= 1 && ahead <= 63 && behind >= 1 && behind <= 63);
     if (!p->planned) {
         uint32_t scratch[ZL_STATE_MAX / 4];
+        uint32_t moved = known ? zl_schema_moved(p->schema, base, older, fields) : 0u;
         ZL_ASSERT(p->schema->size <= sizeof scratch);
         if (zl_schema_extrapolate(p->schema, scratch, base, older, ahead, behind, fields))
             base = scratch;
-        return zl_schema_write_delta(p->schema, w, base, state, which);
+        return zl_schema_write_moved(p->schema, w, base, state, which, moved);
     }
     if (teleported(p, base, older, fields))
-        return write_delta(p, w, base, state, fields, known, NULL);
+        return write_delta(p, w, base, state, fields, known, older, NULL);
     x.older = older;
     x.ahead = ahead;
     x.behind = behind;
-    return write_delta(p, w, base, state, fields, known, &x);
+    return write_delta(p, w, base, state, fields, known, older, &x);
 }
 
 /* Commands are read in one copy per selection (`which` a constant): the
@@ -555,6 +587,19 @@ int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const vo
     if (fields == ZL_SCHEMA_WIRE)
         return read_delta(p, r, base, out, ZL_SCHEMA_WIRE, known);
     return read_delta(p, r, base, out, ZL_SCHEMA_SHARED, known);
+}
+
+int zl_schema_plan_read_moved(const zl_schema_plan *p, zl_bitreader *r, const void *base,
+                              void *out, int which, uint32_t moved)
+{
+    int known = which & ZL_SCHEMA_CHANGED, fields = which & ~ZL_SCHEMA_CHANGED;
+    ZL_ASSERT(p && r && out && (fields == ZL_SCHEMA_WIRE || fields == ZL_SCHEMA_SHARED));
+    ZL_ASSERT(known || moved == 0);
+    /* The walk reads a code with a moved set: command reads keep the
+     * plan's copies to themselves. */
+    if (moved != 0 || !p->planned)
+        return zl_schema_read_moved(p->schema, r, base, out, which, moved);
+    return zl_schema_plan_read_delta(p, r, base, out, which);
 }
 
 /* Over the short list of flagged fields; out is written only once

@@ -317,6 +317,18 @@ static inline void put_last(delta_out *o, unsigned last, unsigned sent)
     put(o, (last - u) & 1u, 1);
 }
 
+/* A changed state's code against a base whose moved set (the places
+ * among the first 32 selected fields whose codes differ between the base
+ * and an older state both ends hold; zl_schema_moved) is not empty starts
+ * with a bit: 1 when exactly the moved fields changed, whose values alone
+ * follow; 0 for the place L and the changed bits as ever. Returns 1 when
+ * the code may take the 1: `changed` the changed places, `last` the
+ * highest of them. */
+static inline int moved_alike(uint32_t moved, uint32_t changed, int last)
+{
+    return moved != 0 && last < 32 && changed == moved;
+}
+
 /* A delta's header: the place of the last changed field among the `sent`
  * fields of the selection, or -1 when nothing changed or the place is out
  * of range (then malformed). `known`: the code of a state taken as

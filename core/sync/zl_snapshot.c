@@ -361,11 +361,15 @@ static int write_code(const writer_job *j, zl_bitwriter *bw, uint16_t e)
     plan = plan_slot(j->w, j->layout, schema);
     base = op == OP_UPDATE ? base_state(j->w, j->base_slot, j->base, e) : NULL;
     if (plan->schema != schema) {
-        if (pfrom_of(j, e) != 0 &&
-            zl_schema_extrapolate(schema, predicted, base, pred_state(j, e),
-                                  j->tick - j->base->tick, pred_age(j), fields_for(e, j->own)))
-            base = predicted;
-        return zl_schema_write_delta(schema, bw, base, j->now->states[e], which);
+        uint32_t moved = 0;
+        if (pfrom_of(j, e) != 0) {
+            moved = zl_schema_moved(schema, base, pred_state(j, e), fields_for(e, j->own));
+            if (zl_schema_extrapolate(schema, predicted, base, pred_state(j, e),
+                                      j->tick - j->base->tick, pred_age(j),
+                                      fields_for(e, j->own)))
+                base = predicted;
+        }
+        return zl_schema_write_moved(schema, bw, base, j->now->states[e], which, moved);
     }
     if (pfrom_of(j, e) != 0)
         return zl_schema_plan_write_extrapolated(plan, bw, base, pred_state(j, e),

@@ -101,7 +101,8 @@ static void read_entries(const zl_snapshot_layout *layout, uint16_t own_entity, 
         const zl_schema_plan *plan;
         uint8_t *state;
         const void *base;
-        int against_base = 0, which;
+        int against_base = 0, which, held;
+        uint32_t moved;
         /* The head (9.3): 1 the next number, entering or changed; 01 the
          * next number, another kind; 00 a gap less 1. */
         int joint = zl_bitreader_bool(r);
@@ -138,7 +139,12 @@ static void read_entries(const zl_snapshot_layout *layout, uint16_t own_entity, 
             memset(state, 0, ZL_STATE_MAX);
         base = against_base ? state : NULL;
         plan = e < layout->players ? layout->player_plan : layout->entity_plan;
-        if (against_base && x->older && bit_get(x->older->present, e) &&
+        held = against_base && x->older && bit_get(x->older->present, e);
+        /* A change against a base the older frame also holds: its moved set. */
+        moved = held && against_base == 1
+                    ? zl_schema_moved(schema, state, x->older->states[e], fields_for(e, own_entity))
+                    : 0u;
+        if (held &&
             (plan ? zl_schema_plan_extrapolate(plan, predicted, state, x->older->states[e],
                                                x->ahead, x->behind, fields_for(e, own_entity))
                   : zl_schema_extrapolate(schema, predicted, state, x->older->states[e],
@@ -152,9 +158,9 @@ static void read_entries(const zl_snapshot_layout *layout, uint16_t own_entity, 
         /* An update's code leaves out its changed bit. */
         which = fields_for(e, own_entity) | (against_base ? ZL_SCHEMA_CHANGED : 0);
         if (plan)
-            zl_schema_plan_read_delta(plan, r, base, state, which);
+            zl_schema_plan_read_moved(plan, r, base, state, which, moved);
         else
-            zl_schema_read_delta(schema, r, base, state, which);
+            zl_schema_read_moved(schema, r, base, state, which, moved);
     }
 }
 

@@ -728,16 +728,21 @@ static uint32_t last_place(bits_in *b, unsigned n, char *where)
 
 /* One state as zl_schema_write_delta codes it: the audience's fields of s
  * against the base codes (NULL: the zero state); the new codes into codes.
- * `known`: the code of a snapshot update, without its changed bit. */
+ * `known`: the code of a snapshot update, without its changed bit; `older`
+ * (or NULL): the older frame's codes of a known change, for its moved set
+ * (10.2): the places below 32 where they differ from the base's. */
 static void read_state(bits_in *b, const zl_schema *s, int shared, const uint32_t *base,
-                       uint32_t *codes, int known)
+                       uint32_t *codes, int known, const uint32_t *older)
 {
     wire_field w[FIELDS_MAX];
     unsigned n = wire_fields(s, shared, w), i;
     char where[24], label[48];
-    uint32_t last;
-    for (i = 0; i < n; i++)
+    uint32_t last, moved = 0;
+    for (i = 0; i < n; i++) {
         codes[i] = base ? base[i] : w[i].zero;
+        if (older && i < 32u && older[i] != codes[i])
+            moved |= 1u << i;
+    }
     if (!known) {
         if (!take(b, 1, where)) {
             row(where, "changed", "0: nothing changed");
@@ -745,6 +750,18 @@ static void read_state(bits_in *b, const zl_schema *s, int shared, const uint32_
         }
         row(where, "changed", "1");
     }
+    if (moved != 0 && take(b, 1, where)) {
+        for (last = 0; moved >> last > 1u; last++)
+            continue;
+        row(where, "moved", "1: exactly the fields moved since the older frame changed, "
+                            "the last %s", w[last].f->name);
+        for (i = 0; i <= last; i++)
+            if ((moved >> i) & 1u)
+                codes[i] = changed_value(b, &w[i], codes[i]);
+        return;
+    }
+    if (moved != 0)
+        row(where, "moved", "0: not only the fields moved since the older frame changed");
     last = last_place(b, n, where);
     row(where, "last changed", "%u of %u: %s", (unsigned)last, n,
         last < n ? w[last].f->name : "OUT OF RANGE");
@@ -776,7 +793,7 @@ static void commands_payload(bits_in *b)
         first = show(b, 16, "first sequence");
     for (i = 0; i < count; i++) {
         row("", "command", "sequence %u (low 16 bits)", (unsigned)((first + (uint32_t)i) & 0xFFFFu));
-        read_state(b, &zl_usercmd_schema, 0, i > 0 ? prev : NULL, codes, 0);
+        read_state(b, &zl_usercmd_schema, 0, i > 0 ? prev : NULL, codes, 0, NULL);
         memcpy(prev, codes, sizeof prev);
     }
     end_payload(b);
@@ -946,7 +963,7 @@ static void events_section(bits_in *b, uint32_t tick)
             if (which == 1 || which == 2)
                 event_base_codes(f->codes[source], source, (uint32_t)which, base);
         }
-        read_state(b, &fps_event_schema, 0, which == 1 || which == 2 ? base : NULL, codes, 0);
+        read_state(b, &fps_event_schema, 0, which == 1 || which == 2 ? base : NULL, codes, 0, NULL);
         count++;
     }
     row(where, "event", "0: end of the events");
@@ -968,7 +985,7 @@ static const seen_frame *frame_of(uint32_t tick)
 static void entity_section(bits_in *b, uint32_t tick, uint32_t own)
 {
     seen_frame *f = &frames[frame_next++ % 4];
-    const seen_frame *base = NULL;
+    const seen_frame *base = NULL, *older_frame = NULL;
     char where[24];
     uint32_t count, i, e = 0;
     memset(f, 0, sizeof *f);
@@ -982,9 +999,11 @@ static void entity_section(bits_in *b, uint32_t tick, uint32_t own)
         older = take(b, width_of(ZL_SNAPSHOT_WORLD_TICKS - 1u), where);
         if (older == 0)
             row(where, "older_age", "0: nothing extrapolated");
-        else /* these readings show codes against the base, not extrapolated */
-            row(where, "older_age", "%u: moving fields extrapolated from tick %u (NOT SHOWN)",
-                (unsigned)older, (unsigned)(tick - age - older));
+        else { /* these readings show codes against the base, not extrapolated */
+            older_frame = frame_of(tick - age - older);
+            row(where, "older_age", "%u: moving fields extrapolated from tick %u (NOT SHOWN)%s",
+                (unsigned)older, (unsigned)(tick - age - older), older_frame ? "" : " (NOT HELD)");
+        }
         if (base)
             memcpy(f, base, sizeof *f);
     } else {
@@ -1035,7 +1054,9 @@ static void entity_section(bits_in *b, uint32_t tick, uint32_t own)
             row("", "kind", "none (not in the base): enters against the zero state");
         }
         read_state(b, e < ZL_MAX_CLIENTS ? &fps_player_schema : &fps_entity_schema, shared,
-                   against, f->codes[e], against != NULL);
+                   against, f->codes[e], against != NULL,
+                   against && older_frame && older_frame->present[e] ? older_frame->codes[e]
+                                                                     : NULL);
         f->present[e] = 1;
     }
     f->tick = tick;
