@@ -113,24 +113,6 @@ static void command(bandwidth_bench *b, int pattern, uint32_t tick, uint32_t e, 
     }
 }
 
-/* The own entry's bits in the snapshot just written: its state code
- * against the baseline's state, plus its number (1 bit: a neighbour) and
- * kind (1 bit). */
-static uint32_t own_entry_bits(bandwidth_bench *b, uint32_t tick)
-{
-    uint8_t scratch[ZL_STATE_MAX * 5];
-    const void *base, *now = zl_snapshot_world_state(&b->world, tick, OWN);
-    zl_bitwriter w;
-    if (b->client.last.full)
-        return 0;
-    base = zl_snapshot_world_state(&b->world, b->client.last.base_tick, OWN);
-    if (!base || !now || memcmp(base, now, ZL_STATE_MAX) == 0)
-        return 0;
-    zl_bitwriter_init(&w, scratch, sizeof scratch);
-    return 2u + (uint32_t)zl_schema_write_delta(&fps_player_schema, &w, base, now,
-                                                ZL_SCHEMA_WIRE | ZL_SCHEMA_CHANGED);
-}
-
 /* Logs the events of player e's command (run_command's: its own client
  * predicted them and is not sent them). */
 static void log_events(bandwidth_bench *b, uint32_t e, const zl_event *ev, uint32_t count,
@@ -215,9 +197,8 @@ static void run(bandwidth_bench *b, int pattern, uint32_t players, uint32_t rate
         /* A number costs at least 1 bit; the rest pays for skips. */
         m->skip_bits += b->client.last.number_bits - b->client.last.updated -
                         b->client.last.entered - b->client.last.left;
-        e = own_entry_bits(b, tick);
-        m->own_bits += e;
-        m->own_entries += e > 0;
+        m->own_bits += b->client.last.own_bits;
+        m->own_entries += b->client.last.own_bits > 0;
         zl_snapshot_client_reset(&b->full_client);
         zl_bitwriter_init(&w, b->buf, sizeof b->buf);
         zl_snapshot_write(&b->full_client, &b->world, &layout, tick, NULL, 0, NULL, OWN,
@@ -285,13 +266,15 @@ void zl_bench_bandwidth(void)
                   "then), bytes/s per client with packet headers:");
     for (k = 0; k < 2; k++) {
         for (i = 0; i < 2; i++) {
-            uint32_t bytes;
+            uint32_t bytes, own;
             run(b, MIXED, counts[k], rates[i], 0, &m);
             bytes = bytes_per_s(&m, rates[i]);
             per = other_bits_x10(&m);
+            own = tenths(m.own_bits, m.snapshots);
             zl_bench_note("bandwidth", "  %2u players, %2u/s: %6u bytes/s (%u.%u bits per moving "
-                          "player)", (unsigned)counts[k], (unsigned)rates[i], (unsigned)bytes,
-                          (unsigned)(per / 10u), (unsigned)(per % 10u));
+                          "player, own entry %u.%u)", (unsigned)counts[k], (unsigned)rates[i],
+                          (unsigned)bytes, (unsigned)(per / 10u), (unsigned)(per % 10u),
+                          (unsigned)(own / 10u), (unsigned)(own % 10u));
             if (counts[k] == 64 && rates[i] == 64) {
                 bytes_64 = bytes;
                 moving_x10 = per;

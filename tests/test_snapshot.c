@@ -821,6 +821,7 @@ static void test_extrapolated_entries(void)
             ZL_CHECK_EQ(older_age_of(buf, (int)sizeof buf), 1u);
             ZL_CHECK_EQ(client.last.updated, 1);
             ZL_CHECK_EQ(client.last.update_bits, 3u); /* head 01, kind's 1: nothing changed */
+            ZL_CHECK_EQ(client.last.own_bits, 0u);    /* no own player */
         }
         players[0].origin.x += ZL_FX_INT(1);
         players[0].yaw = (zl_angle)(players[0].yaw + 16u);
@@ -871,10 +872,11 @@ static void test_extrapolated_entries(void)
 
 /* Bits of player e's code at `tick` against its world state at `from`
  * extrapolated from `older` (`from - older` ticks before), as another
- * client gets it, by the walk: with the moved set of the two held states
- * when `with_moved`, else without. */
-static int moved_code_bits(uint16_t e, uint32_t tick, uint32_t from, uint32_t older,
-                           int with_moved)
+ * client gets it (as its own client with `which` ZL_SCHEMA_WIRE), by the
+ * walk: with the moved set of the two held states when `with_moved`, else
+ * without. */
+static int moved_code_bits_for(uint16_t e, uint32_t tick, uint32_t from, uint32_t older,
+                               int with_moved, int which)
 {
     const zl_schema *s = layout.player_schema;
     const void *base = zl_snapshot_world_state(&world, from, e);
@@ -882,13 +884,17 @@ static int moved_code_bits(uint16_t e, uint32_t tick, uint32_t from, uint32_t ol
     uint32_t pred[ZL_STATE_MAX / 4];
     uint8_t scratch[64];
     zl_bitwriter w;
-    ZL_CHECK(zl_schema_extrapolate(s, pred, base, was, tick - from, from - older,
-                                   ZL_SCHEMA_SHARED) == 1);
+    ZL_CHECK(zl_schema_extrapolate(s, pred, base, was, tick - from, from - older, which) == 1);
     zl_bitwriter_init(&w, scratch, sizeof scratch);
     return zl_schema_write_moved(s, &w, pred, zl_snapshot_world_state(&world, tick, e),
-                                 ZL_SCHEMA_SHARED | ZL_SCHEMA_CHANGED,
-                                 with_moved ? zl_schema_moved(s, base, was, ZL_SCHEMA_SHARED)
-                                            : 0u);
+                                 which | ZL_SCHEMA_CHANGED,
+                                 with_moved ? zl_schema_moved(s, base, was, which) : 0u);
+}
+
+static int moved_code_bits(uint16_t e, uint32_t tick, uint32_t from, uint32_t older,
+                           int with_moved)
+{
+    return moved_code_bits_for(e, tick, from, older, with_moved, ZL_SCHEMA_SHARED);
 }
 
 /* A runner that speeds up changes exactly what moved between its two held
@@ -926,6 +932,70 @@ static void test_moved_set_entries(void)
                 1u + (uint32_t)moved_code_bits(0, tick, tick - 1u, tick - 2u, 1));
     ZL_CHECK_EQ(moved_code_bits(0, tick, tick - 1u, tick - 2u, 1),
                 1 + moved_code_bits(0, tick, tick - 1u, tick - 2u, 0));
+}
+
+/* Bits of player e's code at `tick` as its own client gets it (every wire
+ * field) against its world state at `from` (0: the zero state); `changed`
+ * leaves out the leading changed bit, as an update's code does. */
+static int own_code_bits(uint16_t e, uint32_t tick, uint32_t from, int changed)
+{
+    uint8_t scratch[64];
+    zl_bitwriter w;
+    zl_bitwriter_init(&w, scratch, sizeof scratch);
+    return zl_schema_write_delta(layout.player_schema, &w,
+                                 from ? zl_snapshot_world_state(&world, from, e) : NULL,
+                                 zl_snapshot_world_state(&world, tick, e),
+                                 ZL_SCHEMA_WIRE | (changed ? ZL_SCHEMA_CHANGED : 0));
+}
+
+/* The stats' own-entry bits are the own player's entry as written (head,
+ * kind, every wire field's code), whatever it is coded against: the zero
+ * state, the plain base, the extrapolated one with its moved set, nothing
+ * changed. Another player's entry is the rest (0 with no own player:
+ * test_extrapolated_entries). */
+static void test_own_entry_bits(void)
+{
+    static uint8_t buf[BUF_BYTES];
+    const zl_snapshot_frame *f;
+    uint32_t tick;
+    int len;
+    start();
+    alive[0] = alive[1] = 1;
+    players[0].origin.x = ZL_FX_INT(100);
+    players[0].velocity.x = ZL_FX_INT(64); /* a unit a tick */
+    players[0].health = players[1].health = 100;
+    players[1].origin.y = ZL_FX_INT(-300);
+    for (tick = 1; tick <= 4; tick++) {
+        record_tick(tick, 2);
+        len = encode(buf, tick, NULL, 0, NULL, 0, NO_BUDGET, (uint16_t)tick);
+        ZL_CHECK(len > 0 && decode(buf, len, tick, &f) == ZL_OK && frame_matches(f, NULL));
+        zl_snapshot_acked(&client, (uint16_t)tick);
+        switch (tick) {
+        case 1: /* full: head 1, the whole code against zero */
+            ZL_CHECK_EQ(client.last.own_bits, 1u + (uint32_t)own_code_bits(0, tick, 0, 0));
+            break;
+        case 2: /* nothing older held: head 1 (kind 1), the plain difference */
+            ZL_CHECK_EQ(client.last.own_bits, 1u + (uint32_t)own_code_bits(0, tick, 1, 1));
+            ZL_CHECK_EQ(client.last.update_bits,
+                        client.last.own_bits + 1u + (uint32_t)plain_code_bits(1, tick, 1));
+            break;
+        case 3: /* running steadily: extrapolated exactly, head 01, kind's 1 */
+            ZL_CHECK_EQ(client.last.own_bits, 3u);
+            break;
+        default: /* speeding up: the extrapolation falls short, the speed
+                  * changed; player 1 stands still (no entry) */
+            ZL_CHECK_EQ(client.last.own_bits,
+                        1u + (uint32_t)moved_code_bits_for(0, tick, 3, 2, 1, ZL_SCHEMA_WIRE));
+            ZL_CHECK(client.last.own_bits > 3u);
+            ZL_CHECK_EQ(client.last.update_bits, client.last.own_bits);
+            break;
+        }
+        if (tick == 3)
+            players[0].velocity.x += ZL_FX_INT(64);
+        players[0].origin.x += players[0].velocity.x / 64;
+        if (tick == 1)
+            players[1].origin.y += ZL_FX_INT(3);
+    }
 }
 
 /* Runners that speed up, turn, respawn (a teleport), enter and leave, the
@@ -1467,6 +1537,7 @@ void zl_suite_snapshot(void)
     ZL_RUN(test_budget_starved);
     ZL_RUN(test_leave_and_reenter);
     ZL_RUN(test_extrapolated_entries);
+    ZL_RUN(test_own_entry_bits);
     ZL_RUN(test_moved_set_entries);
     ZL_RUN(test_moved_set_under_loss);
     ZL_RUN(test_older_age_refused);

@@ -223,10 +223,11 @@ static uint32_t add_saturated(uint32_t a, uint32_t b, uint32_t max)
 #define KEY_LEAVE 0xFFFFFFFEu
 #define KEY_ACCUM_MAX 0xFFFFFFFDu
 
-/* Entry bits of a section by kind, for the stats: gap codes, and the
- * entries that update or enter (gap, kind and state code). */
+/* Entry bits of a section by kind, for the stats: gap codes, the entries
+ * that update or enter (gap, kind and state code), and of those the own
+ * entity's. */
 typedef struct entry_bits {
-    uint32_t number, update, enter;
+    uint32_t number, update, enter, own;
 } entry_bits;
 
 /* Words of a map with a bit per entity. */
@@ -494,10 +495,13 @@ static unsigned number_cost(uint32_t gap)
     return gap == 0 ? 1u : 2u + gap_cost(gap - 1u);
 }
 
-/* Counts an entry of `op` into t: `gap` before it, `bits` in all. */
-static void tally(entry_bits *t, uint8_t op, uint32_t gap, uint32_t bits)
+/* Counts an entry of `op` into t: `gap` before it, `bits` in all, `own`
+ * 1 for the own entity's. */
+static void tally(entry_bits *t, uint8_t op, uint32_t gap, uint32_t bits, int own)
 {
     t->number += number_cost(gap);
+    if (own && op != OP_LEAVE)
+        t->own = bits;
     if (op == OP_UPDATE)
         t->update += bits;
     else if (op != OP_LEAVE)
@@ -547,7 +551,8 @@ static void write_entry(const writer_job *j, zl_bitwriter *bw, uint32_t gap, uin
     if (code) {
         tally(t, j->op[e], gap,
               write_entry_body(bw, gap, j->op[e], j->w->code_bytes + code->offset, code->bits,
-                               code->state_bits));
+                               code->state_bits),
+              e == j->own);
         return;
     }
     zl_bitwriter_init(&sw, scratch, sizeof scratch);
@@ -558,7 +563,8 @@ static void write_entry(const writer_job *j, zl_bitwriter *bw, uint32_t gap, uin
         return;
     }
     tally(t, j->op[e], gap,
-          write_entry_body(bw, gap, j->op[e], scratch, zl_bitwriter_bits_used(&sw), (uint32_t)n));
+          write_entry_body(bw, gap, j->op[e], scratch, zl_bitwriter_bits_used(&sw), (uint32_t)n),
+          e == j->own);
 }
 
 /* Bits of an entry's body (kind and state code), without writing it
@@ -922,7 +928,7 @@ static int write_run(writer_job *j)
 {
     zl_snapshot_run *run = &j->w->run;
     uint16_t own = j->own;
-    entry_bits t = {0, 0, 0};
+    entry_bits t = {0, 0, 0, 0};
     int32_t prev = -1;
     zl_bitwriter rw;
     uint32_t i;
@@ -1016,10 +1022,13 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget, int tw
     j->bits.enter = run->enter_bits;
     j->bits.update = run->update_bits;
     j->bits.number = run->number_bits;
+    j->bits.own = 0;
     if (own) {
         uint32_t *kind_bits = j->op[j->own] == OP_UPDATE ? &j->bits.update : &j->bits.enter;
-        if (j->op[j->own] != OP_LEAVE)
+        if (j->op[j->own] != OP_LEAVE) {
             *kind_bits = *kind_bits - (run->end[k] - run->start[k]) + own_bits;
+            j->bits.own = own_bits;
+        }
     }
     run->hits++;
     j->content = run->twin && !j->listed ? run->content : 0u;
@@ -1235,5 +1244,6 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     c->last.enter_bits = j->bits.enter;
     c->last.update_bits = j->bits.update;
     c->last.number_bits = j->bits.number;
+    c->last.own_bits = j->bits.own;
     return (int)c->last.bits;
 }

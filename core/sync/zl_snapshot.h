@@ -206,6 +206,8 @@ typedef struct zl_snapshot_stats {
     uint32_t update_bits; /* bits of the updated entries (number, kind, delta) */
     uint32_t number_bits; /* of which entity numbers: at least 1 per entry, the
                              rest is the cost of the numbers skipped */
+    uint32_t own_bits;    /* of which the own entity's entry (number, kind,
+                             state code); 0 when it has none */
     uint32_t bits;        /* the whole entity section */
 } zl_snapshot_stats;
 
