@@ -281,6 +281,30 @@ static void test_entries_only_between_ticks(void)
     }
 }
 
+/* Every tick a record runs stays below ZL_RECORD_TICK_END, where lag
+ * compensation's ticks end: a start tick at it is refused by the writer
+ * and the reader, and from the last start tick allowed no tick entry can
+ * follow. */
+static void test_ticks_stay_below_the_end(void)
+{
+    static zl_record w;
+    static zl_record_reader rd;
+    zl_record_header h;
+    zl_record_entry e;
+    uint32_t used = 0;
+    small_header(&h, 2);
+    h.start_tick = ZL_RECORD_TICK_END;
+    ZL_CHECK_EQ(zl_record_begin(&w, &h, collect, &used), ZL_ERR_INVALID);
+    h.start_tick = ZL_RECORD_TICK_END - 1u;
+    ZL_CHECK_EQ(zl_record_begin(&w, &h, collect, &used), ZL_OK);
+    zl_record_tick(&w);
+    ZL_CHECK(zl_record_end(&w, 0) > 0);
+    ZL_CHECK_EQ(zl_record_reader_init(&rd, record, used), ZL_OK);
+    ZL_CHECK_EQ(zl_record_next(&rd, &e), ZL_ERR_MALFORMED);
+    zl_put_le32(record + 24, ZL_RECORD_TICK_END); /* the start tick */
+    ZL_CHECK_EQ(zl_record_reader_init(&rd, record, used), ZL_ERR_MALFORMED);
+}
+
 /* The union of a player's hitboxes. */
 static zl_box bound_of(const void *player)
 {
@@ -362,6 +386,7 @@ void zl_suite_record(void)
 {
     ZL_RUN(test_entries_round_trip);
     ZL_RUN(test_entries_only_between_ticks);
+    ZL_RUN(test_ticks_stay_below_the_end);
     ZL_RUN(test_live_replays_to_live_hash);
     ZL_RUN(test_new_match_replays);
     ZL_RUN(test_host_record_replays_everywhere);

@@ -74,7 +74,8 @@ int zl_record_begin(zl_record *r, const zl_record_header *h, zl_record_sink sink
     if (h->tick_rate < 20 || h->tick_rate > 128 || h->max_clients < 1 ||
         h->max_clients > ZL_MAX_CLIENTS || h->state_size < 1 || h->state_size > ZL_STATE_MAX ||
         (h->origin_axes != 2 && h->origin_axes != 3) || h->origin_field < -1 ||
-        !ZL_IS_POW2(h->lagcomp_ticks) || h->lagcomp_ticks < 2 || h->events < 1)
+        !ZL_IS_POW2(h->lagcomp_ticks) || h->lagcomp_ticks < 2 || h->events < 1 ||
+        h->start_tick >= ZL_RECORD_TICK_END)
         return ZL_ERR_INVALID;
     memset(r, 0, sizeof *r);
     r->sink = sink;
@@ -250,7 +251,7 @@ int zl_record_reader_init(zl_record_reader *rd, const void *data, size_t len)
     if (h->tick_rate < 20 || h->tick_rate > 128 || h->max_clients < 1 || h->state_size < 1 ||
         (h->origin_axes != 2 && h->origin_axes != 3) || h->origin_field < -1 ||
         !ZL_IS_POW2(h->lagcomp_ticks) || h->lagcomp_ticks < 2 || h->events < 1 ||
-        h->start_tick >= 0x80000000u)
+        h->start_tick >= ZL_RECORD_TICK_END)
         return ZL_ERR_MALFORMED;
     if (h->max_clients > ZL_MAX_CLIENTS || h->state_size > ZL_STATE_MAX)
         return ZL_ERR_UNSUPPORTED;
@@ -372,7 +373,7 @@ int zl_record_next(zl_record_reader *rd, zl_record_entry *out)
         int32_t n = zl_bitreader_delta(&rd->r);
         if (failed(rd) != ZL_OK)
             return failed(rd);
-        if (n < 0 || (uint32_t)n >= 0x7FFFFFFFu - rd->tick - 1u)
+        if (n < 0 || (uint32_t)n >= ZL_RECORD_TICK_END - rd->tick - 1u)
             return refuse(rd);
         out->kind = ZL_RECORD_TICK;
         out->ticks = (uint32_t)n + 1u;

@@ -11,6 +11,10 @@ ZL_BEGIN_DECLS
 
 #define ZL_RECORD_MAGIC 0x524D4C5Au /* "ZLMR" as the first four bytes */
 #define ZL_RECORD_VERSION 1u
+/* Every tick a record runs is below this, so lag compensation (ticks
+ * below 2^31) can take each: a header whose start tick is not below it is
+ * refused, as is a run of ticks that would reach it. */
+#define ZL_RECORD_TICK_END 0x7FFFFFFFu
 #define ZL_RECORD_CONFIG_MAX 255u   /* bytes of game configuration */
 #define ZL_RECORD_HEADER_MAX (29u + ZL_RECORD_CONFIG_MAX)
 /* The writer's buffer: an entry is at most about 80 bytes (a command with
