@@ -152,8 +152,9 @@ static inline uint32_t read_gap(zl_bitreader *r) { return read_golomb(r, entity_
  * count is usually the base's, less the few entities that did not change
  * (no entry), more rarely more (entities entering). Its code is the
  * Golomb code of the difference folded to 0, 1, 2, ... for 0, one
- * fewer, one more, two fewer, ...; a count reaches 2 * ZL_MAX_ENTITIES
- * from a base at most, in count_bits() + 1 bits. */
+ * fewer, one more, two fewer, ...; its escape takes count_bits() + 1 bits,
+ * room for the largest fold, 2 * ZL_MAX_ENTITIES (every entity entering a
+ * base of none). */
 static inline unsigned count_wide(void) { return count_bits() + 1u; }
 static inline uint32_t count_code(uint32_t count, uint32_t base_count)
 {
@@ -171,7 +172,8 @@ static inline uint32_t count_of(uint32_t code, uint32_t base_count)
  * distance before the base is nearest the base age, so it is that age
  * (1 bit: 1), or one off it when snapshots are sparser than ticks (3
  * bits: 0, 1, then 0 for one less, 1 for one more), else 0, 0 and
- * age_bits() bits of it (0 for none). Returns the bits written. */
+ * age_bits() bits of it (0 for none). older_cost gives the bits,
+ * write_older writes them and returns how many. */
 static inline unsigned older_cost(uint32_t older, uint32_t base_age)
 {
     return older == base_age ? 1u
@@ -203,7 +205,5 @@ static inline unsigned head_cost(uint32_t gap, int joint)
 {
     return gap == 0 ? (unsigned)!joint : 2u + gap_cost(gap - 1u);
 }
-
-
 
 #endif
