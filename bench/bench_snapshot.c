@@ -75,7 +75,7 @@ static void prepare(snapshot_bench *b, uint32_t entities)
     zl_snapshot_write(&b->client, &b->world, &layout, 1, NULL, 0, NULL, OWN,
                       sizeof b->section * 8u, 1, &w);
     zl_bitreader_init(&r, b->section, (size_t)zl_bitwriter_finish(&w));
-    zl_snapshot_read(&b->rx, &b->reader, 1, OWN, &r, &f);
+    zl_snapshot_read(&b->rx, &b->reader, 1, 0, OWN, &r, &f);
     zl_snapshot_acked(&b->client, 1);
     record(b, 2);
     zl_bitwriter_init(&w, b->section, sizeof b->section);
@@ -84,7 +84,7 @@ static void prepare(snapshot_bench *b, uint32_t entities)
     b->section_bytes = (size_t)zl_bitwriter_finish(&w);
     /* The decode timed below must be a whole, successful one. */
     zl_bitreader_init(&r, b->section, b->section_bytes);
-    b->decoded = zl_snapshot_read(&b->rx, &b->reader, 2, OWN, &r, &f);
+    b->decoded = zl_snapshot_read(&b->rx, &b->reader, 2, 1, OWN, &r, &f);
     if (b->decoded == ZL_OK && f->count != entities)
         b->decoded = ZL_ERR_MALFORMED;
 }
@@ -123,7 +123,7 @@ static void decode_body(void *ctx, uint32_t n)
         const zl_snapshot_frame *f;
         b->rx.have_newest = 0;
         zl_bitreader_init(&r, b->section, b->section_bytes);
-        zl_bench_sink += (uint32_t)zl_snapshot_read(&b->rx, &b->reader, 2, OWN, &r, &f);
+        zl_bench_sink += (uint32_t)zl_snapshot_read(&b->rx, &b->reader, 2, 1, OWN, &r, &f);
         zl_bench_sink += f ? f->count : 0u;
     }
 }

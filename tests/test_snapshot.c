@@ -153,7 +153,9 @@ static int frame_matches(const zl_snapshot_frame *f, const uint8_t *wanted)
     return ok && count == f->count;
 }
 
-/* Encodes the snapshot of tick into buf; returns its bytes (or an error). */
+/* Encodes the snapshot of tick into buf after a delta bit, as the
+ * message's header gives it (1: the section has a base); returns its bytes
+ * (or an error). */
 static int encode(uint8_t *buf, uint32_t tick, const uint16_t *relevant, int relevant_count,
                   const uint32_t *priority, uint16_t own, uint32_t budget, uint16_t seq)
 {
@@ -161,18 +163,27 @@ static int encode(uint8_t *buf, uint32_t tick, const uint16_t *relevant, int rel
     int bits;
     zl_bitwriter_init(&w, buf, BUF_BYTES);
     encoded_own = own;
+    zl_bitwriter_bool(&w, zl_snapshot_client_base(&client, tick) != NULL);
     bits = zl_snapshot_write(&client, &world, &layout, tick, relevant, relevant_count, priority,
                              own, budget, seq, &w);
     if (bits < 0)
         return bits;
+    ZL_CHECK_EQ(buf[0] & 1, !client.last.full);
     return zl_bitwriter_finish(&w);
+}
+
+/* Reads encode's delta bit and the section after it from r. */
+static int read_section(zl_bitreader *r, uint32_t tick, const zl_snapshot_frame **out)
+{
+    int delta = zl_bitreader_bool(r);
+    return zl_snapshot_read(&rx, &layout, tick, delta, encoded_own, r, out);
 }
 
 static int decode(const uint8_t *buf, int len, uint32_t tick, const zl_snapshot_frame **out)
 {
     zl_bitreader r;
     zl_bitreader_init(&r, buf, (size_t)len);
-    return zl_snapshot_read(&rx, &layout, tick, encoded_own, &r, out);
+    return read_section(&r, tick, out);
 }
 
 /* ---- tests ---- */
@@ -738,8 +749,10 @@ static void test_leave_and_reenter(void)
             ZL_CHECK(client.last.entered == 3 && f->count == 3);
             break;
         case 2:
-            /* Nothing but the header: has_base, the two ages, the count. */
-            ZL_CHECK(client.last.unchanged == 3 && client.last.bits <= 22);
+            /* Nothing but the prefix: the base age (6 bits), the older
+             * age (1 bit: the base age, or 8) and the count (3 fewer than
+             * the base's: 5 bits). */
+            ZL_CHECK(client.last.unchanged == 3 && client.last.bits <= 19);
             break;
         case 3:
             ZL_CHECK(client.last.left == 1 && f->count == 2 && !zl_snapshot_frame_state(f, THING_A));
@@ -761,12 +774,23 @@ static void test_leave_and_reenter(void)
 /* A real snapshot cut at every length, and the same with bits flipped:
  * errors, never a crash, and a failed read leaves the receiver usable. */
 /* The section's older age (bits 7..12 of a delta's section). */
+/* The older age of a section encode wrote (PROTOCOL 9.3), 0 for a full
+ * one: after the delta bit and the base age, 1 for the base age, 0 1 s
+ * for one less (s 0) or one more, 0 0 and the age's bits. */
 static uint32_t older_age_of(const uint8_t *buf, int len)
 {
+    unsigned age = zl_bits_required(ZL_SNAPSHOT_WORLD_TICKS - 1u);
     zl_bitreader r;
+    uint32_t base_age;
     zl_bitreader_init(&r, buf, (size_t)len);
-    (void)zl_bitreader_bits(&r, 1 + zl_bits_required(ZL_SNAPSHOT_WORLD_TICKS - 1u));
-    return zl_bitreader_bits(&r, zl_bits_required(ZL_SNAPSHOT_WORLD_TICKS - 1u));
+    if (!zl_bitreader_bool(&r))
+        return 0;
+    base_age = zl_bitreader_bits(&r, age);
+    if (zl_bitreader_bool(&r))
+        return base_age;
+    if (zl_bitreader_bool(&r))
+        return zl_bitreader_bool(&r) ? base_age + 1u : base_age - 1u;
+    return zl_bitreader_bits(&r, age);
 }
 
 /* Bits of player e's state code at `tick` against its world state at
@@ -1051,6 +1075,21 @@ static void test_moved_set_under_loss(void)
                  (unsigned)s.sent, (unsigned)s.lost, (unsigned)s.decoded, (unsigned)older_far);
 }
 
+/* Decodes a delta of tick whose prefix is written by hand: its base age,
+ * then the older age's code and the count's, each `bits` long. */
+static int decode_prefix(uint8_t *buf, uint32_t tick, uint32_t base_age, uint32_t older,
+                         unsigned older_bits, uint32_t count, unsigned count_bits,
+                         const zl_snapshot_frame **f)
+{
+    zl_bitwriter w;
+    zl_bitwriter_init(&w, buf, BUF_BYTES);
+    zl_bitwriter_bool(&w, 1);
+    zl_bitwriter_bits(&w, base_age, zl_bits_required(ZL_SNAPSHOT_WORLD_TICKS - 1u));
+    zl_bitwriter_bits(&w, older, older_bits);
+    zl_bitwriter_bits(&w, count, count_bits);
+    return decode(buf, zl_bitwriter_finish(&w), tick, f);
+}
+
 /* An older age the client cannot hold: with the base age past 63 or the
  * world history (malformed), or naming a frame it does not keep (it asks
  * for a full one). */
@@ -1058,30 +1097,95 @@ static void test_older_age_refused(void)
 {
     static uint8_t buf[BUF_BYTES];
     const zl_snapshot_frame *f;
-    zl_bitwriter w;
     unsigned age = zl_bits_required(ZL_SNAPSHOT_WORLD_TICKS - 1u);
     uint32_t limit = ZL_SNAPSHOT_WORLD_TICKS < 64u ? ZL_SNAPSHOT_WORLD_TICKS : 64u;
     uint32_t base_age = limit / 2u, tick = 1u + base_age;
     start();
     alive[0] = 1;
     send_tick(buf, 1, 1);
-    /* A delta against tick 1 whose older frame lies one tick too far back. */
-    zl_bitwriter_init(&w, buf, sizeof buf);
-    zl_bitwriter_bool(&w, 1);
-    zl_bitwriter_bits(&w, base_age, age);
-    zl_bitwriter_bits(&w, limit - base_age, age);
-    zl_bitwriter_bits(&w, 0, zl_bits_required(ZL_MAX_ENTITIES));
-    ZL_CHECK_EQ(decode(buf, zl_bitwriter_finish(&w), tick, &f), ZL_ERR_MALFORMED);
+    /* A delta against tick 1 whose older frame lies one tick too far back,
+     * named by its whole age (0 0, then the age) or as the base age (1). */
+    ZL_CHECK_EQ(decode_prefix(buf, tick, base_age, (limit - base_age) << 2, 2u + age, 1, 1, &f),
+                ZL_ERR_MALFORMED);
     ZL_CHECK(f == NULL);
     ZL_CHECK_EQ(rx.malformed, 1u);
-    /* One tick less is allowed, but no frame older than tick 1 is kept. */
-    zl_bitwriter_init(&w, buf, sizeof buf);
-    zl_bitwriter_bool(&w, 1);
-    zl_bitwriter_bits(&w, base_age, age);
-    zl_bitwriter_bits(&w, limit - base_age - 1u, age);
-    zl_bitwriter_bits(&w, 0, zl_bits_required(ZL_MAX_ENTITIES));
-    ZL_CHECK_EQ(decode(buf, zl_bitwriter_finish(&w), tick, &f), ZL_ERR_AGAIN);
+    if (limit == 2u * base_age) {
+        ZL_CHECK_EQ(decode_prefix(buf, tick, base_age, 1, 1, 1, 1, &f), ZL_ERR_MALFORMED);
+        ZL_CHECK_EQ(rx.malformed, 2u);
+    }
+    /* One tick less (0 1 0: one less than the base age) is allowed, but
+     * no frame older than tick 1 is kept. */
+    ZL_CHECK_EQ(decode_prefix(buf, tick, base_age, 2, 3, 1, 1, &f), ZL_ERR_AGAIN);
     ZL_CHECK(rx.need_full && rx.missing_base == 1u);
+}
+
+/* The prefix's codes at their edges, read: base ages 1 and the largest,
+ * the older age 0 said as one less than a base age of 1 and in whole, a
+ * count of none against a base of two (two fewer: 0 0 1 0 0) and counts
+ * below 0 or above ZL_MAX_ENTITIES (malformed). */
+static void test_prefix_codes_read(void)
+{
+    static uint8_t buf[BUF_BYTES];
+    const zl_snapshot_frame *f;
+    unsigned age = zl_bits_required(ZL_SNAPSHOT_WORLD_TICKS - 1u);
+    unsigned wide = zl_bits_required(ZL_MAX_ENTITIES) + 1u;
+    uint32_t oldest = ZL_SNAPSHOT_WORLD_TICKS < 64u ? ZL_SNAPSHOT_WORLD_TICKS - 1u : 63u;
+    start();
+    alive[0] = alive[1] = 1;
+    send_tick(buf, 1, 1);
+    ZL_CHECK_EQ(decode_prefix(buf, 2, 1, 2, 3, 4, 5, &f), ZL_OK);
+    ZL_CHECK(f != NULL && f->count == 2 && f->tick == 2);
+    ZL_CHECK(f && zl_snapshot_frame_state(f, 0) && zl_snapshot_frame_state(f, 1));
+    /* One fewer than none, one more than ZL_MAX_ENTITIES. */
+    ZL_CHECK_EQ(decode_prefix(buf, 3, 1, 1, 1, 20, 5, &f), ZL_ERR_MALFORMED);
+    ZL_CHECK_EQ(decode_prefix(buf, 3, 1, 1, 1, 2u * (ZL_MAX_ENTITIES + 1u - 2u) << 5, 5u + wide,
+                              &f),
+                ZL_ERR_MALFORMED);
+    ZL_CHECK_EQ(rx.malformed, 2u);
+    /* The oldest base, its older age 0 in whole. */
+    ZL_CHECK_EQ(decode_prefix(buf, 1u + oldest, oldest, 0, 2u + age, 4, 5, &f), ZL_OK);
+    ZL_CHECK(f != NULL && f->count == 2 && f->tick == 1u + oldest);
+}
+
+/* The count's code at its edges, written and read: a full snapshot of
+ * nothing (the base's 0: 1 bit), every entity entering (ZL_MAX_ENTITIES
+ * more, the escape), none changed against them all (as many fewer, the
+ * escape: the section is its prefix alone) and every one leaving (the
+ * base's count again: 1 bit). */
+static void test_prefix_count_edges(void)
+{
+    static uint8_t buf[BUF_BYTES];
+    const unsigned age = zl_bits_required(ZL_SNAPSHOT_WORLD_TICKS - 1u);
+    const unsigned escape = 5u + zl_bits_required(ZL_MAX_ENTITIES) + 1u;
+    const zl_snapshot_frame *f;
+    uint32_t tick;
+    int e;
+    start();
+    for (tick = 1; tick <= 4; tick++) {
+        int len;
+        for (e = 0; e < ZL_MAX_ENTITIES; e++)
+            alive[e] = tick == 2 || tick == 3;
+        record_tick(tick, ZL_MAX_ENTITIES);
+        len = encode(buf, tick, NULL, 0, NULL, ZL_SNAPSHOT_NONE, NO_BUDGET, (uint16_t)tick);
+        ZL_CHECK(len > 0 && decode(buf, len, tick, &f) == ZL_OK && frame_matches(f, NULL));
+        zl_snapshot_acked(&client, (uint16_t)tick);
+        switch (tick) {
+        case 1:
+            ZL_CHECK(client.last.full && client.last.bits == 1u);
+            break;
+        case 2:
+            ZL_CHECK_EQ(client.last.entered, (uint16_t)ZL_MAX_ENTITIES);
+            break;
+        case 3: /* base age 1, its older age the same (1 bit) */
+            ZL_CHECK_EQ(client.last.unchanged, (uint16_t)ZL_MAX_ENTITIES);
+            ZL_CHECK_EQ(client.last.bits, age + 1u + escape);
+            break;
+        default:
+            ZL_CHECK_EQ(client.last.left, (uint16_t)ZL_MAX_ENTITIES);
+            ZL_CHECK_EQ(f->count, 0);
+            break;
+        }
+    }
 }
 
 static void test_hostile_input(void)
@@ -1108,7 +1212,7 @@ static void test_hostile_input(void)
         int res;
         memcpy(exact, buf, (size_t)cut);
         zl_bitreader_init(&r, exact, (size_t)cut);
-        res = zl_snapshot_read(&rx, &layout, 2, encoded_own, &r, &f);
+        res = read_section(&r, 2, &f);
         ZL_CHECK(res == ZL_ERR_OVERFLOW || res == ZL_ERR_MALFORMED);
         ZL_CHECK(f == NULL);
         zl_test_release_buffer(exact);
@@ -1125,7 +1229,7 @@ static void test_hostile_input(void)
         zl_bitreader_init(&r, bent, (size_t)(i & 1 ? len : zl_test_rng_range(&rng, 0, len)));
         rx.have_newest = 0; /* let tick 2 be read again */
         rx.newest = 1;
-        res = zl_snapshot_read(&rx, &layout, 2, encoded_own, &r, &f);
+        res = read_section(&r, 2, &f);
         if (res == ZL_OK) {
             int e, count = 0;
             accepted++;
@@ -1282,11 +1386,14 @@ static void test_match_numbers(void)
     ZL_CHECK(still.snapshots > 0);
     if (still.snapshots) {
         uint32_t standing = 32u * still.snapshots;
-        /* has_base, base age, extrapolation age, count. */
-        uint32_t header = 1u + 2u * zl_bits_required(ZL_SNAPSHOT_WORLD_TICKS - 1u) +
-                          zl_bits_required(ZL_MAX_ENTITIES);
-        /* Nothing but the header and the movers' entries was written. */
-        ZL_CHECK_EQ(still.section_bits, header * still.snapshots + still.moving_bits);
+        /* Nothing but a prefix per snapshot and the movers' entries was
+         * written: the base age, the older age (1 to 8 bits) and the count
+         * (32 below the base's 64: its Golomb code escapes, 15 bits). */
+        uint32_t age = zl_bits_required(ZL_SNAPSHOT_WORLD_TICKS - 1u);
+        uint32_t prefix = still.section_bits - still.moving_bits;
+        ZL_CHECK(still.section_bits > still.moving_bits);
+        ZL_CHECK(prefix >= (age + 1u + 15u) * still.snapshots &&
+                 prefix <= (age + 8u + 15u) * still.snapshots);
         zl_test_note("20/s, 32 moving + 32 still (interleaved): %u.%02u bits per still player",
                      (unsigned)(still.skip_bits / standing),
                      (unsigned)(100u * (still.skip_bits % standing) / standing));
@@ -1541,6 +1648,8 @@ void zl_suite_snapshot(void)
     ZL_RUN(test_moved_set_entries);
     ZL_RUN(test_moved_set_under_loss);
     ZL_RUN(test_older_age_refused);
+    ZL_RUN(test_prefix_codes_read);
+    ZL_RUN(test_prefix_count_edges);
     ZL_RUN(test_hostile_input);
     ZL_RUN(test_match_numbers);
     ZL_RUN(test_message_tick_wraps);

@@ -248,6 +248,7 @@ typedef struct writer_job {
     const zl_snapshot_world_slot *base_slot; /* the baseline's tick, or NULL */
     const zl_snapshot_record *pred; /* the older acknowledged one (usable_pred), or NULL */
     const zl_snapshot_world_slot *pred_slot; /* its tick, or NULL */
+    uint32_t base_count; /* entities the client holds in the base, 0 without one */
     uint32_t tick;
     uint16_t own;
     uint8_t listed;   /* 1: a relevance list says what is wanted */
@@ -309,19 +310,29 @@ static uint16_t pfrom_of(const writer_job *j, uint16_t e)
     return j->op[e] == OP_UPDATE ? j->pfrom[e] : 0u;
 }
 
-static unsigned header_bits(const writer_job *j)
+/* Bits of the section's prefix for `count` entries. */
+static unsigned header_bits(const writer_job *j, uint32_t count)
 {
-    return 1u + (j->base ? 2u * age_bits() : 0u) + count_bits();
+    unsigned bits = golomb_cost(count_code(count, j->base_count), count_wide());
+    if (j->base)
+        bits += age_bits() + older_cost(pred_age(j), j->tick - j->base->tick);
+    return bits;
+}
+
+/* The most header_bits can be, whatever the count. */
+static unsigned header_bits_max(const writer_job *j)
+{
+    return GOLOMB_ESCAPE + count_wide() +
+           (j->base ? age_bits() + older_cost(pred_age(j), j->tick - j->base->tick) : 0u);
 }
 
 static void write_header(const writer_job *j, zl_bitwriter *bw, uint32_t count)
 {
-    zl_bitwriter_bool(bw, j->base != NULL);
     if (j->base) {
         zl_bitwriter_bits(bw, j->tick - j->base->tick, age_bits());
-        zl_bitwriter_bits(bw, pred_age(j), age_bits());
+        (void)write_older(bw, pred_age(j), j->tick - j->base->tick);
     }
-    zl_bitwriter_bits(bw, count, count_bits());
+    (void)write_golomb(bw, count_code(count, j->base_count), count_wide());
 }
 
 /* The kind of an entry ahead of its state code (stream order): 1 an
@@ -872,7 +883,7 @@ static int choose(writer_job *j, uint32_t budget)
 {
     uint16_t order[ZL_MAX_ENTITIES], tmp[ZL_MAX_ENTITIES];
     uint32_t key[ZL_MAX_ENTITIES];
-    uint32_t used = header_bits(j);
+    uint32_t used = header_bits_max(j);
     uint32_t i, n = 0;
     if (used > budget)
         return ZL_ERR_OVERFLOW;
@@ -909,7 +920,7 @@ static int choose(writer_job *j, uint32_t budget)
  * which is what writing them all would take. */
 static uint32_t measure_all(writer_job *j)
 {
-    uint32_t bits = header_bits(j), i;
+    uint32_t bits = header_bits(j, j->cand_count), i;
     int32_t prev = -1;
     for (i = 0; i < j->cand_count; i++) {
         uint16_t e = j->cand[i];
@@ -984,7 +995,7 @@ static int write_shared(writer_job *j, zl_bitwriter *bw, uint32_t budget, int tw
     const zl_snapshot_code *own = NULL;
     uint32_t i, k = 0, bits, gap = 0, own_bits = 0;
     if (!run->valid || run->count != j->cand_count || run->has_base != (j->base != NULL) ||
-        (j->base && run->base_tick != j->base->tick) ||
+        (j->base && run->base_tick != j->base->tick) || run->base_count != j->base_count ||
         run->pred_age != pred_age(j))
         return 0;
     if (twin)
@@ -1056,6 +1067,7 @@ static void keep_run(writer_job *j, uint32_t bits)
     run->count = (uint16_t)j->cand_count;
     run->has_base = j->base != NULL;
     run->base_tick = j->base ? j->base->tick : 0;
+    run->base_count = j->base_count;
     run->pred_age = pred_age(j);
     run->hits = 0;
     run->written = 0;
@@ -1147,6 +1159,7 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
     st->base_tick = j->base ? j->base->tick : 0;
     st->bits = bits;
     memset(rec->held, 0, sizeof rec->held); /* ages count only where held */
+    rec->count = 0;
     for (k = 0; k < MAP_WORDS; k++) {
         uint32_t sent = j->chosen[k + 1u], carried = candidates(j, k) & ~sent;
         uint32_t now = j->op_map[OP_KEEP][k] | (sent & ~j->op_map[OP_LEAVE][k]);
@@ -1154,6 +1167,7 @@ static void record(writer_job *j, uint16_t packet_sequence, uint32_t bits)
         if ((now | carried | sent) == 0)
             continue;
         count_word(j, st, k, sent, carried);
+        rec->count = (uint16_t)(rec->count + population(now | aged));
         for (b = 0; b < 4u && k * 4u + b < ZL_SNAPSHOT_BITMAP_BYTES; b++)
             rec->held[k * 4u + b] = (uint8_t)((now | aged) >> (8u * b));
         if (accrued) {
@@ -1208,6 +1222,7 @@ int zl_snapshot_write(zl_snapshot_client *c, zl_snapshot_world *world,
     j->base_slot = j->base ? world_slot(world, j->base->tick) : NULL;
     j->pred = j->base ? usable_pred(c, tick, j->base) : NULL;
     j->pred_slot = j->pred ? world_slot(world, j->pred->tick) : NULL;
+    j->base_count = j->base ? j->base->count : 0u;
     codes_for(world, tick);
     twin = classify_twin(j);
     j->accrued = (uint8_t)!twin;

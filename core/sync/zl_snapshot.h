@@ -85,6 +85,7 @@ typedef struct zl_snapshot_run {
     uint8_t written; /* bytes, start, end and size hold the section */
     uint8_t has_base;
     uint32_t base_tick;
+    uint32_t base_count; /* the entities the baseline's client holds */
     uint32_t bits;  /* the section, header included */
     uint32_t hits;  /* clients served from it */
     uint16_t count; /* entries */
@@ -184,6 +185,7 @@ typedef struct zl_snapshot_record {
      * set a word at a time. */
     uint16_t age[ZL_SNAPSHOT_MAP_WORDS * 32];
     uint8_t held[ZL_SNAPSHOT_BITMAP_BYTES]; /* the entities the client holds */
+    uint16_t count; /* of them */
     uint32_t content; /* the tick's run it holds the entities of, 0: its own */
     uint32_t executed; /* the command its message named (zl_snapshot_message_write) */
     zl_event_ref events; /* its events section's reference (zl_eventlog.h) */
@@ -259,7 +261,9 @@ const zl_snapshot_record *zl_snapshot_client_base(const zl_snapshot_client *c, u
  * fields extrapolated from an older acknowledged snapshot when there is one
  * (docs/PROTOCOL.md 9.3), entering ones (and those whose baseline state, or
  * that older state, left the world history) against zero. With no
- * usable baseline the snapshot is full and the client needs no old frame.
+ * usable baseline the snapshot is full and the client needs no old frame;
+ * the section does not say which (c->last.full, zl_snapshot_client_base
+ * before the call): the caller's header does.
  * Returns the bits written (stats in c->last), or ZL_ERR_OVERFLOW (nothing
  * written or recorded) when even the header and the own entity do not fit
  * the budget or bw. The world is written only to keep the tick's state
@@ -332,7 +336,8 @@ typedef struct zl_snapshot_receiver {
 void zl_snapshot_receiver_init(zl_snapshot_receiver *rx);
 
 /* Decodes the entity section of the snapshot of `tick` (read from the
- * snapshot's header by the caller) from r, builds the new frame from its
+ * snapshot's header by the caller, as is has_base: 1 for a delta, 0 for a
+ * full snapshot) from r, builds the new frame from its
  * base frame and the entries, keeps it and points *out at it (valid until
  * the next call). own_entity: the receiving client's player, the one entry
  * with ZL_OWNER fields (the number the server passed to zl_snapshot_write;
@@ -345,7 +350,8 @@ void zl_snapshot_receiver_init(zl_snapshot_receiver *rx);
  *                     history among them.
  * Whatever the bytes, nothing outside the receiver is written. */
 int zl_snapshot_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout, uint32_t tick,
-                     uint16_t own_entity, zl_bitreader *r, const zl_snapshot_frame **out);
+                     int has_base, uint16_t own_entity, zl_bitreader *r,
+                     const zl_snapshot_frame **out);
 
 /* The kept frames oldest first: the oldest with prev NULL, else the one
  * after prev (a frame of rx); NULL after the newest. */

@@ -157,16 +157,17 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
     return bw->error != ZL_OK ? bw->error : bits;
 }
 
-/* Reads the header into *tick and *executed, a delta's command widened
+/* Reads the header into *delta, *tick and *executed, a delta's command widened
  * against `newest` (the newest command the receiver read): ZL_OK, the
  * reader's error, or ZL_ERR_AGAIN for a delta's tick with no frame of rx
  * (NULL: a reader without frames, which gets no tick) to widen it against. */
 static int read_header(const zl_snapshot_receiver *rx, uint32_t newest, zl_bitreader *r,
-                       uint32_t *tick, uint32_t *executed)
+                       int *delta, uint32_t *tick, uint32_t *executed)
 {
     const uint32_t half = 1u << (ZL_SNAPSHOT_TICK_BITS - 1u);
     uint32_t low;
-    if (!zl_bitreader_bool(r)) {
+    *delta = zl_bitreader_bool(r);
+    if (!*delta) {
         *tick = zl_bitreader_bits(r, 32);
         *executed = zl_bitreader_bits(r, 32);
         return r->error;
@@ -198,11 +199,11 @@ int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout 
 {
     zl_bitreader r;
     uint32_t tick = 0;
-    int rc;
+    int rc, delta;
     ZL_ASSERT(rx != NULL && executed != NULL && out != NULL);
     *out = NULL;
     zl_bitreader_init(&r, payload, len);
-    rc = read_header(rx, rx->executed, &r, &tick, executed);
+    rc = read_header(rx, rx->executed, &r, &delta, &tick, executed);
     if (rc == ZL_ERR_AGAIN) {
         rx->missing_base++;
         rx->need_full = 1;
@@ -213,7 +214,7 @@ int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout 
         rx->malformed++;
         return r.error;
     }
-    rc = zl_snapshot_read(rx, layout, tick, own_entity, &r, out);
+    rc = zl_snapshot_read(rx, layout, tick, delta, own_entity, &r, out);
     if (rc != ZL_OK)
         return rc; /* its events unread: the caller must not acknowledge it */
     rx->executed = *executed;
@@ -242,20 +243,22 @@ int zl_snapshot_message_tick(const zl_snapshot_receiver *rx, const void *payload
 {
     zl_bitreader r;
     uint32_t executed;
+    int delta;
     ZL_ASSERT(rx != NULL && tick != NULL && (payload != NULL || len == 0));
     zl_bitreader_init(&r, payload, len);
     *tick = 0;
-    return read_header(rx, rx->executed, &r, tick, &executed);
+    return read_header(rx, rx->executed, &r, &delta, tick, &executed);
 }
 
 int zl_snapshot_message_executed(const void *payload, size_t len, uint32_t *executed)
 {
     zl_bitreader r;
     uint32_t tick, newest;
+    int delta;
     ZL_ASSERT(executed != NULL && (payload != NULL || len == 0));
     zl_bitreader_init(&r, payload, len);
     newest = *executed;
-    return read_header(NULL, newest, &r, &tick, executed);
+    return read_header(NULL, newest, &r, &delta, &tick, executed);
 }
 
 const zl_snapshot_frame *zl_snapshot_receiver_newest(const zl_snapshot_receiver *rx)

@@ -92,7 +92,7 @@ static void read_entries(const zl_snapshot_layout *layout, uint16_t own_entity, 
                          zl_snapshot_frame *f, const extrapolation *x)
 {
     uint32_t predicted[ZL_STATE_MAX / 4];
-    uint32_t count = zl_bitreader_bits(r, count_bits());
+    uint32_t count = count_of(read_golomb(r, count_wide()), f->count);
     uint32_t e = 0, i;
     if (count > ZL_MAX_ENTITIES)
         malformed(r);
@@ -165,9 +165,10 @@ static void read_entries(const zl_snapshot_layout *layout, uint16_t own_entity, 
 }
 
 int zl_snapshot_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout, uint32_t tick,
-                     uint16_t own_entity, zl_bitreader *r, const zl_snapshot_frame **out)
+                     int has_base, uint16_t own_entity, zl_bitreader *r,
+                     const zl_snapshot_frame **out)
 {
-    int has_base, base = -1, older = -1, slot;
+    int base = -1, older = -1, slot;
     extrapolation x = {NULL, 0, 0};
     zl_snapshot_frame *f;
     ZL_ASSERT(rx != NULL && layout != NULL && r != NULL && out != NULL);
@@ -176,10 +177,9 @@ int zl_snapshot_read(zl_snapshot_receiver *rx, const zl_snapshot_layout *layout,
         rx->refused_old++;
         return ZL_ERR_DUPLICATE;
     }
-    has_base = zl_bitreader_bool(r);
     if (has_base) {
         uint32_t age = zl_bitreader_bits(r, age_bits());
-        uint32_t pred_age = zl_bitreader_bits(r, age_bits());
+        uint32_t pred_age = read_older(r, age);
         if (age == 0 || (pred_age != 0 && age + pred_age >= older_limit()))
             malformed(r);
         if (r->error == ZL_OK) {

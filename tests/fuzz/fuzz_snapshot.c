@@ -57,7 +57,8 @@ static zl_snapshot_layout fz_planned;
  *   byte 0     how far its tick is past the previous record's (0: the same
  *              tick again, which must be refused once a frame exists)
  *   bytes 1-2  section length, little-endian, low 11 bits; cut to what the
- *              input still has
+ *              input still has; the top bit: the message header's delta
+ *              bit (the section has a base)
  *   then       the section
  * Each section is copied into a buffer of exactly its length, so
  * AddressSanitizer catches a read past its end. */
@@ -120,6 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     while (at + 3 <= size) {
         uint32_t advance = data[at];
         size_t len = (size_t)(data[at + 1] | (data[at + 2] << 8)) & 0x7FFu;
+        int delta = data[at + 2] >> 7; /* the header's delta bit */
         const zl_snapshot_frame *f = &the_rx.frame[0]; /* the read must reset it */
         const zl_snapshot_frame *pf;
         uint32_t refused = the_rx.refused_old;
@@ -133,9 +135,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         copy = zl_fuzz_copy(data + at, len);
         at += len;
         zl_bitreader_init(&r, copy, len);
-        res = zl_snapshot_read(&the_rx, &fz_layout, tick, 0, &r, &f);
+        res = zl_snapshot_read(&the_rx, &fz_layout, tick, delta, 0, &r, &f);
         zl_bitreader_init(&r, copy, len);
-        REQUIRE(zl_snapshot_read(&the_planned_rx, &fz_planned, tick, 0, &r, &pf) == res);
+        REQUIRE(zl_snapshot_read(&the_planned_rx, &fz_planned, tick, delta, 0, &r, &pf) == res);
         REQUIRE(same_frames(f, pf));
         calls++;
         if (res == ZL_OK) {

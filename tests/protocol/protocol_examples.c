@@ -814,17 +814,24 @@ typedef struct seen_frame {
 static seen_frame frames[4];
 static int frame_next;
 
-static uint32_t gap_code(bits_in *b, char *where)
+/* The exponential-Golomb code (9.3): n < 5 zeros, a one, n bits v for
+ * 2^n - 1 + v; five zeros escape to `wide` bits of the number. */
+static uint32_t golomb_code(bits_in *b, unsigned wide, char *where)
 {
-    uint32_t at = b->at, n = 0, gap;
+    uint32_t at = b->at, n = 0, v;
     while (n < 5u && pull(b, 1) == 0)
         n++;
     if (n == 5u)
-        gap = pull(b, width_of(ZL_MAX_ENTITIES - 1u));
+        v = pull(b, wide);
     else
-        gap = (1u << n) - 1u + pull(b, n);
+        v = (1u << n) - 1u + pull(b, n);
     sprintf(where, "%u+%u", (unsigned)at, (unsigned)(b->at - at));
-    return gap;
+    return v;
+}
+
+static uint32_t gap_code(bits_in *b, char *where)
+{
+    return golomb_code(b, width_of(ZL_MAX_ENTITIES - 1u), where);
 }
 
 /* An event's age: 0 as a 0 bit, 1..4 as [1][0] and 2 bits, else [1][1] and 8 bits. */
@@ -982,35 +989,47 @@ static const seen_frame *frame_of(uint32_t tick)
     return NULL;
 }
 
-static void entity_section(bits_in *b, uint32_t tick, uint32_t own)
+static void entity_section(bits_in *b, uint32_t tick, int delta, uint32_t own)
 {
     seen_frame *f = &frames[frame_next++ % 4];
     const seen_frame *base = NULL, *older_frame = NULL;
     char where[24];
-    uint32_t count, i, e = 0;
+    uint32_t count, code, held = 0, i, e = 0;
     memset(f, 0, sizeof *f);
-    if (take(b, 1, where)) {
-        uint32_t age, older;
-        row(where, "has_base", "1: a delta");
+    if (delta) {
+        uint32_t age, older, at;
         age = take(b, width_of(ZL_SNAPSHOT_WORLD_TICKS - 1u), where);
         base = frame_of(tick - age);
         row(where, "base_age", "%u: against the snapshot of tick %u%s", (unsigned)age,
             (unsigned)(tick - age), base ? "" : " (NOT HELD)");
-        older = take(b, width_of(ZL_SNAPSHOT_WORLD_TICKS - 1u), where);
+        /* 1 the base age; 0 1 then 0 one less, 1 one more; 0 0 and 6 bits. */
+        at = b->at;
+        if (pull(b, 1))
+            older = age;
+        else if (pull(b, 1))
+            older = pull(b, 1) ? age + 1u : age - 1u;
+        else
+            older = pull(b, width_of(ZL_SNAPSHOT_WORLD_TICKS - 1u));
+        sprintf(where, "%u+%u", (unsigned)at, (unsigned)(b->at - at));
         if (older == 0)
             row(where, "older_age", "0: nothing extrapolated");
         else { /* these readings show codes against the base, not extrapolated */
             older_frame = frame_of(tick - age - older);
-            row(where, "older_age", "%u: moving fields extrapolated from tick %u (NOT SHOWN)%s",
-                (unsigned)older, (unsigned)(tick - age - older), older_frame ? "" : " (NOT HELD)");
+            row(where, "older_age", "%u%s: moving fields extrapolated from tick %u (NOT SHOWN)%s",
+                (unsigned)older, older == age ? ", the base age" : "",
+                (unsigned)(tick - age - older), older_frame ? "" : " (NOT HELD)");
         }
         if (base)
             memcpy(f, base, sizeof *f);
-    } else {
-        row(where, "has_base", "0: full, against nothing");
+        for (i = 0; i < ZL_MAX_ENTITIES; i++)
+            held += f->present[i] != 0;
     }
-    count = take(b, width_of(ZL_MAX_ENTITIES), where);
-    row(where, "count", "%u entries", (unsigned)count);
+    /* The count against the base's entities: 0 the same, then one fewer,
+     * one more, two fewer, ... */
+    code = golomb_code(b, width_of(ZL_MAX_ENTITIES) + 1u, where);
+    count = code & 1u ? held - (code + 1u) / 2u : held + code / 2u;
+    row(where, "count", "%u entries: code %u against the base's %u entities", (unsigned)count,
+        (unsigned)code, (unsigned)held);
     for (i = 0; i < count && !b->cut; i++) {
         /* The head: 1 the next number, entering or changed (kind 1); 01
          * the next number, another kind, its leading 0 left out; 00 then
@@ -1116,7 +1135,7 @@ static void snapshot_payload(bits_in *b, uint32_t own)
     uint32_t tick = snapshot_tick(b, &delta);
     snapshot_executed(b, delta);
     byte_padding(b);
-    entity_section(b, tick, own);
+    entity_section(b, tick, delta, own);
     events_section(b, tick);
     end_payload(b);
 }
