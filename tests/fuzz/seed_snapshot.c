@@ -75,7 +75,7 @@ static int write_seed(const char *dir, const seed_plan *plan)
         zl_bitreader r;
         const zl_snapshot_frame *frame;
         size_t len;
-        int n;
+        int n, delta;
         fill_world(tick + 2u, step, plan);
         zl_bitwriter_init(&w, bytes, sizeof bytes);
         REQUIRE(zl_snapshot_write(&the_client, &the_world, &fz_layout, tick + 2u, NULL, 0, NULL,
@@ -83,13 +83,14 @@ static int write_seed(const char *dir, const seed_plan *plan)
         n = zl_bitwriter_finish(&w);
         REQUIRE(n >= 0);
         len = (size_t)n;
+        delta = !the_client.last.full;
         if (plan->cut_last && step >= SEED_SECTIONS - 2)
             len /= 2;
         zl_bitreader_init(&r, bytes, len);
-        decoded += zl_snapshot_read(&the_rx, &fz_layout, tick + 2u, 0, &r, &frame) == ZL_OK;
+        decoded += zl_snapshot_read(&the_rx, &fz_layout, tick + 2u, delta, 0, &r, &frame) == ZL_OK;
         out[used] = 2; /* the tick's advance over the previous section */
         out[used + 1] = (uint8_t)len;
-        out[used + 2] = (uint8_t)(len >> 8);
+        out[used + 2] = (uint8_t)(len >> 8 | (size_t)delta << 7);
         memcpy(out + used + 3, bytes, len);
         used += 3 + len;
         tick += 2;
