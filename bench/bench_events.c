@@ -82,7 +82,7 @@ static uint32_t section_bits(events_bench *b, const zl_event *ev, uint32_t count
         zl_event_log_append(&b->log, &b->plan, ev, 0);
     bases.count = rules ? rules->event_bases : 0u;
     bases.held = sixteen;
-    bases.held_count = zl_event_held_count(sixteen);
+    bases.every = sixteen;
     bases.holds = holds_shooter;
     bases.build = build_from_shooter;
     bases.ctx = rules;

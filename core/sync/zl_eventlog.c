@@ -320,58 +320,70 @@ static uint32_t held_below(const uint8_t *map, uint32_t n)
     return count;
 }
 
-/* Whether the reader's frame holds entity `source`. */
-static int held(const zl_event_bases *b, int32_t source)
+/* Whether entity `e` is one of map's (NULL: none). */
+static int bit_of(const uint8_t *map, int32_t e)
 {
-    return b && b->held && source >= 0 && ((b->held[source >> 3] >> (source & 7)) & 1);
+    return map && e >= 0 && ((map[e >> 3] >> (e & 7)) & 1);
 }
 
-/* Bits of the code of `source` for the reader of b: a source it holds by
- * its rank among the entities it holds, the others whole. */
-static uint32_t source_bits(const zl_event_bases *b, int32_t source)
+/* The entities a reader holds, and how many: sources are named among
+ * them. */
+typedef struct view {
+    const uint8_t *map; /* NULL: none */
+    uint32_t count;
+} view;
+
+static view view_of(const uint8_t *map, uint32_t count)
 {
-    return 1u + (held(b, source) ? zl_bits_required(b->held_count - 1u)
-                                 : zl_bits_required(ZL_MAX_ENTITIES));
+    view v;
+    v.map = map;
+    v.count = count;
+    return v;
 }
 
-static void write_source(zl_bitwriter *w, const zl_event_bases *b, int32_t source)
+static view counted_view(const uint8_t *map)
 {
-    int is_held = held(b, source);
-    zl_bitwriter_bool(w, is_held);
-    if (is_held)
-        zl_bitwriter_bits(w, held_below(b->held, (uint32_t)source),
-                          zl_bits_required(b->held_count - 1u));
+    return view_of(map, map ? held_below(map, ZL_MAX_ENTITIES) : 0u);
+}
+
+/* Bits of the code of `source` for a reader holding v: a source it holds
+ * by its rank among them, the others whole. */
+static uint32_t source_bits(const view *v, int32_t source)
+{
+    return 1u + (bit_of(v->map, source) ? zl_bits_required(v->count - 1u)
+                                        : zl_bits_required(ZL_MAX_ENTITIES));
+}
+
+static void write_source(zl_bitwriter *w, const view *v, int32_t source)
+{
+    int held = bit_of(v->map, source);
+    zl_bitwriter_bool(w, held);
+    if (held)
+        zl_bitwriter_bits(w, held_below(v->map, (uint32_t)source), zl_bits_required(v->count - 1u));
     else
         zl_bitwriter_ranged(w, source, -1, ZL_MAX_ENTITIES - 1);
 }
 
-/* Reads a source coded for the reader of b: a rank past the entities it
- * holds, or a source it holds sent whole, is malformed. */
-static int32_t read_source(zl_bitreader *r, const zl_event_bases *b)
+/* Reads a source coded for a reader holding v: a rank past them, or one
+ * of them sent whole, is malformed. */
+static int32_t read_source(zl_bitreader *r, const view *v)
 {
-    uint32_t rank, e, byte;
+    uint32_t rank, e, byte = 0;
     int32_t source;
     if (!zl_bitreader_bool(r)) {
         source = zl_bitreader_ranged(r, -1, ZL_MAX_ENTITIES - 1);
-        if (held(b, source))
+        if (bit_of(v->map, source))
             r->error = ZL_ERR_MALFORMED;
         return source;
     }
-    if (!b || !b->held || b->held_count == 0) {
+    if (v->count == 0) {
         r->error = ZL_ERR_MALFORMED;
         return -1;
     }
-    rank = (uint32_t)zl_bitreader_ranged(r, 0, (int32_t)b->held_count - 1);
-    for (e = 0; e < ZL_MAX_ENTITIES; e += 8u) {
-        byte = b->held[e / 8u];
-        if (rank < ones(byte))
-            break;
+    rank = (uint32_t)zl_bitreader_ranged(r, 0, (int32_t)v->count - 1);
+    /* The byte holding it (count says there is one), then its bit. */
+    for (e = 0; rank >= ones(byte = v->map[e / 8u]); e += 8u)
         rank -= ones(byte);
-    }
-    if (e >= ZL_MAX_ENTITIES) { /* fewer held than held_count says */
-        r->error = ZL_ERR_MALFORMED;
-        return -1;
-    }
     for (; rank > 0 || !(byte & 1u); byte >>= 1, e++)
         if (byte & 1u)
             rank--;
@@ -381,20 +393,16 @@ static int32_t read_source(zl_bitreader *r, const zl_event_bases *b)
 /* What the reader of a section holds of e's source, for its base. */
 static int holds_source(const zl_event_bases *b, const zl_event_entry *e)
 {
-    return b && b->count && held(b, e->source) ? b->holds(b->ctx, e->source)
-                                                : ZL_EVENT_HOLDS_NONE;
+    return b && b->count && bit_of(b->held, e->source) ? b->holds(b->ctx, e->source)
+                                                        : ZL_EVENT_HOLDS_NONE;
 }
 
-/* The head of an event in a section: its lead (lead_bits of it: the 1
- * bit, whether it follows the previous one, its id unless it does), its
- * age and its source. */
-static void write_head(zl_bitwriter *w, const zl_event_bases *b, uint32_t lead,
-                       uint32_t lead_bits, uint32_t age, const zl_event_entry *e)
+/* The head of an event: its age and its source for a reader holding v. */
+static void write_head(zl_bitwriter *w, const view *v, uint32_t age, int32_t source)
 {
     uint32_t bits, code = exp_golomb(age, &bits);
-    zl_bitwriter_bits(w, lead, lead_bits);
     zl_bitwriter_bits(w, code, bits);
-    write_source(w, b, e->source);
+    write_source(w, v, source);
 }
 
 /* Writes e's base choice and body for a reader holding its source's state
@@ -431,21 +439,27 @@ static void write_cheapest(zl_bitwriter *w, const zl_event_bases *b, const zl_ev
 #define FOLLOW_LEAD_BITS 2u
 
 /* Codes the run of the snapshots of `tick` from event `from` (at most the
- * ZL_EVENT_RUN newest) unless it already covers them: each event's base
- * choice and body, for a reader holding its source's state in the world
- * at tick (its cheapest base) when the world has it, else its body
- * against the zero event. It stops before an event whose age does not
- * fit the wire: such an event is never sent. */
+ * ZL_EVENT_RUN newest) unless it already covers them. Every event is
+ * coded as following the previous one ([1][1]), with its age, its source
+ * for a reader holding every entity of the world at tick (b->every) and
+ * its base choice and body for a reader holding its source's state there
+ * (its cheapest base) when the world has it, else its body against the
+ * zero event: a section puts its own lead before an event that does not
+ * follow the previous one, and a client holding just those entities
+ * copies a run of events at once. It stops before an event whose age does
+ * not fit the wire: such an event is never sent. */
 static void code_run(zl_event_log *log, const zl_event_bases *b, uint32_t tick, uint32_t from)
 {
     zl_event_run *run = &log->run;
     zl_bitwriter w;
     uint32_t id;
+    view every;
     if (log->next - from > ZL_EVENT_RUN)
         from = log->next - ZL_EVENT_RUN;
     if (from == log->next || (run->coded && run->tick == tick && run->next == log->next &&
                               !after(run->first, from)))
         return;
+    every = counted_view(b ? b->every : NULL);
     zl_bitwriter_init(&w, run->bits, sizeof run->bits);
     run->count = 0;
     for (id = from; id != log->next; id++) {
@@ -456,12 +470,17 @@ static void code_run(zl_event_log *log, const zl_event_bases *b, uint32_t tick, 
         run->at[run->count] = zl_bitwriter_bits_used(&w);
         run->chose[run->count] =
             (uint8_t)(b && b->count && e->source >= 0 && b->build(b->ctx, e->source, 1, &base));
+        zl_bitwriter_bits(&w, 3u, FOLLOW_LEAD_BITS);
+        write_head(&w, &every, tick - e->tick, e->source);
+        run->head[run->count] = (uint8_t)(zl_bitwriter_bits_used(&w) - run->at[run->count] -
+                                          FOLLOW_LEAD_BITS);
         if (run->chose[run->count])
             write_cheapest(&w, b, e, &base);
         else
             zl_bitwriter_copy(&w, e->body, e->bits);
         run->count++;
     }
+    run->every = every.count;
     run->at[run->count] = zl_bitwriter_bits_used(&w);
     run->tick = tick;
     run->next = log->next;
@@ -496,15 +515,48 @@ static uint32_t lead_of(uint32_t count, uint32_t id, uint32_t prev, const zl_eve
     return lead | 2u | (id & 0xFFFFu) << 2;
 }
 
-/* Bits of event r of the run: its base choice and body. */
+/* Bits of event r of the run without its lead. */
 static uint32_t run_body_bits(const zl_event_run *run, uint32_t r)
 {
-    return run->at[r + 1u] - run->at[r];
+    return run->at[r + 1u] - run->at[r] - FOLLOW_LEAD_BITS;
 }
 
-uint32_t zl_event_held_count(const uint8_t *map)
+/* Bits of the run waiting to be copied into a section: [from, to). */
+typedef struct pending {
+    uint32_t from, to;
+} pending;
+
+static void flush(zl_bitwriter *w, const zl_event_run *run, pending *p)
 {
-    return map ? held_below(map, ZL_MAX_ENTITIES) : 0u;
+    zl_bitwriter_copy_at(w, run->bits, p->from, p->to - p->from);
+    p->from = p->to = 0;
+}
+
+/* Puts event k of the run into the section through p. `own`: the run's
+ * lead of it is the one the section needs; otherwise `lead` goes first. */
+static void take_from_run(zl_bitwriter *w, const zl_event_run *run, pending *p, uint32_t k,
+                          int own, uint32_t lead, uint32_t lead_bits)
+{
+    if (!own || p->to != run->at[k]) {
+        flush(w, run, p);
+        p->from = run->at[k];
+        if (!own) {
+            zl_bitwriter_bits(w, lead, lead_bits);
+            p->from += FOLLOW_LEAD_BITS;
+        }
+    }
+    p->to = run->at[k + 1u];
+}
+
+/* The entities the section's reader holds, counted; and whether they are
+ * those the run was coded for (every entity of the world at tick), so
+ * that the run's sources fit it: then they are counted already. */
+static view reader_view(const zl_event_run *run, const zl_event_bases *b, int *fits)
+{
+    const uint8_t *held = b ? b->held : NULL, *every = b ? b->every : NULL;
+    *fits = held == every ||
+            (held && every && memcmp(held, every, ZL_EVENT_HELD_BYTES) == 0);
+    return *fits ? view_of(held, run->every) : counted_view(held);
 }
 
 uint32_t zl_event_section_choose(zl_event_sender *s, zl_event_log *log,
@@ -531,7 +583,8 @@ uint32_t zl_event_section_choose(zl_event_sender *s, zl_event_log *log,
         want |= 1u << (id - start);
     }
     /* What they will likely take: the run's code for a client holding
-     * their sources' state of this tick, else against the zero event. */
+     * every entity of the world and their sources' state of this tick,
+     * else whole against the zero event. */
     code_run(log, bases, tick, start);
     for (k = 0, count = 0; k < ZL_EVENT_SPAN && (want >> k) != 0; k++) {
         const zl_event_entry *e = entry_of(log, start + k);
@@ -539,8 +592,9 @@ uint32_t zl_event_section_choose(zl_event_sender *s, zl_event_log *log,
         if (!((want >> k) & 1u))
             continue;
         lead_of(count++, start + k, prev, ref, &lead_bits);
-        bits += lead_bits + age_code_bits(tick - e->tick) + source_bits(bases, e->source) +
-                (r < run->count ? run_body_bits(run, r) : e->bits);
+        bits += lead_bits + (r < run->count ? run_body_bits(run, r)
+                                            : age_code_bits(tick - e->tick) + 1u +
+                                                  zl_bits_required(ZL_MAX_ENTITIES) + e->bits);
         prev = start + k;
     }
     out->start = start;
@@ -558,11 +612,15 @@ int zl_event_section_write(zl_event_log *log, const zl_event_bases *bases, zl_ev
     const zl_event_run *run = &log->run;
     uint32_t id, k, start = sec->start, want = sec->carried, used = 0, count = 0, prev = 0;
     uint32_t carried = 0;
+    pending p = {0, 0};
+    view reader;
+    int fits;
     ZL_ASSERT(log && ref && w && sec && resend_ticks >= 1);
     ZL_ASSERT(!bases || bases->count == 0 || (bases->count <= ZL_EVENT_BASES_MAX && bases->plan));
     if (budget_bits < 1)
         return ZL_ERR_OVERFLOW;
     code_run(log, bases, tick, start);
+    reader = reader_view(run, bases, &fits);
     for (k = 0; k < ZL_EVENT_SPAN && (want >> k) != 0; k++) {
         const zl_event_entry *e;
         uint32_t r, lead, lead_bits, bits;
@@ -574,29 +632,43 @@ int zl_event_section_write(zl_event_log *log, const zl_event_bases *bases, zl_ev
         r = id - run->first;
         lead = lead_of(count, id, prev, ref, &lead_bits);
         holds = holds_source(bases, e);
-        /* The run's code fits a reader holding the world's state of the
-         * source, or no state where the world has none. */
-        from_run = r < run->count && (run->chose[r] ? holds == ZL_EVENT_HOLDS_SAME
-                                                    : holds == ZL_EVENT_HOLDS_NONE);
-        bits = lead_bits + age_code_bits(tick - e->tick) + source_bits(bases, e->source) +
-               (from_run ? run_body_bits(run, r)
-                         : e->bits + (holds != ZL_EVENT_HOLDS_NONE ? choice_bits(bases->count, 0)
-                                                                   : 0u));
+        /* The run's base choice and body fit a reader holding the
+         * world's state of the source, or no state where the world has
+         * none; its age and source one holding every entity of the world. */
+        from_run = r < run->count &&
+                   (run->chose[r] ? holds == ZL_EVENT_HOLDS_SAME : holds == ZL_EVENT_HOLDS_NONE);
+        bits = lead_bits;
+        if (from_run && fits)
+            bits += run_body_bits(run, r);
+        else
+            bits += age_code_bits(tick - e->tick) + source_bits(&reader, e->source) +
+                    (from_run ? run_body_bits(run, r) - run->head[r]
+                              : e->bits + (holds != ZL_EVENT_HOLDS_NONE
+                                               ? choice_bits(bases->count, 0)
+                                               : 0u));
         if (used + bits + 1u > budget_bits)
             break;
-        write_head(w, bases, lead, lead_bits, tick - e->tick, e);
-        if (from_run) {
-            zl_bitwriter_copy_at(w, run->bits, run->at[r], run_body_bits(run, r));
+        if (from_run && fits) {
+            take_from_run(w, run, &p, r, lead_bits == FOLLOW_LEAD_BITS, lead, lead_bits);
         } else {
-            if (holds != ZL_EVENT_HOLDS_NONE)
-                write_choice(w, bases->count, 0);
-            zl_bitwriter_copy(w, e->body, e->bits);
+            flush(w, run, &p);
+            zl_bitwriter_bits(w, lead, lead_bits);
+            write_head(w, &reader, tick - e->tick, e->source);
+            if (from_run) {
+                zl_bitwriter_copy_at(w, run->bits, run->at[r] + FOLLOW_LEAD_BITS + run->head[r],
+                                     run_body_bits(run, r) - run->head[r]);
+            } else {
+                if (holds != ZL_EVENT_HOLDS_NONE)
+                    write_choice(w, bases->count, 0);
+                zl_bitwriter_copy(w, e->body, e->bits);
+            }
         }
         used += bits;
         carried |= 1u << k;
         prev = id;
         count++;
     }
+    flush(w, run, &p);
     zl_bitwriter_bool(w, 0);
     used++;
     if (w->error != ZL_OK)
@@ -685,7 +757,7 @@ static int read_body(const zl_schema *schema, const zl_event_bases *b, zl_bitrea
 {
     zl_event base;
     uint32_t which = 0;
-    if (b && b->count && held(b, ev->source))
+    if (b && b->count && bit_of(b->held, ev->source))
         which = read_choice(r, b->count);
     if (r->error != ZL_OK)
         return r->error;
@@ -700,6 +772,7 @@ int zl_event_section_read(zl_event_queue *q, const zl_schema *schema,
                           zl_bitreader *r)
 {
     const uint32_t left = zl_bitreader_bits_left(r);
+    const view reader = counted_view(bases ? bases->held : NULL);
     uint32_t prev = 0;
     int count = 0;
     ZL_ASSERT(q && ref && r);
@@ -718,7 +791,7 @@ int zl_event_section_read(zl_event_queue *q, const zl_schema *schema,
             id = full_id(q, zl_bitreader_bits(r, ID_BITS));
         memset(&ev, 0, sizeof(ev));
         ev.tick = tick - read_exp_golomb(r, ZL_EVENT_MAX_AGE);
-        ev.source = read_source(r, bases);
+        ev.source = read_source(r, &reader);
         if (r->error != ZL_OK || read_body(schema, bases, r, &ev) != ZL_OK)
             break;
         prev = id;

@@ -61,8 +61,8 @@ ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_CLIENT_EVENT_WINDOW) && ZL_CLIENT_EVENT_WINDOW >=
  * follows the previous id, else 0 and its low 16 bits), its age below the
  * snapshot's tick (0 .. ZL_EVENT_MAX_AGE, an exp-Golomb code: 1 bit for
  * 0, 3 for 1..2, 5 for 3..6, up to 17), its source (one the reader's frame holds,
- * zl_event_bases.held: a 1 bit and its rank among the entities held, 0 ..
- * held_count - 1 ranged; else a 0 bit and -1 .. ZL_MAX_ENTITIES - 1
+ * zl_event_bases.held: a 1 bit and its rank among the h entities held,
+ * 0 .. h - 1 ranged; else a 0 bit and -1 .. ZL_MAX_ENTITIES - 1
  * ranged), its base when the reader holds the source's state and the
  * game offers bases (zl_event_bases: a 1 bit for base 1, the game's
  * likeliest; else a 0 bit and 0 .. count - 1 ranged, 0 the zero event and
@@ -101,22 +101,25 @@ typedef struct zl_event_entry {
     uint8_t body[ZL_EVENT_BODY_BYTES]; /* the schema's code against the zero event */
 } zl_event_entry;
 
-/* Private: the newest events' base choices and bodies, coded once for the
- * snapshots of one tick (a section puts each event's lead, age and
- * source, which depend on its client, before them). Event i of it starts
- * at bit at[i]. */
+/* Private: the newest events coded the way a section carries an event
+ * that follows the previous one ([1][1], its age, its source and body)
+ * for a reader holding every entity of the world, one after another for
+ * the snapshots of one tick, so that a client's run of consecutive events
+ * is one copy. Event i of it starts at bit at[i]. */
 #define ZL_EVENT_RUN ZL_EVENTS_PER_SNAPSHOT
 typedef struct zl_event_run {
     uint32_t tick;  /* the snapshots' tick it was coded for */
     uint32_t next;  /* the log's next id then: a new event codes it again */
     uint32_t first; /* id of its first event */
     uint32_t count; /* events coded */
+    uint32_t every; /* entities of the world the sources are ranked among */
     uint8_t coded;
     uint32_t at[ZL_EVENT_RUN + 1];
     /* Event i carries a base choice (its source is in the world at tick):
      * its code is for a reader holding the source's state of tick. */
     uint8_t chose[ZL_EVENT_RUN];
-    uint8_t bits[(ZL_EVENT_RUN * (8u + 8u * ZL_EVENT_BODY_BYTES) + 7u) / 8u];
+    uint8_t head[ZL_EVENT_RUN]; /* bits of event i's age and source */
+    uint8_t bits[(ZL_EVENT_RUN * (2u + 17u + 17u + 8u + 8u * ZL_EVENT_BODY_BYTES) + 7u) / 8u];
 } zl_event_run;
 
 /* The events clients should see, shared by every client. Caller-owned. */
@@ -192,11 +195,13 @@ enum { ZL_EVENT_HOLDS_NONE = 0, ZL_EVENT_HOLDS_OTHER, ZL_EVENT_HOLDS_SAME };
 #define ZL_EVENT_BASES_MAX 15u
 typedef struct zl_event_bases {
     uint32_t count; /* bases a source offers, 0 .. ZL_EVENT_BASES_MAX; 0: none */
-    /* The entities the reader's frame holds (bit e of byte e / 8, for
-     * ZL_MAX_ENTITIES entities; NULL: none) and how many: a source among
-     * them is coded by its rank. */
+    /* The entities the reader's frame holds (ZL_EVENT_HELD_BYTES, bit e of
+     * byte e / 8; NULL: none): a source among them is coded by its rank.
+     * The writer's `every`: the entities present in its world at the
+     * snapshot's tick (NULL: none), for whom the tick's events are coded
+     * once; a reader holding just those is sent that code. */
     const uint8_t *held;
-    uint32_t held_count;
+    const uint8_t *every;
     /* What the reader holds of `source`, one of `held` (no other is
      * asked): OTHER (a state older than the one build reads: the writer
      * only) or SAME (the state build reads). */
@@ -210,10 +215,8 @@ typedef struct zl_event_bases {
     const zl_schema_plan *plan; /* the writer's event schema, prepared */
 } zl_event_bases;
 
-/* Bytes of a `held` bitmap, and the entities of one (NULL: 0), for
- * zl_event_bases.held_count. */
+/* Bytes of a zl_event_bases.held bitmap. */
 #define ZL_EVENT_HELD_BYTES ((ZL_MAX_ENTITIES + 7) / 8)
-uint32_t zl_event_held_count(const uint8_t *held);
 
 /* What one events section carried. */
 typedef struct zl_event_section {
@@ -226,8 +229,9 @@ typedef struct zl_event_section {
 /* Chooses the events of the snapshot of `tick` for a client, at most
  * ZL_EVENTS_PER_SNAPSHOT, into *out (start, carried, count) and returns
  * the bits their section will likely take (end bit included; each as for
- * a client holding its source's state of this tick, through `bases`, NULL
- * for none): the room to keep for it. The section may turn out longer
+ * a client holding every entity of the world and its source's state of
+ * this tick, through `bases`, NULL for none; bases->held is not read):
+ * the room to keep for it. The section may turn out longer
  * (the client holds older states): zl_event_section_write then leaves
  * out what does not fit. */
 uint32_t zl_event_section_choose(zl_event_sender *s, zl_event_log *log,

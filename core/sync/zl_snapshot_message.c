@@ -51,17 +51,22 @@ static int build(const void *ctx, int32_t source, uint32_t which, zl_event *base
     return 1;
 }
 
+ZL_STATIC_ASSERT(ZL_EVENT_HELD_BYTES == ZL_SNAPSHOT_BITMAP_BYTES, zl_event_held_bitmap);
+
 /* What the reader holds (`held`, the reader's frame or the writer's
- * record of what its client holds) and the bases of c's game (none when
- * it offers none). */
+ * record of what its client holds), for the writer every entity of its
+ * world at the tick, and the bases of c's game (none when it offers
+ * none). */
 static const zl_event_bases *bases_of(const sources *c, const zl_schema_plan *plan,
                                       const uint8_t *held, zl_event_bases *b)
 {
     const int offers = c->game && c->game->event_base && c->game->event_bases > 0;
+    const zl_snapshot_world_slot *now =
+        c->world ? &c->world->slot[c->tick & (ZL_SNAPSHOT_WORLD_TICKS - 1u)] : NULL;
     ZL_ASSERT(!offers || c->game->event_bases <= ZL_EVENT_BASES_MAX);
     b->count = offers ? c->game->event_bases : 0u;
     b->held = held;
-    b->held_count = zl_event_held_count(held);
+    b->every = now && now->used && now->tick == c->tick ? now->present : NULL;
     b->holds = holds;
     b->build = build;
     b->ctx = c;
@@ -135,10 +140,8 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
         src.world = world;
         src.client = c;
         src.tick = tick;
-        /* Room for the events as the client held things a snapshot ago. */
-        bases = bases_of(&src, events->plan,
-                         c->written ? c->record[(c->written - 1u) % ZL_SNAPSHOT_SENT].held : NULL,
-                         &b);
+        /* Room for the events as a client holding every entity takes them. */
+        bases = bases_of(&src, events->plan, NULL, &b);
         reserve = zl_event_section_choose(events->sender, events->log, &events->audience, bases,
                                           &ref, tick, &section);
         if (reserve > budget_bits / 2u)

@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         even[k / 8] |= (uint8_t)(1u << (k % 8));
     bases.count = rules.event_bases;
     bases.held = even;
-    bases.held_count = zl_event_held_count(even);
+    bases.every = NULL;
     bases.holds = holds_even;
     bases.build = build_from_held;
     bases.ctx = &rules;
