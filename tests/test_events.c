@@ -635,7 +635,7 @@ static int build_edge(const void *ctx, int32_t source, uint32_t which, zl_event 
     return 1;
 }
 
-static zl_event_bases edge_bases(const zl_game *rules, uint8_t *held)
+static zl_event_bases edge_bases(const zl_game *rules, uint8_t *held, int shared)
 {
     zl_event_bases b;
     memset(held, 0, ZL_EVENT_HELD_BYTES);
@@ -643,7 +643,7 @@ static zl_event_bases edge_bases(const zl_game *rules, uint8_t *held)
     held[70 / 8] |= 1u << (70 % 8);
     b.count = rules->event_bases;
     b.held = held;
-    b.every = NULL; /* the run is not for it: each event written for it */
+    b.every = shared ? held : NULL;
     b.holds = holds_edge;
     b.build = build_edge;
     b.ctx = rules;
@@ -656,14 +656,16 @@ static zl_event_bases edge_bases(const zl_game *rules, uint8_t *held)
  * bits, ages 0 (1 bit) and 255 (17), a held source by its rank (1 + 2
  * bits among 3 held), one not held, a player or none, whole (1 + 8 bits
  * for -1 .. 255), base 1 in 1 bit, the zero event in 2; and they decode
- * to the events logged. */
-static void test_codes_at_their_edges(void)
+ * to the events logged. Written for it alone (the world holds other
+ * entities) or from the tick's shared code (it holds every entity of the
+ * world), the section is the same. */
+static void codes_at_their_edges(int shared)
 {
     const zl_game rules = fps_game_interface(NULL);
     const uint32_t tick = 1000u;
     static const int32_t sources[4] = {3, 200, 70, -1};
     uint8_t held[ZL_EVENT_HELD_BYTES], buf[64];
-    zl_event_bases b = edge_bases(&rules, held);
+    zl_event_bases b = edge_bases(&rules, held, shared);
     zl_event_audience a = {CLIENT, NULL};
     zl_event_ref ref = {0, 0};
     zl_event_section sec;
@@ -714,13 +716,19 @@ static void test_codes_at_their_edges(void)
     }
 }
 
+static void test_codes_at_their_edges(void)
+{
+    codes_at_their_edges(0);
+    codes_at_their_edges(1);
+}
+
 /* Reads `bits` (lowest first) as a full snapshot's section for the
  * reader of edge_bases. */
 static int read_bits(uint64_t bits, uint32_t count)
 {
     const zl_game rules = fps_game_interface(NULL);
     uint8_t held[ZL_EVENT_HELD_BYTES], buf[16];
-    zl_event_bases b = edge_bases(&rules, held);
+    zl_event_bases b = edge_bases(&rules, held, 0);
     zl_event_ref ref = {0, 0};
     zl_bitwriter w;
     zl_bitreader r;
