@@ -283,23 +283,24 @@ void zl_bench_bandwidth(void)
         }
     }
     zl_bench_note("bandwidth", "the same stream with the events its commands make (footsteps, "
-                  "jumps; none to their own client), %u/s:", (unsigned)TICK_HZ);
-    for (k = 0; k < 2; k++) {
+                  "jumps; none to their own client):");
+    for (k = 0; k < 4; k++) {
+        const uint32_t players = counts[k / 2], rate = rates[1 - k % 2];
         figures with;
         uint32_t plain, bytes, x10;
-        run(b, MIXED, counts[k], TICK_HZ, 0, &m);
-        run(b, MIXED, counts[k], TICK_HZ, 1, &with);
+        run(b, MIXED, players, rate, 0, &m);
+        run(b, MIXED, players, rate, 1, &with);
         if (with.events_logged == 0 || with.events_sent == 0)
             continue; /* a game without events: nothing to report */
-        plain = bytes_per_s(&m, TICK_HZ);
-        bytes = bytes_per_s(&with, TICK_HZ);
+        plain = bytes_per_s(&m, rate);
+        bytes = bytes_per_s(&with, rate);
         x10 = tenths(with.events_bits - with.snapshots, with.events_sent);
         /* Copies: every copy sent in the whole run, for every event logged
          * (the last ones' second copies are not sent yet). */
-        zl_bench_note("bandwidth", "  %2u players: %u bytes a snapshot without events, %u with "
-                      "(%u bytes/s against %u, events %u%%); %u events, %u.%02u copies each, "
-                      "%u.%u bits a copy", (unsigned)counts[k],
-                      (unsigned)(plain / TICK_HZ), (unsigned)(bytes / TICK_HZ), (unsigned)bytes,
+        zl_bench_note("bandwidth", "  %2u players, %2u/s: %u bytes a snapshot without events, %u "
+                      "with (%u bytes/s against %u, events %u%%); %u events, %u.%02u copies each, "
+                      "%u.%u bits a copy", (unsigned)players, (unsigned)rate,
+                      (unsigned)(plain / rate), (unsigned)(bytes / rate), (unsigned)bytes,
                       (unsigned)plain, (unsigned)((bytes - plain) * 100u / bytes),
                       (unsigned)with.events_logged,
                       (unsigned)(b->sender.stats.sent / with.events_logged),

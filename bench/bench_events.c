@@ -40,8 +40,9 @@ static zl_event fps_event(uint16_t type, uint16_t param, int32_t target, zl_vec3
 }
 
 /* The reader of the section holds player 5 as `shooter` (its snapshot
- * carried it): the bases are the FPS's, from that state. */
+ * carried it) among 16 players: the bases are the FPS's, from that state. */
 static fps_player shooter;
+static uint8_t sixteen[ZL_EVENT_HELD_BYTES] = {0xFF, 0xFF};
 
 static int holds_shooter(const void *ctx, int32_t source)
 {
@@ -80,14 +81,15 @@ static uint32_t section_bits(events_bench *b, const zl_event *ev, uint32_t count
     for (i = 0; i < count; i++)
         zl_event_log_append(&b->log, &b->plan, ev, 0);
     bases.count = rules ? rules->event_bases : 0u;
+    bases.held = sixteen;
+    bases.every = sixteen;
     bases.holds = holds_shooter;
     bases.build = build_from_shooter;
     bases.ctx = rules;
     bases.plan = &b->plan;
     zl_bitwriter_init(&w, b->buf, sizeof b->buf);
-    zl_event_section_choose(&b->sender, &b->log, &everyone, rules ? &bases : NULL, &ref,
-                            ev->tick + 1u, &sec);
-    if (zl_event_section_write(&b->log, rules ? &bases : NULL, &ref, ev->tick + 1u, 1u,
+    zl_event_section_choose(&b->sender, &b->log, &everyone, &bases, &ref, ev->tick + 1u, &sec);
+    if (zl_event_section_write(&b->log, &bases, &ref, ev->tick + 1u, 1u,
                                8u * sizeof b->buf, &w, &sec) < 0)
         return 0;
     return sec.bits;
@@ -116,7 +118,7 @@ void zl_bench_events(void)
     struct {
         const char *name;
         zl_event ev;
-    } kinds[4];
+    } kinds[5];
     size_t lens[2] = {4, ZL_RELIABLE_MESSAGE_MAX};
     const zl_event_ref none = {0, 0}, next = {0, 1}; /* the id after the base's last */
     uint32_t i;
@@ -137,18 +139,22 @@ void zl_bench_events(void)
     kinds[2].ev = fps_event(FPS_EV_HIT, 90, 3, vec(1012 * one, -1330 * one, 60 * one), vec(0, 0, 0));
     kinds[3].name = "kill (killer, victim)";
     kinds[3].ev = fps_event(FPS_EV_KILL, 0, 3, vec(0, 0, 0), vec(0, 0, 0));
+    /* A jump takes off a tick's run (5 units) behind where it is drawn. */
+    kinds[4].name = "jump (origin)";
+    kinds[4].ev = fps_event(FPS_EV_JUMP, 0, -1, vec(shooter.origin.x - 5 * one, shooter.origin.y, 0),
+                            vec(0, 0, 0));
     zl_bench_note("events", "an events section costs 1 bit without events; each event: its id "
                   "(the first: 2 bits when it is the one after the last its base's section "
                   "carried, up to 16 within 254 after it, else 17; 16 in a full snapshot; the "
                   "others 1 when it follows the previous, else 17), its age (1 bit for the snapshot's "
-                  "tick, 4 for 1..4 ticks, else %u), its source (1 + %u bits for a player, else "
-                  "1 + %u), when the client holds the source its base (%u bits: the zero event "
-                  "or one of the FPS's %u built from the source's state) and its body through "
-                  "the FPS's event schema against that base",
-                  (unsigned)(2u + ZL_EVENT_AGE_BITS), zl_bits_required(ZL_MAX_CLIENTS - 1),
-                  zl_bits_required(ZL_MAX_ENTITIES), zl_bits_required(rules.event_bases),
-                  (unsigned)rules.event_bases);
-    for (i = 0; i < 4; i++) {
+                  "tick, 3 for 1..2 ticks, 5 for 3..6, up to 17), its source (1 + %u bits for one "
+                  "of the 16 entities the client holds, else 1 + %u), when the client holds the "
+                  "source its base (1 bit for the FPS's first, else %u: the zero event or another "
+                  "of the FPS's %u built from the source's state) and its body through the FPS's "
+                  "event schema against that base; events of 1 tick before the snapshot:",
+                  zl_bits_required(15u), zl_bits_required(ZL_MAX_ENTITIES),
+                  1u + zl_bits_required(rules.event_bases - 1u), (unsigned)rules.event_bases);
+    for (i = 0; i < ZL_COUNTOF(kinds); i++) {
         uint32_t zero = section_bits(b, &kinds[i].ev, 1, NULL, next) - 1u;
         uint32_t one_bits = section_bits(b, &kinds[i].ev, 1, &rules, next) - 1u;
         uint32_t full = section_bits(b, &kinds[i].ev, 1, &rules, none) - 1u;

@@ -251,7 +251,6 @@ static int32_t find_expected(const uint32_t *expected, uint8_t *taken, uint32_t 
             continue;
         memset(&logged, 0, sizeof logged);
         zl_bitreader_init(&r, e->body, sizeof e->body);
-        (void)zl_event_source_read(&r);
         zl_schema_read_delta(&fps_event_schema, &r, NULL, &logged, ZL_SCHEMA_WIRE);
         if (logged.type == ev->type && logged.param == ev->param &&
             logged.target == ev->target && logged.origin.x == ev->origin.x &&
@@ -615,6 +614,159 @@ static void test_reference_under_loss(void)
                  (unsigned)empty_base, (unsigned)short_ids);
 }
 
+/* ---- The codes at their edges ---- */
+
+/* The reader holds entities 1, 3 and 70 (ranks 0, 1, 2); players 1 and 3
+ * stand where `standing` does, entity 70 offers no base. */
+static fps_player standing;
+
+static int holds_edge(const void *ctx, int32_t source)
+{
+    (void)ctx;
+    return source == 1 || source == 3 || source == 70 ? ZL_EVENT_HOLDS_SAME : ZL_EVENT_HOLDS_NONE;
+}
+
+static int build_edge(const void *ctx, int32_t source, uint32_t which, zl_event *base)
+{
+    if (source != 1 && source != 3)
+        return 0;
+    memset(base, 0, sizeof *base);
+    ((const zl_game *)ctx)->event_base(&standing, source, which, base);
+    return 1;
+}
+
+static zl_event_bases edge_bases(const zl_game *rules, uint8_t *held, int shared)
+{
+    zl_event_bases b;
+    memset(held, 0, ZL_EVENT_HELD_BYTES);
+    held[0] = 0x0A; /* 1 and 3 */
+    held[70 / 8] |= 1u << (70 % 8);
+    b.count = rules->event_bases;
+    b.held = held;
+    b.every = shared ? held : NULL;
+    b.holds = holds_edge;
+    b.build = build_edge;
+    b.ctx = rules;
+    b.plan = &event_plan;
+    return b;
+}
+
+/* Each field's code has the length PROTOCOL 9.2 gives it at its edges, in
+ * a full snapshot's section (no reference): the first event's id in 16
+ * bits, ages 0 (1 bit) and 255 (17), a held source by its rank (1 + 2
+ * bits among 3 held), one not held, a player or none, whole (1 + 8 bits
+ * for -1 .. 255), base 1 in 1 bit, the zero event in 2; and they decode
+ * to the events logged. Written for it alone (the world holds other
+ * entities) or from the tick's shared code (it holds every entity of the
+ * world), the section is the same. */
+static void codes_at_their_edges(int shared)
+{
+    const zl_game rules = fps_game_interface(NULL);
+    const uint32_t tick = 1000u;
+    static const int32_t sources[4] = {3, 200, 70, -1};
+    uint8_t held[ZL_EVENT_HELD_BYTES], buf[64];
+    zl_event_bases b = edge_bases(&rules, held, shared);
+    zl_event_audience a = {CLIENT, NULL};
+    zl_event_ref ref = {0, 0};
+    zl_event_section sec;
+    zl_event out[4];
+    zl_bitwriter w;
+    zl_bitreader r;
+    uint32_t i, want;
+    memset(&standing, 0, sizeof standing);
+    standing.origin.x = ZL_FX_INT(812);
+    standing.origin.y = -ZL_FX_INT(1530);
+    zl_event_log_init(&log_);
+    zl_event_sender_reset(&sender, &log_);
+    zl_event_queue_init(&queue);
+    for (i = 0; i < 4; i++) {
+        zl_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.type = FPS_EV_FOOTSTEP;
+        ev.origin = standing.origin; /* base 1 of players 1 and 3 exactly */
+        ev.target = -1;
+        ev.source = sources[i];
+        ev.tick = i == 0 ? tick - ZL_EVENT_MAX_AGE : tick;
+        ZL_CHECK_EQ(zl_event_log_append(&log_, &event_plan, &ev, 0), ZL_OK);
+    }
+    zl_bitwriter_init(&w, buf, sizeof buf);
+    zl_event_section_choose(&sender, &log_, &a, &b, &ref, tick, &sec);
+    ZL_CHECK_EQ(sec.count, 4u);
+    ZL_CHECK(zl_event_section_write(&log_, &b, &ref, tick, 1u, 8u * sizeof buf, &w, &sec) > 0);
+    ZL_CHECK(zl_bitwriter_finish(&w) > 0);
+    /* [1][id 16][age 255: 17][1, rank 1: 2][base 1: 1][unchanged: 1] */
+    want = 1u + 16u + 17u + 3u + 1u + 1u;
+    /* [1][follows][age 0][0, 200 whole][body against zero] */
+    want += 2u + 1u + 1u + zl_bits_required(ZL_MAX_ENTITIES) + log_.entry[1].bits;
+    /* [1][follows][age 0][1, rank 2: 2][zero event: 0, 0][body] */
+    want += 2u + 1u + 3u + 2u + log_.entry[2].bits;
+    /* [1][follows][age 0][0, -1 whole][body], then the end */
+    want += 2u + 1u + 1u + zl_bits_required(ZL_MAX_ENTITIES) + log_.entry[3].bits + 1u;
+    ZL_CHECK_EQ(sec.bits, want);
+    memset(&ref, 0, sizeof ref);
+    zl_bitreader_init(&r, buf, sizeof buf);
+    ZL_CHECK_EQ(zl_event_section_read(&queue, &fps_event_schema, &b, &ref, tick, &r), ZL_OK);
+    ZL_CHECK_EQ(queue.stats.bits, want);
+    ZL_CHECK_EQ(zl_event_queue_take(&queue, tick, CLIENT, out, 4), 4);
+    for (i = 0; i < 4; i++) {
+        ZL_CHECK_EQ(out[i].source, sources[i]);
+        ZL_CHECK_EQ(out[i].tick, i == 0 ? tick - ZL_EVENT_MAX_AGE : tick);
+        ZL_CHECK_EQ(out[i].type, FPS_EV_FOOTSTEP);
+        ZL_CHECK_EQ(out[i].origin.x, standing.origin.x);
+    }
+}
+
+static void test_codes_at_their_edges(void)
+{
+    codes_at_their_edges(0);
+    codes_at_their_edges(1);
+}
+
+/* Reads `bits` (lowest first) as a full snapshot's section for the
+ * reader of edge_bases. */
+static int read_bits(uint64_t bits, uint32_t count)
+{
+    const zl_game rules = fps_game_interface(NULL);
+    uint8_t held[ZL_EVENT_HELD_BYTES], buf[16];
+    zl_event_bases b = edge_bases(&rules, held, 0);
+    zl_event_ref ref = {0, 0};
+    zl_bitwriter w;
+    zl_bitreader r;
+    zl_bitwriter_init(&w, buf, sizeof buf);
+    zl_bitwriter_bits(&w, (uint32_t)bits, count < 32u ? count : 32u);
+    if (count > 32u)
+        zl_bitwriter_bits(&w, (uint32_t)(bits >> 32), count - 32u);
+    zl_bitwriter_bits(&w, 0, 32); /* a footstep's body needs a few more */
+    zl_bitreader_init(&r, buf, (size_t)zl_bitwriter_finish(&w));
+    zl_event_queue_init(&queue);
+    return zl_event_section_read(&queue, &fps_event_schema, &b, &ref, 1000u, &r);
+}
+
+/* What the codes cannot say is refused: a rank past the entities held, a
+ * held source sent whole, an age past 255, an age code longer than 17 bits. */
+static void test_codes_refused(void)
+{
+    /* [1][id 0: 16] then [age 0: 1][1, rank 3 of 3] */
+    const uint64_t lead = 1u;
+    ZL_CHECK_EQ(read_bits(lead | 1u << 17 | 1u << 18 | 3u << 19, 23), ZL_ERR_MALFORMED);
+    /* The same with rank 2 (entity 70, no base there: the zero event), read. */
+    ZL_CHECK_EQ(read_bits(lead | 1u << 17 | 1u << 18 | 2u << 19, 24), ZL_OK);
+    ZL_CHECK_EQ(queue.count, 1u);
+    ZL_CHECK_EQ(queue.item[0].source, 70);
+    /* [age 0][0, 3 whole: 3 + 1 in 9 bits]: 3 is held, it goes by rank. */
+    ZL_CHECK_EQ(read_bits(lead | 1u << 17 | 4u << 19, 28), ZL_ERR_MALFORMED);
+    /* [0, 5 whole] is fine: 5 is not held; the zero event follows. */
+    ZL_CHECK_EQ(read_bits(lead | 1u << 17 | 6u << 19, 28), ZL_OK);
+    ZL_CHECK_EQ(queue.item[0].source, 5);
+    /* Age 256: 8 zero bits, a 1 and 8 bits of 1 (256 + 1 - 1). */
+    ZL_CHECK_EQ(read_bits(lead | (uint64_t)1u << 25 | (uint64_t)1u << 26, 40), ZL_ERR_MALFORMED);
+    /* Age 255: 8 zero bits, a 1 and 8 zero bits; then [0, 5 whole]. */
+    ZL_CHECK_EQ(read_bits(lead | (uint64_t)1u << 25 | (uint64_t)6u << 35, 44), ZL_OK);
+    ZL_CHECK_EQ(queue.item[0].tick, 1000u - 255u);
+    /* 9 zero bits: longer than any age. */
+    ZL_CHECK_EQ(read_bits(lead | (uint64_t)1u << 26, 40), ZL_ERR_MALFORMED);
+}
+
 void zl_suite_events(void)
 {
     (void)zl_schema_plan_init(&event_plan, &fps_event_schema);
@@ -625,6 +777,8 @@ void zl_suite_events(void)
     ZL_RUN(test_audience);
     ZL_RUN(test_due_on_the_timeline);
     ZL_RUN(test_hostile_sections);
+    ZL_RUN(test_codes_at_their_edges);
+    ZL_RUN(test_codes_refused);
     ZL_RUN(test_events_exactly_once);
     ZL_RUN(test_match_copies_loss_free);
 }

@@ -79,7 +79,6 @@ static void keep_logged_events(void)
         }
         memset(&ev, 0, sizeof ev);
         zl_bitreader_init(&r, e->body, sizeof e->body);
-        ZL_CHECK_EQ(zl_event_source_read(&r), e->source);
         ZL_CHECK_EQ(zl_schema_read_delta(m.client_rules.event_schema, &r, NULL, &ev,
                                          ZL_SCHEMA_WIRE),
                     ZL_OK);

@@ -39,18 +39,9 @@ int zl_event_log_append(zl_event_log *log, const zl_schema_plan *plan, const zl_
     zl_bitwriter w;
     int bits;
     ZL_ASSERT(log && plan && plan->schema && ev && plan->schema->size == sizeof(zl_event));
+    ZL_ASSERT(ev->source >= -1 && ev->source < ZL_MAX_ENTITIES);
     e = entry_at(log, log->next);
     zl_bitwriter_init(&w, e->body, sizeof(e->body));
-    /* The source goes with the body: every snapshot copies both at once.
-     * A player (entities 0 .. ZL_MAX_CLIENTS - 1) is the usual source. */
-    if (ev->source >= 0 && ev->source < ZL_MAX_CLIENTS) {
-        zl_bitwriter_bool(&w, 1);
-        zl_bitwriter_ranged(&w, ev->source, 0, ZL_MAX_CLIENTS - 1);
-    } else {
-        zl_bitwriter_bool(&w, 0);
-        zl_bitwriter_ranged(&w, ev->source, -1, ZL_MAX_ENTITIES - 1);
-    }
-    e->source_bits = (uint8_t)zl_bitwriter_bits_used(&w);
     zl_schema_plan_write_delta(plan, &w, NULL, ev, ZL_SCHEMA_WIRE);
     bits = w.error != ZL_OK ? w.error : (int)zl_bitwriter_bits_used(&w);
     if (bits < 0) {
@@ -64,14 +55,6 @@ int zl_event_log_append(zl_event_log *log, const zl_schema_plan *plan, const zl_
     e->bits = (uint16_t)bits;
     log->next++;
     return ZL_OK;
-}
-
-int32_t zl_event_source_read(zl_bitreader *r)
-{
-    ZL_ASSERT(r);
-    if (zl_bitreader_bool(r))
-        return zl_bitreader_ranged(r, 0, ZL_MAX_CLIENTS - 1);
-    return zl_bitreader_ranged(r, -1, ZL_MAX_ENTITIES - 1);
 }
 
 void zl_event_sender_reset(zl_event_sender *s, const zl_event_log *log)
@@ -244,51 +227,182 @@ static void retire(zl_event_sender *s, const zl_event_log *log, const zl_event_a
     }
 }
 
-/* Bits of an age's code: 0 is the snapshot's own tick (a 0 bit); 1..4
- * are [1][0] and 2 bits of age - 1; older, [1][1] and ZL_EVENT_AGE_BITS. */
-#define AGE_SHORT 4u
+/* Exp-Golomb code of v (< 2^15): n 0 bits, a 1 bit and the low n bits of
+ * v + 1 (n its highest bit), lowest first; its bits into *bits. Small
+ * values are far likelier than large ones: each doubling costs 2 bits. */
+static uint32_t exp_golomb(uint32_t v, uint32_t *bits)
+{
+    uint32_t n = zl_bits_required(v + 1u) - 1u;
+    *bits = 2u * n + 1u;
+    return 1u << n | (v + 1u - (1u << n)) << (n + 1u);
+}
+
+/* Reads an exp-Golomb code of a value at most max (< 2^15; a larger one
+ * is malformed). */
+static uint32_t read_exp_golomb(zl_bitreader *r, uint32_t max)
+{
+    uint32_t n = 0, v;
+    while (!zl_bitreader_bool(r) && r->error == ZL_OK)
+        if ((1u << ++n) - 1u > max) {
+            r->error = ZL_ERR_MALFORMED;
+            return 0;
+        }
+    v = (1u << n) + zl_bitreader_bits(r, n) - 1u;
+    if (v > max) {
+        r->error = ZL_ERR_MALFORMED;
+        return 0;
+    }
+    return v;
+}
+
+/* Bits of an age's code, the exp-Golomb code of the age: 1 bit for the
+ * snapshot's own tick, 3 for 1..2, 5 for 3..6, up to 17 for 255. */
 static uint32_t age_code_bits(uint32_t age)
 {
-    return age == 0 ? 1u : age <= AGE_SHORT ? 4u : 2u + ZL_EVENT_AGE_BITS;
+    uint32_t bits;
+    (void)exp_golomb(age, &bits);
+    return bits;
 }
 
-static uint32_t age_code(uint32_t age)
+/* Bits of base choice `which` (0 .. n) of an event whose reader holds its
+ * source: the game lists its likeliest base first, so base 1 is a 1 bit;
+ * the others are a 0 bit and 0 .. n - 1 ranged (0 the zero event, v base
+ * v + 1). None when the game offers no bases. */
+static uint32_t choice_bits(uint32_t n, uint32_t which)
 {
-    return age == 0 ? 0u : age <= AGE_SHORT ? 1u | (age - 1u) << 2 : 3u | age << 2;
+    return n == 0 ? 0u : which == 1u ? 1u : 1u + zl_bits_required(n - 1u);
 }
 
-static uint32_t read_age(zl_bitreader *r)
+static void write_choice(zl_bitwriter *w, uint32_t n, uint32_t which)
 {
-    if (!zl_bitreader_bool(r))
-        return 0;
-    if (!zl_bitreader_bool(r))
-        return zl_bitreader_bits(r, 2) + 1u;
-    return zl_bitreader_bits(r, ZL_EVENT_AGE_BITS);
+    if (n == 0)
+        return;
+    if (which == 1u) {
+        zl_bitwriter_bool(w, 1);
+        return;
+    }
+    zl_bitwriter_bool(w, 0);
+    zl_bitwriter_bits(w, which ? which - 1u : 0u, zl_bits_required(n - 1u));
 }
 
-/* Bits of the base choice of an event whose reader holds its source. */
-static uint32_t choice_bits(uint32_t base_count)
+/* Reads a base choice of n; a value above n is malformed. */
+static uint32_t read_choice(zl_bitreader *r, uint32_t n)
 {
-    return base_count ? zl_bits_required(base_count) : 0u;
+    int32_t v;
+    if (n == 0 || zl_bitreader_bool(r))
+        return n == 0 ? 0u : 1u;
+    v = zl_bitreader_ranged(r, 0, (int32_t)n - 1);
+    return v == 0 ? 0u : (uint32_t)v + 1u;
 }
 
-/* What the reader of a section holds of e's source. */
+/* Set bits of x. */
+static uint32_t ones(uint32_t x)
+{
+    x -= (x >> 1) & 0x55555555u;
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+    return (x * 0x01010101u) >> 24;
+}
+
+/* Entities of map below number n (n <= ZL_MAX_ENTITIES), four bytes at a
+ * time. */
+static uint32_t held_below(const uint8_t *map, uint32_t n)
+{
+    uint32_t i = 0, count = 0, word;
+    for (; i + 32u <= n; i += 32u) {
+        memcpy(&word, map + i / 8u, sizeof word);
+        count += ones(word);
+    }
+    for (; i + 8u <= n; i += 8u)
+        count += ones(map[i / 8u]);
+    if (i < n)
+        count += ones(map[i / 8u] & ((1u << (n - i)) - 1u));
+    return count;
+}
+
+/* Whether entity `e` is one of map's (NULL: none). */
+static int bit_of(const uint8_t *map, int32_t e)
+{
+    return map && e >= 0 && ((map[e >> 3] >> (e & 7)) & 1);
+}
+
+/* The entities a reader holds, and how many: sources are named among
+ * them. */
+typedef struct view {
+    const uint8_t *map; /* NULL: none */
+    uint32_t count;
+} view;
+
+static view view_of(const uint8_t *map, uint32_t count)
+{
+    view v;
+    v.map = map;
+    v.count = count;
+    return v;
+}
+
+static view counted_view(const uint8_t *map)
+{
+    return view_of(map, map ? held_below(map, ZL_MAX_ENTITIES) : 0u);
+}
+
+/* Bits of the code of `source` for a reader holding v: a source it holds
+ * by its rank among them, the others whole. */
+static uint32_t source_bits(const view *v, int32_t source)
+{
+    return 1u + (bit_of(v->map, source) ? zl_bits_required(v->count - 1u)
+                                        : zl_bits_required(ZL_MAX_ENTITIES));
+}
+
+static void write_source(zl_bitwriter *w, const view *v, int32_t source)
+{
+    int held = bit_of(v->map, source);
+    zl_bitwriter_bool(w, held);
+    if (held)
+        zl_bitwriter_bits(w, held_below(v->map, (uint32_t)source), zl_bits_required(v->count - 1u));
+    else
+        zl_bitwriter_ranged(w, source, -1, ZL_MAX_ENTITIES - 1);
+}
+
+/* Reads a source coded for a reader holding v: a rank past them, or one
+ * of them sent whole, is malformed. */
+static int32_t read_source(zl_bitreader *r, const view *v)
+{
+    uint32_t rank, e, byte = 0;
+    int32_t source;
+    if (!zl_bitreader_bool(r)) {
+        source = zl_bitreader_ranged(r, -1, ZL_MAX_ENTITIES - 1);
+        if (bit_of(v->map, source))
+            r->error = ZL_ERR_MALFORMED;
+        return source;
+    }
+    if (v->count == 0) {
+        r->error = ZL_ERR_MALFORMED;
+        return -1;
+    }
+    rank = (uint32_t)zl_bitreader_ranged(r, 0, (int32_t)v->count - 1);
+    /* The byte holding it (count says there is one), then its bit. */
+    for (e = 0; rank >= ones(byte = v->map[e / 8u]); e += 8u)
+        rank -= ones(byte);
+    for (; rank > 0 || !(byte & 1u); byte >>= 1, e++)
+        if (byte & 1u)
+            rank--;
+    return (int32_t)e;
+}
+
+/* What the reader of a section holds of e's source, for its base. */
 static int holds_source(const zl_event_bases *b, const zl_event_entry *e)
 {
-    return b && b->count && e->source >= 0 ? b->holds(b->ctx, e->source) : ZL_EVENT_HOLDS_NONE;
+    return b && b->count && bit_of(b->held, e->source) ? b->holds(b->ctx, e->source)
+                                                        : ZL_EVENT_HOLDS_NONE;
 }
 
-/* An event in a section against the zero event: its lead (lead_bits of
- * it: the 1 bit, whether it follows the previous one, its id unless it
- * does), its age, its source, the base choice 0 when `choice` bits of it
- * go, and its body. One write for the head: bits go out lowest first. */
-static void write_event(zl_bitwriter *w, uint32_t lead, uint32_t lead_bits, uint32_t age,
-                        const zl_event_entry *e, uint32_t choice)
+/* The head of an event: its age and its source for a reader holding v. */
+static void write_head(zl_bitwriter *w, const view *v, uint32_t age, int32_t source)
 {
-    zl_bitwriter_bits(w, lead | age_code(age) << lead_bits, lead_bits + age_code_bits(age));
-    zl_bitwriter_copy(w, e->body, e->source_bits);
-    zl_bitwriter_bits(w, 0, choice);
-    zl_bitwriter_copy_at(w, e->body, e->source_bits, e->bits - e->source_bits);
+    uint32_t bits, code = exp_golomb(age, &bits);
+    zl_bitwriter_bits(w, code, bits);
+    write_source(w, v, source);
 }
 
 /* Writes e's base choice and body for a reader holding its source's state
@@ -298,12 +412,11 @@ static void write_cheapest(zl_bitwriter *w, const zl_event_bases *b, const zl_ev
                            zl_event *base)
 {
     uint8_t best[ZL_EVENT_BODY_BYTES], code[ZL_EVENT_BODY_BYTES];
-    uint32_t which, choice = 0, best_bits = e->bits - e->source_bits;
+    uint32_t which, choice = 0, best_bits = e->bits + choice_bits(b->count, 0);
     zl_bitreader r;
     zl_event ev;
     memset(&ev, 0, sizeof ev);
     zl_bitreader_init(&r, e->body, ZL_EVENT_BODY_BYTES);
-    zl_bitreader_bits(&r, e->source_bits);
     zl_schema_plan_read_delta(b->plan, &r, NULL, &ev, ZL_SCHEMA_WIRE);
     for (which = 1; which <= b->count; which++) {
         zl_bitwriter cw;
@@ -311,17 +424,15 @@ static void write_cheapest(zl_bitwriter *w, const zl_event_bases *b, const zl_ev
             b->build(b->ctx, e->source, which, base);
         zl_bitwriter_init(&cw, code, sizeof code);
         zl_schema_plan_write_delta(b->plan, &cw, base, &ev, ZL_SCHEMA_WIRE);
-        if (cw.error == ZL_OK && zl_bitwriter_bits_used(&cw) < best_bits) {
-            best_bits = zl_bitwriter_bits_used(&cw);
+        if (cw.error == ZL_OK &&
+            zl_bitwriter_bits_used(&cw) + choice_bits(b->count, which) < best_bits) {
+            best_bits = zl_bitwriter_bits_used(&cw) + choice_bits(b->count, which);
             memcpy(best, code, sizeof best);
             choice = which;
         }
     }
-    zl_bitwriter_bits(w, choice, choice_bits(b->count));
-    if (choice)
-        zl_bitwriter_copy(w, best, best_bits);
-    else
-        zl_bitwriter_copy_at(w, e->body, e->source_bits, best_bits);
+    write_choice(w, b->count, choice);
+    zl_bitwriter_copy(w, choice ? best : e->body, best_bits - choice_bits(b->count, choice));
 }
 
 /* Bits of the lead of an event that follows the previous one ([1][1]). */
@@ -329,23 +440,26 @@ static void write_cheapest(zl_bitwriter *w, const zl_event_bases *b, const zl_ev
 
 /* Codes the run of the snapshots of `tick` from event `from` (at most the
  * ZL_EVENT_RUN newest) unless it already covers them. Every event is
- * coded as following the previous one: a section puts its own lead
- * before an event that does not (its first, against the client's
- * reference). An event
- * whose source the world has at tick is coded for a reader holding that
- * state (its cheapest base), the others against the zero event. It stops
- * before an event whose age does not fit the wire: such an event is never
- * sent. */
+ * coded as following the previous one ([1][1]), with its age, its source
+ * for a reader holding every entity of the world at tick (b->every) and
+ * its base choice and body for a reader holding its source's state there
+ * (its cheapest base) when the world has it, else its body against the
+ * zero event: a section puts its own lead before an event that does not
+ * follow the previous one, and a client holding just those entities
+ * copies a run of events at once. It stops before an event whose age does
+ * not fit the wire: such an event is never sent. */
 static void code_run(zl_event_log *log, const zl_event_bases *b, uint32_t tick, uint32_t from)
 {
     zl_event_run *run = &log->run;
     zl_bitwriter w;
     uint32_t id;
+    view every;
     if (log->next - from > ZL_EVENT_RUN)
         from = log->next - ZL_EVENT_RUN;
     if (from == log->next || (run->coded && run->tick == tick && run->next == log->next &&
                               !after(run->first, from)))
         return;
+    every = counted_view(b ? b->every : NULL);
     zl_bitwriter_init(&w, run->bits, sizeof run->bits);
     run->count = 0;
     for (id = from; id != log->next; id++) {
@@ -356,70 +470,22 @@ static void code_run(zl_event_log *log, const zl_event_bases *b, uint32_t tick, 
         run->at[run->count] = zl_bitwriter_bits_used(&w);
         run->chose[run->count] =
             (uint8_t)(b && b->count && e->source >= 0 && b->build(b->ctx, e->source, 1, &base));
-        if (run->chose[run->count]) {
-            zl_bitwriter_bits(&w, 3u | age_code(tick - e->tick) << FOLLOW_LEAD_BITS,
-                              FOLLOW_LEAD_BITS + age_code_bits(tick - e->tick));
-            zl_bitwriter_copy(&w, e->body, e->source_bits);
+        zl_bitwriter_bits(&w, 3u, FOLLOW_LEAD_BITS);
+        write_head(&w, &every, tick - e->tick, e->source);
+        run->head[run->count] = (uint8_t)(zl_bitwriter_bits_used(&w) - run->at[run->count] -
+                                          FOLLOW_LEAD_BITS);
+        if (run->chose[run->count])
             write_cheapest(&w, b, e, &base);
-        } else {
-            write_event(&w, 3u, FOLLOW_LEAD_BITS, tick - e->tick, e, 0);
-        }
+        else
+            zl_bitwriter_copy(&w, e->body, e->bits);
         run->count++;
     }
+    run->every = every.count;
     run->at[run->count] = zl_bitwriter_bits_used(&w);
     run->tick = tick;
     run->next = log->next;
     run->first = from;
     run->coded = 1;
-}
-
-/* Bits of the run waiting to be copied into a section: [from, to). */
-typedef struct pending {
-    uint32_t from, to;
-} pending;
-
-static void flush(zl_bitwriter *w, const zl_event_run *run, pending *p)
-{
-    zl_bitwriter_copy_at(w, run->bits, p->from, p->to - p->from);
-    p->from = p->to = 0;
-}
-
-/* Puts event k of the run into the section through p. `own`: the run's
- * lead of it is the one the section needs; otherwise `lead` goes first. */
-static void take_from_run(zl_bitwriter *w, const zl_event_run *run, pending *p, uint32_t k,
-                          int own, uint32_t lead, uint32_t lead_bits)
-{
-    if (!own || p->to != run->at[k]) {
-        flush(w, run, p);
-        p->from = run->at[k];
-        if (!own) {
-            zl_bitwriter_bits(w, lead, lead_bits);
-            p->from += FOLLOW_LEAD_BITS;
-        }
-    }
-    p->to = run->at[k + 1u];
-}
-
-/* Exp-Golomb code of v (< 2^15): n 0 bits, a 1 bit and the low n bits of
- * v + 1 (n its highest bit), lowest first; its bits into *bits. */
-static uint32_t exp_golomb(uint32_t v, uint32_t *bits)
-{
-    uint32_t n = zl_bits_required(v + 1u) - 1u;
-    *bits = 2u * n + 1u;
-    return 1u << n | (v + 1u - (1u << n)) << (n + 1u);
-}
-
-/* Reads an exp-Golomb code of a value below ZL_EVENT_NEAR (a longer one
- * is malformed). */
-static uint32_t read_exp_golomb(zl_bitreader *r)
-{
-    uint32_t n = 0;
-    while (!zl_bitreader_bool(r) && r->error == ZL_OK)
-        if (++n >= zl_bits_required(ZL_EVENT_NEAR)) {
-            r->error = ZL_ERR_MALFORMED;
-            return 0;
-        }
-    return (1u << n) + zl_bitreader_bits(r, n) - 1u;
 }
 
 /* The lead of an event of a section (the first against ref): its bits
@@ -455,6 +521,44 @@ static uint32_t run_body_bits(const zl_event_run *run, uint32_t r)
     return run->at[r + 1u] - run->at[r] - FOLLOW_LEAD_BITS;
 }
 
+/* Bits of the run waiting to be copied into a section: [from, to). */
+typedef struct pending {
+    uint32_t from, to;
+} pending;
+
+static void flush(zl_bitwriter *w, const zl_event_run *run, pending *p)
+{
+    zl_bitwriter_copy_at(w, run->bits, p->from, p->to - p->from);
+    p->from = p->to = 0;
+}
+
+/* Puts event k of the run into the section through p. `own`: the run's
+ * lead of it is the one the section needs; otherwise `lead` goes first. */
+static void take_from_run(zl_bitwriter *w, const zl_event_run *run, pending *p, uint32_t k,
+                          int own, uint32_t lead, uint32_t lead_bits)
+{
+    if (!own || p->to != run->at[k]) {
+        flush(w, run, p);
+        p->from = run->at[k];
+        if (!own) {
+            zl_bitwriter_bits(w, lead, lead_bits);
+            p->from += FOLLOW_LEAD_BITS;
+        }
+    }
+    p->to = run->at[k + 1u];
+}
+
+/* The entities the section's reader holds, counted; and whether they are
+ * those the run was coded for (every entity of the world at tick), so
+ * that the run's sources fit it: then they are counted already. */
+static view reader_view(const zl_event_run *run, const zl_event_bases *b, int *fits)
+{
+    const uint8_t *held = b ? b->held : NULL, *every = b ? b->every : NULL;
+    *fits = held == every ||
+            (held && every && memcmp(held, every, ZL_EVENT_HELD_BYTES) == 0);
+    return *fits ? view_of(held, run->every) : counted_view(held);
+}
+
 uint32_t zl_event_section_choose(zl_event_sender *s, zl_event_log *log,
                                  const zl_event_audience *audience, const zl_event_bases *bases,
                                  const zl_event_ref *ref, uint32_t tick, zl_event_section *out)
@@ -463,7 +567,7 @@ uint32_t zl_event_section_choose(zl_event_sender *s, zl_event_log *log,
     uint32_t id, start = log->next, count = 0, want = 0, bits = 1u, prev = 0, k;
     fates t;
     ZL_ASSERT(s && log && audience && out);
-    ZL_ASSERT(!bases || (bases->count <= ZL_EVENT_BASES_MAX && bases->plan));
+    ZL_ASSERT(!bases || bases->count == 0 || (bases->count <= ZL_EVENT_BASES_MAX && bases->plan));
     /* From where retire starts: the oldest id the log still holds. */
     gather(s, log->next - s->acked > ZL_EVENT_LOG ? log->next - ZL_EVENT_LOG : s->acked, tick, &t);
     retire(s, log, audience, &t, tick);
@@ -479,7 +583,8 @@ uint32_t zl_event_section_choose(zl_event_sender *s, zl_event_log *log,
         want |= 1u << (id - start);
     }
     /* What they will likely take: the run's code for a client holding
-     * their sources' state of this tick, else against the zero event. */
+     * every entity of the world and their sources' state of this tick,
+     * else whole against the zero event. */
     code_run(log, bases, tick, start);
     for (k = 0, count = 0; k < ZL_EVENT_SPAN && (want >> k) != 0; k++) {
         const zl_event_entry *e = entry_of(log, start + k);
@@ -488,7 +593,8 @@ uint32_t zl_event_section_choose(zl_event_sender *s, zl_event_log *log,
             continue;
         lead_of(count++, start + k, prev, ref, &lead_bits);
         bits += lead_bits + (r < run->count ? run_body_bits(run, r)
-                                            : age_code_bits(tick - e->tick) + e->bits);
+                                            : age_code_bits(tick - e->tick) + 1u +
+                                                  zl_bits_required(ZL_MAX_ENTITIES) + e->bits);
         prev = start + k;
     }
     out->start = start;
@@ -507,11 +613,14 @@ int zl_event_section_write(zl_event_log *log, const zl_event_bases *bases, zl_ev
     uint32_t id, k, start = sec->start, want = sec->carried, used = 0, count = 0, prev = 0;
     uint32_t carried = 0;
     pending p = {0, 0};
+    view reader;
+    int fits;
     ZL_ASSERT(log && ref && w && sec && resend_ticks >= 1);
-    ZL_ASSERT(!bases || (bases->count <= ZL_EVENT_BASES_MAX && bases->plan));
+    ZL_ASSERT(!bases || bases->count == 0 || (bases->count <= ZL_EVENT_BASES_MAX && bases->plan));
     if (budget_bits < 1)
         return ZL_ERR_OVERFLOW;
     code_run(log, bases, tick, start);
+    reader = reader_view(run, bases, &fits);
     for (k = 0; k < ZL_EVENT_SPAN && (want >> k) != 0; k++) {
         const zl_event_entry *e;
         uint32_t r, lead, lead_bits, bits;
@@ -523,21 +632,36 @@ int zl_event_section_write(zl_event_log *log, const zl_event_bases *bases, zl_ev
         r = id - run->first;
         lead = lead_of(count, id, prev, ref, &lead_bits);
         holds = holds_source(bases, e);
-        /* The run's code fits a reader holding the world's state of the
-         * source, or no state where the world has none. */
-        from_run = r < run->count && (run->chose[r] ? holds == ZL_EVENT_HOLDS_SAME
-                                                    : holds == ZL_EVENT_HOLDS_NONE);
-        bits = from_run ? lead_bits + run_body_bits(run, r)
-                        : lead_bits + age_code_bits(tick - e->tick) + e->bits +
-                              (holds != ZL_EVENT_HOLDS_NONE ? choice_bits(bases->count) : 0u);
+        /* The run's base choice and body fit a reader holding the
+         * world's state of the source, or no state where the world has
+         * none; its age and source one holding every entity of the world. */
+        from_run = r < run->count &&
+                   (run->chose[r] ? holds == ZL_EVENT_HOLDS_SAME : holds == ZL_EVENT_HOLDS_NONE);
+        bits = lead_bits;
+        if (from_run && fits)
+            bits += run_body_bits(run, r);
+        else
+            bits += age_code_bits(tick - e->tick) + source_bits(&reader, e->source) +
+                    (from_run ? run_body_bits(run, r) - run->head[r]
+                              : e->bits + (holds != ZL_EVENT_HOLDS_NONE
+                                               ? choice_bits(bases->count, 0)
+                                               : 0u));
         if (used + bits + 1u > budget_bits)
             break;
-        if (from_run) {
+        if (from_run && fits) {
             take_from_run(w, run, &p, r, lead_bits == FOLLOW_LEAD_BITS, lead, lead_bits);
         } else {
             flush(w, run, &p);
-            write_event(w, lead, lead_bits, tick - e->tick, e,
-                        holds != ZL_EVENT_HOLDS_NONE ? choice_bits(bases->count) : 0u);
+            zl_bitwriter_bits(w, lead, lead_bits);
+            write_head(w, &reader, tick - e->tick, e->source);
+            if (from_run) {
+                zl_bitwriter_copy_at(w, run->bits, run->at[r] + FOLLOW_LEAD_BITS + run->head[r],
+                                     run_body_bits(run, r) - run->head[r]);
+            } else {
+                if (holds != ZL_EVENT_HOLDS_NONE)
+                    write_choice(w, bases->count, 0);
+                zl_bitwriter_copy(w, e->body, e->bits);
+            }
         }
         used += bits;
         carried |= 1u << k;
@@ -633,13 +757,10 @@ static int read_body(const zl_schema *schema, const zl_event_bases *b, zl_bitrea
 {
     zl_event base;
     uint32_t which = 0;
-    if (b && b->count && ev->source >= 0 && b->holds(b->ctx, ev->source) != ZL_EVENT_HOLDS_NONE) {
-        which = zl_bitreader_bits(r, choice_bits(b->count));
-        if (which > b->count) {
-            r->error = ZL_ERR_MALFORMED;
-            return r->error;
-        }
-    }
+    if (b && b->count && bit_of(b->held, ev->source))
+        which = read_choice(r, b->count);
+    if (r->error != ZL_OK)
+        return r->error;
     memset(&base, 0, sizeof base);
     if (which)
         b->build(b->ctx, ev->source, which, &base);
@@ -651,6 +772,7 @@ int zl_event_section_read(zl_event_queue *q, const zl_schema *schema,
                           zl_bitreader *r)
 {
     const uint32_t left = zl_bitreader_bits_left(r);
+    const view reader = counted_view(bases ? bases->held : NULL);
     uint32_t prev = 0;
     int count = 0;
     ZL_ASSERT(q && ref && r);
@@ -664,12 +786,12 @@ int zl_event_section_read(zl_event_queue *q, const zl_schema *schema,
         if (count > 0 && zl_bitreader_bool(r))
             id = prev + 1u;
         else if (count == 0 && ref->known && !zl_bitreader_bool(r))
-            id = ref->next + read_exp_golomb(r);
+            id = ref->next + read_exp_golomb(r, ZL_EVENT_NEAR - 1u);
         else
             id = full_id(q, zl_bitreader_bits(r, ID_BITS));
         memset(&ev, 0, sizeof(ev));
-        ev.tick = tick - read_age(r);
-        ev.source = zl_event_source_read(r);
+        ev.tick = tick - read_exp_golomb(r, ZL_EVENT_MAX_AGE);
+        ev.source = read_source(r, &reader);
         if (r->error != ZL_OK || read_body(schema, bases, r, &ev) != ZL_OK)
             break;
         prev = id;

@@ -59,12 +59,14 @@ ZL_STATIC_ASSERT(ZL_IS_POW2(ZL_CLIENT_EVENT_WINDOW) && ZL_CLIENT_EVENT_WINDOW >=
  * when that is 0 .. ZL_EVENT_NEAR - 1, else a 1 bit and its low 16 bits;
  * without a reference its low 16 bits; the next ones: a 1 bit when it
  * follows the previous id, else 0 and its low 16 bits), its age below the
- * snapshot's tick (0: a 0 bit; 1..4: [1][0] and 2 bits of age - 1; else
- * [1][1] and ZL_EVENT_AGE_BITS), its source (a player: a 1 bit and 0 ..
- * ZL_MAX_CLIENTS - 1 ranged; else a 0 bit and -1 .. ZL_MAX_ENTITIES - 1
+ * snapshot's tick (0 .. ZL_EVENT_MAX_AGE, an exp-Golomb code: 1 bit for
+ * 0, 3 for 1..2, 5 for 3..6, up to 17), its source (one the reader's frame holds,
+ * zl_event_bases.held: a 1 bit and its rank among the h entities held,
+ * 0 .. h - 1 ranged; else a 0 bit and -1 .. ZL_MAX_ENTITIES - 1
  * ranged), its base when the reader holds the source's state and the
- * game offers bases (zl_event_bases: 0 .. count ranged, 0 the zero
- * event) and its body (zl_schema_write_delta against that base,
+ * game offers bases (zl_event_bases: a 1 bit for base 1, the game's
+ * likeliest; else a 0 bit and 0 .. count - 1 ranged, 0 the zero event and
+ * v base v + 1) and its body (zl_schema_write_delta against that base,
  * ZL_SCHEMA_WIRE); a 0 bit ends the section. Without events it costs 1 bit.
  * The schema describes zl_event; leave `source` and `tick` out of it. */
 #define ZL_EVENT_AGE_BITS 8
@@ -95,27 +97,29 @@ typedef struct zl_event_entry {
     int32_t source;
     int32_t target;
     uint8_t predicted; /* pushed by run_command: its owner played it */
-    uint8_t source_bits; /* of the source, ahead of the code in body */
-    uint16_t bits;     /* of the source and the body */
-    uint8_t body[ZL_EVENT_BODY_BYTES]; /* source, then the schema's code */
+    uint16_t bits;     /* of the body */
+    uint8_t body[ZL_EVENT_BODY_BYTES]; /* the schema's code against the zero event */
 } zl_event_entry;
 
 /* Private: the newest events coded the way a section carries an event
- * that follows the previous one ([1][1], its age, its source and body),
- * one after another for the snapshots of one tick, so that a client's run
- * of consecutive events is one copy. Event i of it starts at bit at[i]. */
+ * that follows the previous one ([1][1], its age, its source and body)
+ * for a reader holding every entity of the world, one after another for
+ * the snapshots of one tick, so that a client's run of consecutive events
+ * is one copy. Event i of it starts at bit at[i]. */
 #define ZL_EVENT_RUN ZL_EVENTS_PER_SNAPSHOT
 typedef struct zl_event_run {
     uint32_t tick;  /* the snapshots' tick it was coded for */
     uint32_t next;  /* the log's next id then: a new event codes it again */
     uint32_t first; /* id of its first event */
     uint32_t count; /* events coded */
+    uint32_t every; /* entities of the world the sources are ranked among */
     uint8_t coded;
     uint32_t at[ZL_EVENT_RUN + 1];
     /* Event i carries a base choice (its source is in the world at tick):
      * its code is for a reader holding the source's state of tick. */
     uint8_t chose[ZL_EVENT_RUN];
-    uint8_t bits[(ZL_EVENT_RUN * (8u + ZL_EVENT_AGE_BITS + 8u * ZL_EVENT_BODY_BYTES) + 16u + 7u) / 8u];
+    uint8_t head[ZL_EVENT_RUN]; /* bits of event i's age and source */
+    uint8_t bits[(ZL_EVENT_RUN * (2u + 17u + 17u + 8u + 8u * ZL_EVENT_BODY_BYTES) + 7u) / 8u];
 } zl_event_run;
 
 /* The events clients should see, shared by every client. Caller-owned. */
@@ -134,11 +138,6 @@ void zl_event_log_init(zl_event_log *log);
  * it when the log is full. ZL_OK, or ZL_ERR_OVERFLOW (counted in too_large). */
 int zl_event_log_append(zl_event_log *log, const zl_schema_plan *plan, const zl_event *ev,
                         int predicted);
-
-/* Reads an event's source as the log codes it ahead of its body (hostile
- * bits fine: a value out of range or a read past the end gives -1 or 0
- * and sets r's error as zl_bitreader_ranged does). */
-int32_t zl_event_source_read(zl_bitreader *r);
 
 /* Measurements of what one client was sent; counters only grow. */
 typedef struct zl_event_sender_stats {
@@ -187,17 +186,25 @@ typedef struct zl_event_audience {
     const uint8_t *relevant;
 } zl_event_audience;
 
-/* What an event may be coded against besides the zero event: the bases
- * its source offers (zl_game.event_base), built from the source's state
- * as the reader of the section holds it once it has read the snapshot's
- * entity section. The snapshot message fills it (zl_snapshot.h). */
+/* What the reader of a section holds once it has read the snapshot's
+ * entity section, and what an event may be coded against besides the
+ * zero event: the bases its source offers (zl_game.event_base), built
+ * from the source's state as that reader holds it. The snapshot message
+ * fills it (zl_snapshot.h). */
 enum { ZL_EVENT_HOLDS_NONE = 0, ZL_EVENT_HOLDS_OTHER, ZL_EVENT_HOLDS_SAME };
 #define ZL_EVENT_BASES_MAX 15u
 typedef struct zl_event_bases {
     uint32_t count; /* bases a source offers, 0 .. ZL_EVENT_BASES_MAX; 0: none */
-    /* What the reader holds of entity `source` (>= 0): NONE (no state),
-     * OTHER (a state older than the one build reads: the writer only) or
-     * SAME (the state build reads). */
+    /* The entities the reader's frame holds (ZL_EVENT_HELD_BYTES, bit e of
+     * byte e / 8; NULL: none): a source among them is coded by its rank.
+     * The writer's `every`: the entities present in its world at the
+     * snapshot's tick (NULL: none), for whom the tick's events are coded
+     * once; a reader holding just those is sent that code. */
+    const uint8_t *held;
+    const uint8_t *every;
+    /* What the reader holds of `source`, one of `held` (no other is
+     * asked): OTHER (a state older than the one build reads: the writer
+     * only) or SAME (the state build reads). */
     int (*holds)(const void *ctx, int32_t source);
     /* Fills all of *base (the writer does not clear it first) with base
      * `which` (1 .. count) of source, built from the state the writer's
@@ -207,6 +214,9 @@ typedef struct zl_event_bases {
     const void *ctx;
     const zl_schema_plan *plan; /* the writer's event schema, prepared */
 } zl_event_bases;
+
+/* Bytes of a zl_event_bases.held bitmap. */
+#define ZL_EVENT_HELD_BYTES ((ZL_MAX_ENTITIES + 7) / 8)
 
 /* What one events section carried. */
 typedef struct zl_event_section {
@@ -219,8 +229,9 @@ typedef struct zl_event_section {
 /* Chooses the events of the snapshot of `tick` for a client, at most
  * ZL_EVENTS_PER_SNAPSHOT, into *out (start, carried, count) and returns
  * the bits their section will likely take (end bit included; each as for
- * a client holding its source's state of this tick, through `bases`, NULL
- * for none): the room to keep for it. The section may turn out longer
+ * a client holding every entity of the world and its source's state of
+ * this tick, through `bases`, NULL for none; bases->held is not read):
+ * the room to keep for it. The section may turn out longer
  * (the client holds older states): zl_event_section_write then leaves
  * out what does not fit. */
 uint32_t zl_event_section_choose(zl_event_sender *s, zl_event_log *log,

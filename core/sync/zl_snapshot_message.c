@@ -51,14 +51,22 @@ static int build(const void *ctx, int32_t source, uint32_t which, zl_event *base
     return 1;
 }
 
-/* The bases of c's game, or NULL when it offers none. */
+ZL_STATIC_ASSERT(ZL_EVENT_HELD_BYTES == ZL_SNAPSHOT_BITMAP_BYTES, zl_event_held_bitmap);
+
+/* What the reader holds (`held`, the reader's frame or the writer's
+ * record of what its client holds), for the writer every entity of its
+ * world at the tick, and the bases of c's game (none when it offers
+ * none). */
 static const zl_event_bases *bases_of(const sources *c, const zl_schema_plan *plan,
-                                      zl_event_bases *b)
+                                      const uint8_t *held, zl_event_bases *b)
 {
-    if (!c->game || !c->game->event_base || c->game->event_bases == 0)
-        return NULL;
-    ZL_ASSERT(c->game->event_bases <= ZL_EVENT_BASES_MAX);
-    b->count = c->game->event_bases;
+    const int offers = c->game && c->game->event_base && c->game->event_bases > 0;
+    const zl_snapshot_world_slot *now =
+        c->world ? &c->world->slot[c->tick & (ZL_SNAPSHOT_WORLD_TICKS - 1u)] : NULL;
+    ZL_ASSERT(!offers || c->game->event_bases <= ZL_EVENT_BASES_MAX);
+    b->count = offers ? c->game->event_bases : 0u;
+    b->held = held;
+    b->every = now && now->used && now->tick == c->tick ? now->present : NULL;
     b->holds = holds;
     b->build = build;
     b->ctx = c;
@@ -132,7 +140,8 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
         src.world = world;
         src.client = c;
         src.tick = tick;
-        bases = bases_of(&src, events->plan, &b);
+        /* Room for the events as a client holding every entity takes them. */
+        bases = bases_of(&src, events->plan, NULL, &b);
         reserve = zl_event_section_choose(events->sender, events->log, &events->audience, bases,
                                           &ref, tick, &section);
         if (reserve > budget_bits / 2u)
@@ -145,7 +154,9 @@ int zl_snapshot_message_write(zl_snapshot_client *c, zl_snapshot_world *world,
     made = &c->record[(c->written - 1u) % ZL_SNAPSHOT_SENT];
     made->executed = executed;
     if (events) {
-        int ev = zl_event_section_write(events->log, bases, &ref, tick, events->resend_ticks,
+        int ev;
+        bases = bases_of(&src, events->plan, made->held, &b);
+        ev = zl_event_section_write(events->log, bases, &ref, tick, events->resend_ticks,
                                         budget_bits - (uint32_t)bits, bw, &section);
         if (ev < 0)
             return ev;
@@ -226,7 +237,8 @@ int zl_snapshot_message_read(zl_snapshot_receiver *rx, const zl_snapshot_layout 
         src.game = game;
         src.frame = *out;
         /* The frame starts from its base's reference (zl_snapshot_read). */
-        rc = zl_event_section_read(events, game->event_schema, bases_of(&src, NULL, &b),
+        rc = zl_event_section_read(events, game->event_schema,
+                                   bases_of(&src, NULL, (*out)->present, &b),
                                    &rx->frame[*out - rx->frame].events, tick, &r);
     } else if (zl_bitreader_bool(&r)) {
         rc = ZL_ERR_MALFORMED;

@@ -11,8 +11,10 @@
 static zl_event_queue queue;
 
 /* The reader holds the even players, each standing as `held`: events of
- * theirs carry a base choice, coded against the FPS's bases. */
+ * theirs name them by rank and carry a base choice, coded against the
+ * FPS's bases. */
 static fps_player held;
+static uint8_t even[ZL_EVENT_HELD_BYTES];
 
 static int holds_even(const void *ctx, int32_t source)
 {
@@ -39,6 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const zl_game rules = fps_game_interface(NULL);
     zl_event_bases bases;
     size_t at = 0;
+    int k;
     uint32_t taken = 0, tick = 1000;
     zl_event_ref ref = {0, 0};
     zl_event_queue_init(&queue);
@@ -46,7 +49,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     held.origin.x = ZL_FX_INT(812);
     held.yaw = 8192;
     held.pitch = 1040;
+    memset(even, 0, sizeof even);
+    for (k = 0; k < ZL_MAX_CLIENTS; k += 2)
+        even[k / 8] |= (uint8_t)(1u << (k % 8));
     bases.count = rules.event_bases;
+    bases.held = even;
+    bases.every = NULL;
     bases.holds = holds_even;
     bases.build = build_from_held;
     bases.ctx = &rules;
@@ -55,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t len = data[at++];
         uint8_t *block;
         zl_bitreader r;
-        int n, k;
+        int n;
         tick += data[at];
         if (data[at++] & 1u)
             memset(&ref, 0, sizeof ref);

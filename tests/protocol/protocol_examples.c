@@ -835,11 +835,13 @@ static uint32_t gap_code(bits_in *b, char *where)
 }
 
 /* An event's age: 0 as a 0 bit, 1..4 as [1][0] and 2 bits, else [1][1] and 8 bits. */
+/* An age: an exp-Golomb code (n 0 bits, a 1 bit, n bits). */
 static uint32_t age_code(bits_in *b, char *where)
 {
-    uint32_t at = b->at, age = 0;
-    if (pull(b, 1))
-        age = pull(b, 1) ? pull(b, 8) : pull(b, 2) + 1u;
+    uint32_t at = b->at, n = 0, age;
+    while (!b->cut && !pull(b, 1))
+        n++;
+    age = (1u << n) + pull(b, n) - 1u;
     sprintf(where, "%u+%u", (unsigned)at, (unsigned)(b->at - at));
     return age;
 }
@@ -953,20 +955,33 @@ static void events_section(bits_in *b, uint32_t tick)
         }
         age = age_code(b, where);
         row(where, "age", "%u: tick %u", (unsigned)age, (unsigned)(tick - age));
-        int32_t source, which = 0;
+        int32_t source = -1, which = 0;
+        uint32_t held = 0, rank, e, n;
+        for (e = 0; e < ZL_MAX_ENTITIES; e++)
+            held += f->present[e];
         if (take(b, 1, where)) {
-            row(where, "player", "1: the source is a player");
-            source = show_ranged(b, 0, ZL_MAX_CLIENTS - 1, "source");
+            row(where, "held", "1: the frame holds the source");
+            rank = take(b, width_of(held - 1u), where);
+            for (e = 0, n = rank; e < ZL_MAX_ENTITIES && source < 0; e++)
+                if (f->present[e] && n-- == 0)
+                    source = (int32_t)e;
+            row(where, "source", "rank %u of the %u entities held: entity %d", (unsigned)rank,
+                (unsigned)held, (int)source);
         } else {
-            row(where, "player", "0: the source is not a player");
+            row(where, "held", "0: the source follows whole");
             source = show_ranged(b, -1, ZL_MAX_ENTITIES - 1, "source");
         }
-        if (source >= 0 && source < ZL_MAX_CLIENTS && f->present[source]) {
-            which = (int32_t)take(b, 2, where);
-            row(where, "base", which == 0   ? "0: the zero event"
-                               : which == 1 ? "1: a footstep where the source stands"
-                               : which == 2 ? "2: a shot from the source's eye along its view"
-                                            : "3: OUT OF RANGE");
+        if (source >= 0 && f->present[source]) {
+            if (take(b, 1, where)) {
+                which = 1;
+                row(where, "base", "1: base 1, a footstep where the source stands");
+            } else {
+                row(where, "base", "0: another base follows");
+                which = (int32_t)take(b, 1, where);
+                which = which ? which + 1 : 0;
+                row(where, "base", which == 0 ? "0: the zero event"
+                                              : "1: base 2, a shot from the source's eye along its view");
+            }
             if (which == 1 || which == 2)
                 event_base_codes(f->codes[source], source, (uint32_t)which, base);
         }
