@@ -530,27 +530,30 @@ static void test_delta_sizes(void)
 
     /* One plain field: flag, its place among the 13 fields sent (3 bits
      * for places 0..2, 4 for the others), a changed bit for each earlier
-     * field, then a 2-bit class and the
-     * difference in the class's width (yaw's 16 less 12, 8 or 4 bits), or
-     * its whole code; flags are always whole (12 bits). */
-    state.yaw = 5;
-    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 2 + 4);
-    state.yaw = 100;
-    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 2 + 8);
-    state.yaw = (zl_angle)-2048; /* the short way round: -2048 */
-    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 2 + 12);
+     * field, then the value (zl_schema_wire.h "Differences"): u = 2d or
+     * -2d - 1, the first value of a state with k = a quarter of the width
+     * (yaw's 16: k = 4), class j as j ones and a 0, then j + k bits; from
+     * class 8 on 8 ones and the whole code. Flags are always whole (12
+     * bits). */
+    state.yaw = 5; /* u = 10: class 0 */
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 1 + 4);
+    state.yaw = 100; /* u = 200: class 3 (u 112 .. 239) */
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 4 + 7);
+    state.yaw = (zl_angle)-2048; /* the short way round: -2048, u = 4095, class 8 */
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 8 + 16);
     ZL_CHECK_EQ(out.yaw, (zl_angle)-2048);
     state.yaw = 2048;
-    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 2 + 16);
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 8 + 16);
     ZL_CHECK_EQ(out.yaw, 2048);
     /* Differences of ranged values stay inside the range: 0 -> 4095 units
-     * is a whole code (2 + 18 bits), 4095 -> 4094 a small difference. */
+     * is a whole code (8 + 18 bits), 4095 -> 4094 a small difference
+     * (-32 steps, u = 63: class 2 of k = 4, 3 + 6 bits). */
     state = base;
     state.pos.x = ZL_FX_INT(4095);
-    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 3 + 2 + 18);
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 3 + 8 + 18);
     base.pos.x = ZL_FX_INT(4095);
     state.pos.x = ZL_FX_INT(4094);
-    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 3 + 2 + 6);
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 3 + 3 + 6);
     ZL_CHECK_EQ(out.pos.x, ZL_FX_INT(4094));
     base.pos.x = 0;
     state = base;
@@ -580,27 +583,116 @@ static void test_delta_sizes(void)
     ZL_CHECK_EQ(out.score, 123);
 }
 
+/* One changed field's value: every class's first and last word (u from
+ * 2^k (2^j - 1) to 2^k (2^(j+1) - 1) - 1, d = u / 2 or -(u + 1) / 2) and
+ * the first past class 7, coded against a base at `base_code`, must decode
+ * exactly and cost the header and 2j + 1 + k bits, or 8 + width bits where
+ * that is no more (zl_schema_wire.h "Differences"). Codes outside the
+ * field's range are skipped, angles wrap. Returns the words checked. */
+static int check_value_edges(int field, unsigned width, unsigned header, uint32_t base_code)
+{
+    unsigned k = width / 4u, j, end, checked = 0;
+    for (j = 0; j <= 8u; j++) {
+        for (end = 0; end < 2u; end++) {
+            uint32_t u = (1u << k) * ((1u << j) - 1u) + (end ? (1u << (j + k)) - 1u : 0u);
+            int32_t d = (u & 1u) ? -(int32_t)((u + 1u) / 2u) : (int32_t)(u / 2u);
+            unsigned bits = j < 8u && 2u * j + 1u + k < width + 8u ? 2u * j + 1u + k : 8u + width;
+            int64_t code = (int64_t)base_code + d;
+            tstate base, state, out;
+            if (u == 0 || (j == 8u && end)) /* u = 0 is no change */
+                continue;
+            memset(&base, 0, sizeof base);
+            zl_schema_quantize(&tschema, &base);
+            state = base;
+            if (field == F_YAW) {
+                if (d < -32768 || d > 32767)
+                    continue;
+                base.yaw = (zl_angle)base_code;
+                state.yaw = (zl_angle)(base_code + (uint32_t)d);
+            } else if (field == F_POSX) {
+                if (code < 0 || code > 262112)
+                    continue;
+                state.pos.x = ZL_FX_INT(-4096) + (zl_fx)(code * 2048);
+                base.pos.x = ZL_FX_INT(-4096) + (zl_fx)((int64_t)base_code * 2048);
+            } else {
+                if (code < 0 || code > 200)
+                    continue;
+                state.health = (uint8_t)code;
+                base.health = (uint8_t)base_code;
+            }
+            ZL_CHECK_EQ(round_trip(&base, &state, &out), (int)(header + bits));
+            ZL_CHECK(zl_schema_equal(&tschema, &out, &state, ZL_SCHEMA_WIRE));
+            checked++;
+        }
+    }
+    return (int)checked;
+}
+
+static void test_value_code_edges(void)
+{
+    tstate base, state, out;
+    /* Headers: the flag, the place (3 bits for 0, 4 for 3 and 5) and a
+     * changed bit for each field before. FX x: 18 bits, k = 4, every class
+     * in range around the middle; ANGLE yaw: 16 bits, k = 4, wrapping
+     * round from 65500; INT health: 8 bits, k = 2, 0..200 around 100. */
+    ZL_CHECK_EQ(check_value_edges(F_POSX, 18, 1 + 3, 131072), 16);
+    ZL_CHECK_EQ(check_value_edges(F_YAW, 16, 1 + 4 + 3, 65500), 16);
+    ZL_CHECK_EQ(check_value_edges(F_HEALTH, 8, 1 + 4 + 5, 100), 10);
+    /* Pinned: yaw +7 is u = 14, class 0 (1 + 4 bits); -8 is u = 15, the
+     * last of class 0; +8 (u = 16) the first of class 1 (2 + 5 bits). */
+    memset(&base, 0, sizeof base);
+    zl_schema_quantize(&tschema, &base);
+    state = base;
+    state.yaw = 7;
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 5);
+    state.yaw = (zl_angle)-8;
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 5);
+    state.yaw = 8;
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 4 + 3 + 7);
+    /* The parameter follows the previous value of the same state: x moves
+     * 1000 steps (u = 2000, 11 bits: class 6 of k = 4, 13 + 4 bits), so y's
+     * k is (4 + 11) / 2 = 7 and y's step of one (u = 2) costs 1 + 7 bits,
+     * where as a state's first value it costs 1 + 4. */
+    state = base;
+    state.pos.x = 1000 * 2048;
+    state.pos.y = 2048;
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 3 + 1 + 17 + 8);
+    ZL_CHECK_EQ(out.pos.x, state.pos.x);
+    ZL_CHECK_EQ(out.pos.y, state.pos.y);
+    state.pos.x = 0;
+    ZL_CHECK_EQ(round_trip(&base, &state, &out), 1 + 3 + 1 + 5);
+    /* Against nothing a value is its whole code: yaw 7 in 16 bits. */
+    state = base;
+    state.yaw = 7;
+    ZL_CHECK_EQ(round_trip(NULL, &state, &out), 1 + 4 + 3 + 16);
+    ZL_CHECK_EQ(out.yaw, 7);
+}
+
 /* Hand-built streams that break the schema's rules: the field at `place`
- * among those sent changed, against the zero state, with code `cls` (2
- * bits) and then `value_bits` bits of value. */
-static int read_crafted(uint32_t place, uint32_t cls, int value_bits, uint32_t value)
+ * among those sent changed, with `ones` one bits (a class, followed by a
+ * 0 below 8; 8 for a whole code) and then `value_bits` bits of value,
+ * against the zero state; with `ones` negative, against nothing (no
+ * class: the value is the whole code). */
+static int read_crafted(uint32_t place, int ones, int value_bits, uint32_t value)
 {
     uint8_t buf[16];
     zl_bitwriter w;
     zl_bitreader r;
-    tstate out;
+    tstate out, zero;
     int bytes;
     uint32_t i;
+    memset(&zero, 0, sizeof zero);
     zl_bitwriter_init(&w, buf, sizeof buf);
     zl_bitwriter_bool(&w, 1);
     zl_test_write_place(&w, place, 13);
     for (i = 0; i < place; i++)
         zl_bitwriter_bool(&w, 0);
-    zl_bitwriter_bits(&w, cls, 2);
+    if (ones >= 0)
+        zl_bitwriter_bits(&w, ones < 8 ? (1u << ones) - 1u : 0xFFu, ones < 8 ? (unsigned)ones + 1u : 8u);
     zl_bitwriter_bits(&w, value, (unsigned)value_bits);
     bytes = zl_bitwriter_finish(&w);
     zl_bitreader_init(&r, buf, (size_t)bytes);
-    return zl_schema_read_delta(&tschema, &r, NULL, &out, ZL_SCHEMA_WIRE);
+    return zl_schema_read_delta(&tschema, &r, ones >= 0 ? &zero : NULL, &out, ZL_SCHEMA_WIRE);
 }
 
 static void test_delta_hostile(void)
@@ -610,20 +702,28 @@ static void test_delta_hostile(void)
     tstate out, base, check;
     int i, n, rc, ok = 0, bad = 0;
 
-    /* Whole codes (class 3); the zero state's health code is 0 and its
-     * x code 131072 (0 units on a 1/32 grid from -4096). */
-    ZL_CHECK_EQ(read_crafted(F_HEALTH, 3, 8, 200), ZL_OK);
-    ZL_CHECK_EQ(read_crafted(F_HEALTH, 3, 8, 201), ZL_ERR_MALFORMED);   /* above max */
-    ZL_CHECK_EQ(read_crafted(F_POSX, 3, 18, 262112), ZL_OK);            /* 4095 units */
-    ZL_CHECK_EQ(read_crafted(F_POSX, 3, 18, 262113), ZL_ERR_MALFORMED); /* past 4095 */
-    /* Differences (class 0: 8 - 8 bits, at least 1, for health). */
-    ZL_CHECK_EQ(read_crafted(F_HEALTH, 0, 1, 1), ZL_ERR_MALFORMED);  /* 0 - 1: below min */
-    ZL_CHECK_EQ(read_crafted(F_POSX, 2, 15, 0x3FFFu), ZL_OK);        /* +16383 steps */
-    ZL_CHECK_EQ(read_crafted(F_POSX, 2, 15, 0x4000u), ZL_OK);        /* -16384 steps */
-    ZL_CHECK_EQ(read_crafted(F_HEALTH, 3, 3, 1), ZL_ERR_OVERFLOW);   /* cut short */
+    /* Whole codes, against nothing or after 8 ones; the zero state's
+     * health code is 0 and its x code 131072 (0 units on a 1/32 grid from
+     * -4096). */
+    ZL_CHECK_EQ(read_crafted(F_HEALTH, -1, 8, 200), ZL_OK);
+    ZL_CHECK_EQ(read_crafted(F_HEALTH, -1, 8, 201), ZL_ERR_MALFORMED);   /* above max */
+    ZL_CHECK_EQ(read_crafted(F_POSX, -1, 18, 262112), ZL_OK);            /* 4095 units */
+    ZL_CHECK_EQ(read_crafted(F_POSX, -1, 18, 262113), ZL_ERR_MALFORMED); /* past 4095 */
+    ZL_CHECK_EQ(read_crafted(F_HEALTH, 8, 8, 200), ZL_OK);
+    ZL_CHECK_EQ(read_crafted(F_HEALTH, 8, 8, 201), ZL_ERR_MALFORMED);
+    ZL_CHECK_EQ(read_crafted(F_POSX, 8, 18, 262113), ZL_ERR_MALFORMED);
+    /* Differences (health: k = 2; x: k = 4). */
+    ZL_CHECK_EQ(read_crafted(F_HEALTH, 0, 2, 1), ZL_ERR_MALFORMED); /* u 1: 0 - 1, below min */
+    ZL_CHECK_EQ(read_crafted(F_HEALTH, 0, 2, 2), ZL_OK);            /* u 2: 0 + 1 */
+    /* Class 7's last word, which the writer sends whole, still decodes:
+     * u = 16 * 255 - 1, -2040 steps. */
+    ZL_CHECK_EQ(read_crafted(F_POSX, 7, 11, 0x7FFu), ZL_OK);
+    ZL_CHECK_EQ(read_crafted(F_HEALTH, 7, 9, 0x1FFu), ZL_ERR_MALFORMED); /* far below 0 */
+    ZL_CHECK_EQ(read_crafted(F_HEALTH, 8, 3, 1), ZL_ERR_OVERFLOW);      /* cut short */
+    ZL_CHECK_EQ(read_crafted(F_HEALTH, 5, 0, 0), ZL_ERR_OVERFLOW);      /* class, no value */
     /* The local field is not sent: place 12, speed, is the last one (the
      * place's code reaches no place past the 13). */
-    ZL_CHECK_EQ(read_crafted(12, 3, 0, 0), ZL_ERR_OVERFLOW);
+    ZL_CHECK_EQ(read_crafted(12, 8, 0, 0), ZL_ERR_OVERFLOW);
 
     /* Every truncation of a valid delta fails cleanly. */
     memset(&base, 0, sizeof base);
@@ -767,6 +867,7 @@ void zl_suite_schema(void)
     ZL_RUN(test_extrapolate);
     ZL_RUN(test_owner_fields);
     ZL_RUN(test_delta_sizes);
+    ZL_RUN(test_value_code_edges);
     ZL_RUN(test_delta_hostile);
     ZL_RUN(test_writer_overflow);
 }

@@ -87,22 +87,25 @@ static void test_sizes(void)
     c.render_tick++;
     ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 3 + 5);
     ZL_CHECK_EQ(out.render_tick, 5001);
-    /* Turning only: three changed bits before yaw, then a 2-bit class and
-     * the turn in 12 bits (up to 11 degrees), or 16 for a larger one. */
+    /* Turning only: three changed bits before yaw, then the turn in the
+     * value code (zl_schema_wire.h "Differences", k = 4 for 16 bits): 2000
+     * steps (11 degrees) is u = 4000, class 7 (8 + 11 bits); a turn past
+     * class 7 goes whole, 8 ones and 16 bits. */
     c = prev;
     c.sequence++;
     c.yaw = (zl_angle)(prev.yaw + 2000);
-    ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 4 + 3 + 2 + 12);
+    ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 4 + 3 + 8 + 11);
     ZL_CHECK_EQ(out.yaw, c.yaw);
     c.yaw = 12345;
-    ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 4 + 3 + 2 + 16);
+    ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 4 + 3 + 8 + 16);
     ZL_CHECK_EQ(out.yaw, 12345);
     /* A new msec (the last field) costs a changed bit for every field
-     * sent before it, then a class and a difference. */
+     * sent before it, then its difference (8 bits, k = 2: class 2, 3 + 4
+     * bits). */
     c = prev;
     c.sequence++;
     c.msec = 8;
-    ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 4 + 11 + 2 + 4);
+    ZL_CHECK_EQ(write_read(&prev, &c, &out), 1 + 4 + 11 + 3 + 4);
     ZL_CHECK_EQ(out.msec, 8);
     /* The first command of a run, against nothing: sequence left to the
      * caller (0), every field exact. */

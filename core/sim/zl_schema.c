@@ -358,7 +358,7 @@ int zl_schema_write_moved(const zl_schema *s, zl_bitwriter *w, const void *base,
     }
     if (known && last < 0)
         return 0; /* for the caller to code otherwise */
-    begin(&o, w);
+    begin(&o, w, base == NULL);
     if (!known)
         put(&o, (uint32_t)(last >= 0), 1);
     alike = moved_alike(moved, changed, place);
@@ -402,7 +402,7 @@ int zl_schema_read_moved(const zl_schema *s, zl_bitreader *r, const void *base, 
     which &= ~ZL_SCHEMA_CHANGED;
     ZL_ASSERT(s && r && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
     ZL_ASSERT(known || moved == 0);
-    in_begin(&in, r);
+    in_begin(&in, r, base == NULL);
     alike = moved != 0 && in_bool(&in);
     last = alike ? (int)zl_bits_required(moved) - 1 : read_last(&in, sent_count(s, which), known);
     for (i = 0; i < s->count && r->error == ZL_OK; i++) {

@@ -190,12 +190,14 @@ void zl_schema_interpolate(const zl_schema *s, void *out, const void *a, const v
  * value, and the last field's value. FX and ANGLE fields are coded on the
  * audience's grid (for ZL_SCHEMA_SHARED the coarser one of a field that
  * has one). A value is, for FX, ANGLE and INT
- * fields, a 2-bit class and the signed difference from the base's code in
- * the class's width (the full code's width less 12, 8 or 4 bits, at least
- * 1; angles the short way round a turn), or class 3 and the full code; for
+ * fields, the signed difference from the base's code (angles the short way
+ * round a turn) in an exponential-Golomb code whose parameter follows the
+ * previous value of the same state, or 8 one bits and the full code
+ * (docs/PROTOCOL.md 10.2); against NULL (nothing) the full code alone; for
  * FLAGS the full code; for ZL_DELTA fields zl_bitwriter_delta's code. An
  * unchanged state costs 1 bit; an FX, ANGLE or INT value never more than
- * its full code plus 2 bits. Fields are compared after quantisation, so
+ * its full code plus 8 bits. The code of a state against NULL differs from
+ * its code against an all-zero base: read it against NULL. Fields are compared after quantisation, so
  * what is compared is what a receiver would see. Returns the number of
  * bits written, or the writer's sticky error (ZL_ERR_OVERFLOW) once the
  * stream is full. */

@@ -478,7 +478,7 @@ static int write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *bas
         return 0; /* for the caller to code otherwise */
     last = n > 0 ? place[n - 1] : 0u;
     alike = known && moved_alike(moved, changed, (int)last);
-    begin(&o, w);
+    begin(&o, w, base == NULL);
     if (!known)
         put(&o, (uint32_t)(n > 0), 1);
     else if (moved != 0)
@@ -543,7 +543,7 @@ static ALWAYS_INLINE int read_delta(const zl_schema_plan *p, zl_bitreader *r,
     const zl_plan_field *f = p->field, *end = f + p->schema->count;
     int last, place = 0;
     delta_in in;
-    in_begin(&in, r);
+    in_begin(&in, r, base == NULL);
     last = read_last(&in, p->sent[which], known);
     for (; f < end && r->error == ZL_OK; f++) {
         uint32_t code;

@@ -87,28 +87,35 @@ static inline uint32_t max_code(const zl_field *f)
 }
 
 /* ---- Differences ----
- * A changed FX, ANGLE or INT field (not ZL_DELTA) travels as a 2-bit class
- * and then either the signed difference from its base's code in the
- * class's width, or, in the last class, its full code: movement between
- * two snapshots is far smaller than a field's range, so it seldom needs
- * the full width, and never costs more than the full width plus 2 bits.
- * The widths are the full code's less 12, 8 and 4 bits (at least 1): on
- * the FPS's origins (16 bits for other players, 18 for the own) up to 1,
- * 16 and 256 units either way, which cover what is left of a runner's
- * move against its extrapolated base, a step and a fall between snapshots
- * ~100 ms apart; on 16-bit angles 4, 8 and 12 bits, up to 0.04, 0.7 and
- * 11 degrees. (Cut points measured on the bandwidth bench's streams with
- * extrapolated bases: 12, 8, 4 cost the fewest bits a snapshot; 8, 6, 3,
- * the cut before extrapolation, cost 5% more at 16 players.) FLAGS are
- * sent whole: their bits are not magnitudes. Angles differ the short way
- * round a turn. */
-#define CLASS_BITS 2u
-#define CLASS_WHOLE 3u
+ * A changed FX, ANGLE or INT field (not ZL_DELTA) travels as the signed
+ * difference d from its base's code, folded to u = 2d (d >= 0) or
+ * -2d - 1, in an exponential-Golomb code of parameter k: class j (j ones,
+ * then a 0) holds the u from 2^k (2^j - 1) on, 2^(k+j) of them, in j + k
+ * bits, so a value costs 2j + 1 + k bits. Movement between two snapshots
+ * is far smaller than a field's range, and against a moved or extrapolated
+ * base small far more often than large: the small differences take the
+ * short words. k follows what both ends have just seen: a state's
+ * differences grow and shrink together (a turn or a landing shows in each
+ * of a player's coordinates), so k is the mean of a quarter of the
+ * field's width (its prior) and the size in bits of the previous value's
+ * u in the same state's code (the width after a whole code); the first
+ * value takes the prior alone. A difference whose class would be the
+ * eighth or whose word would cost the width plus 8 bits goes whole
+ * instead: 8 ones, then the code in the field's width. So a value never
+ * costs more than its width plus 8 bits. A state coded against nothing
+ * (no base) has no differences to take: each of its values is its code in
+ * the field's width, with no class. FLAGS are sent whole: their bits are
+ * not magnitudes. Angles differ the short way round a turn. */
+#define VALUE_CLASSES 8u
+#define VALUE_NONE 0xFFu  /* no value yet in this state's code */
+#define VALUE_ALONE 0xFEu /* a state coded against nothing: every value whole */
 
-static inline unsigned class_width(unsigned width, unsigned c)
+/* The code's parameter for a field of `width` bits after a previous
+ * value of `size` bits (VALUE_NONE for none). */
+static inline unsigned value_k(unsigned width, unsigned size)
 {
-    static const uint8_t narrower[CLASS_WHOLE] = {12, 8, 4};
-    return width > narrower[c] ? width - narrower[c] : 1u;
+    unsigned prior = width / 4u;
+    return size == VALUE_NONE ? prior : (prior + size) / 2u;
 }
 
 /* code - base as the receiver adds it back to base: modulo 2^32, or for
@@ -146,6 +153,7 @@ typedef struct delta_out {
     zl_bitwriter *w;
     uint32_t bits;
     unsigned count; /* bits gathered, below 32 between puts */
+    unsigned size;  /* the previous value's size (value_k), VALUE_NONE for none */
 } delta_out;
 
 /* 32-bit arithmetic only: a Cortex-M3 shifts a 64-bit word in six or more
@@ -163,11 +171,13 @@ static inline void put(delta_out *o, uint32_t value, unsigned n)
     o->count = n - room;
 }
 
-static inline void begin(delta_out *o, zl_bitwriter *w)
+/* `alone`: the state is coded against nothing. */
+static inline void begin(delta_out *o, zl_bitwriter *w, int alone)
 {
     o->w = w;
     o->bits = 0;
     o->count = 0;
+    o->size = alone ? VALUE_ALONE : VALUE_NONE;
 }
 
 /* Hands the writer what is gathered. */
@@ -188,17 +198,26 @@ static inline void put_delta(delta_out *o, uint32_t base_code, uint32_t code)
 static inline void write_change(delta_out *o, unsigned width, uint32_t base, uint32_t code, int wraps)
 {
     uint32_t d = difference(code, base, width, wraps);
-    unsigned c;
-    for (c = 0; c < CLASS_WHOLE; c++) {
-        unsigned k = class_width(width, c);
-        if (d + (1u << (k - 1u)) < (1u << k)) { /* d fits k bits, signed */
-            put(o, c, CLASS_BITS);
-            put(o, d & low_mask(k), k);
-            return;
-        }
+    uint32_t u = (d << 1) ^ (0u - (d >> 31)); /* 2d or -2d - 1 */
+    unsigned k, n, j, top;
+    if (o->size == VALUE_ALONE) {
+        put(o, code, width);
+        return;
     }
-    put(o, CLASS_WHOLE, CLASS_BITS);
-    put(o, code, width);
+    k = value_k(width, o->size);
+    j = zl_bits_required((u >> k) + 1u) - 1u;
+    n = j + k; /* below 32: k is at most 20 */
+    if (j >= VALUE_CLASSES || 2u * j + 1u + k >= width + VALUE_CLASSES) {
+        put(o, low_mask(VALUE_CLASSES), VALUE_CLASSES);
+        put(o, code, width);
+        o->size = width;
+        return;
+    }
+    top = 1u << n;
+    put(o, low_mask(j), j + 1u);
+    if (n > 0)
+        put(o, (u + (1u << k)) - top, n);
+    o->size = zl_bits_required(u);
 }
 
 /* A delta's reader with its position and bounds in locals: the stores
@@ -212,14 +231,16 @@ typedef struct delta_in {
     const uint8_t *data;
     uint32_t pos;
     uint32_t bits; /* the reader's size in bits; 0 once an error stuck */
+    unsigned size; /* as delta_out's */
 } delta_in;
 
-static inline void in_begin(delta_in *in, zl_bitreader *r)
+static inline void in_begin(delta_in *in, zl_bitreader *r, int alone)
 {
     in->r = r;
     in->data = r->data;
     in->pos = r->bit_pos;
     in->bits = r->error == ZL_OK ? r->size_bits : 0u;
+    in->size = alone ? VALUE_ALONE : VALUE_NONE;
 }
 
 static inline void in_end(const delta_in *in)
@@ -285,18 +306,24 @@ static inline void in_malformed(delta_in *in)
 }
 
 /* The code write_change sent, not yet checked against the field's range.
- * (v ^ s) - s sign-extends a k-bit value in unsigned arithmetic. */
+ * (u >> 1) ^ -(u & 1) unfolds u back to d in unsigned arithmetic. */
 static inline uint32_t read_change(delta_in *in, unsigned width, uint32_t base, int wraps)
 {
-    /* Two one-bit reads, low bit first, cost less than one of two bits. */
-    unsigned c = (unsigned)in_bool(in), k;
-    uint32_t s, code;
-    c |= (unsigned)in_bool(in) << 1;
-    if (c == CLASS_WHOLE)
+    unsigned k, j = 0, n;
+    uint32_t u, code;
+    if (in->size == VALUE_ALONE)
         return in_bits(in, width);
-    k = class_width(width, c);
-    s = 1u << (k - 1u);
-    code = base + ((in_bits(in, k) ^ s) - s);
+    k = value_k(width, in->size);
+    while (j < VALUE_CLASSES && in_bool(in))
+        j++;
+    if (j == VALUE_CLASSES) {
+        in->size = width;
+        return in_bits(in, width);
+    }
+    n = j + k;
+    u = ((n > 0 ? in_bits(in, n) : 0u) | (1u << n)) - (1u << k);
+    in->size = zl_bits_required(u);
+    code = base + ((u >> 1) ^ (0u - (u & 1u)));
     return wraps ? code & low_mask(width) : code;
 }
 

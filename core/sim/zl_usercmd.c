@@ -3,11 +3,13 @@
 #include "zl_usercmd.h"
 
 /* Ranges mirror zl_usercmd_validate, so a decoded command is always valid.
- * render_tick usually moves by a tick or two per command: a difference. */
+ * render_tick usually moves by a tick or two per command: a difference.
+ * render_frac (the render time's phase within a tick) and seed (a random
+ * number) are not near the previous command's: sent whole, as FLAGS. */
 static const zl_field usercmd_fields[] = {
     ZL_FIELD_INT(zl_usercmd, render_tick, 0, INT32_MAX, ZL_INTERP_LINEAR | ZL_DELTA),
-    ZL_FIELD_INT(zl_usercmd, render_frac, 0, 65535, ZL_INTERP_LINEAR),
-    ZL_FIELD_INT(zl_usercmd, seed, 0, 255, ZL_INTERP_STEP),
+    ZL_FIELD_FLAGS(zl_usercmd, render_frac, 16, ZL_INTERP_STEP),
+    ZL_FIELD_FLAGS(zl_usercmd, seed, 8, ZL_INTERP_STEP),
     ZL_FIELD_ANGLE(zl_usercmd, yaw, 16, ZL_INTERP_ARC),
     ZL_FIELD_ANGLE(zl_usercmd, pitch, 16, ZL_INTERP_ARC),
     ZL_FIELD_FLAGS(zl_usercmd, buttons, 16, ZL_INTERP_STEP),
@@ -64,10 +66,11 @@ int zl_usercmd_read(zl_bitreader *r, const zl_schema_plan *plan, const zl_usercm
     /* In place over a copy of the base: a valid command's every value is a
      * code of its field, so the fields the delta leaves alone keep the
      * base's bytes without coding them again, and reading stops at the
-     * last field sent. */
+     * last field sent. From nothing, the code is read against nothing
+     * (its values whole, zl_schema.h) over the fields' codes for 0. */
     if (out != prev)
         *out = prev ? *prev : from_nothing;
-    rc = zl_schema_plan_read_delta(plan, r, out, out, ZL_SCHEMA_WIRE);
+    rc = zl_schema_plan_read_delta(plan, r, prev ? out : NULL, out, ZL_SCHEMA_WIRE);
     out->sequence = sequence;
     return rc;
 }

@@ -668,13 +668,18 @@ static int32_t open_delta(bits_in *b, const char *label)
     return (int32_t)((z >> 1) ^ (0u - (z & 1u)));
 }
 
-/* One changed value against the base code. */
-static uint32_t changed_value(bits_in *b, const wire_field *w, uint32_t base)
+/* The sizes that set a value's parameter (10.2): the previous value's
+ * width(u), or none yet, or a state coded against nothing. */
+#define SIZE_NONE 0xFFu
+#define SIZE_ALONE 0xFEu
+
+/* One changed value against the base code; *size as above. */
+static uint32_t changed_value(bits_in *b, const wire_field *w, uint32_t base, unsigned *size)
 {
-    static const unsigned narrower[3] = {12, 8, 4};
     const zl_field *f = w->f;
     char where[24], text[64], label[48];
-    uint32_t code, cls;
+    uint32_t code;
+    unsigned k, j = 0, at;
     if (f->flags & ZL_DELTA) {
         int32_t d;
         sprintf(label, "%s delta", f->name);
@@ -684,31 +689,37 @@ static uint32_t changed_value(bits_in *b, const wire_field *w, uint32_t base)
         row("", f->name, "%+ld -> code %u = %s", (long)d, (unsigned)code, text);
         return code;
     }
-    if (f->kind == ZL_FIELD_KIND_FLAGS) {
+    if (f->kind == ZL_FIELD_KIND_FLAGS || *size == SIZE_ALONE) {
         code = take(b, w->width, where);
         meaning(text, w, code);
         row(where, f->name, "%s", text);
         return code;
     }
+    k = *size == SIZE_NONE ? w->width / 4u : (w->width / 4u + *size) / 2u;
     sprintf(label, "%s class", f->name);
-    cls = take(b, 2, where);
-    if (cls == 3) {
-        row(where, label, "3: whole code");
+    at = b->at;
+    while (j < 8u && pull(b, 1))
+        j++;
+    sprintf(where, "%u+%u", at, (unsigned)(b->at - at));
+    if (j == 8u) {
+        row(where, label, "8 ones: whole code");
         code = take(b, w->width, where);
+        *size = w->width;
         meaning(text, w, code);
         row(where, f->name, "code %u = %s", (unsigned)code, text);
     } else {
-        unsigned k = w->width > narrower[cls] ? w->width - narrower[cls] : 1u;
-        uint32_t raw, sign = 1u << (k - 1u);
+        uint32_t u;
         int32_t d;
-        row(where, label, "%u: %u-bit difference", (unsigned)cls, k);
-        raw = take(b, k, where);
-        d = (int32_t)((raw ^ sign) - sign);
+        row(where, label, "%u (k %u): %u bits", j, k, j + k);
+        u = (take(b, j + k, where) | (1u << (j + k))) - (1u << k);
+        *size = width_of(u);
+        d = (int32_t)((u >> 1) ^ (0u - (u & 1u)));
         code = base + (uint32_t)d;
         if (f->kind == ZL_FIELD_KIND_ANGLE)
             code &= w->max_code;
         meaning(text, w, code);
-        row(where, f->name, "%+ld -> code %u = %s", (long)d, (unsigned)code, text);
+        row(where, f->name, "u %u: %+ld -> code %u = %s", (unsigned)u, (long)d, (unsigned)code,
+            text);
     }
     return code;
 }
@@ -738,6 +749,7 @@ static void read_state(bits_in *b, const zl_schema *s, int shared, const uint32_
     unsigned n = wire_fields(s, shared, w), i;
     char where[24], label[48];
     uint32_t last, moved = 0;
+    unsigned size = base ? SIZE_NONE : SIZE_ALONE;
     for (i = 0; i < n; i++) {
         codes[i] = base ? base[i] : w[i].zero;
         if (older && i < 32u && older[i] != codes[i])
@@ -757,7 +769,7 @@ static void read_state(bits_in *b, const zl_schema *s, int shared, const uint32_
                             "the last %s", w[last].f->name);
         for (i = 0; i <= last; i++)
             if ((moved >> i) & 1u)
-                codes[i] = changed_value(b, &w[i], codes[i]);
+                codes[i] = changed_value(b, &w[i], codes[i], &size);
         return;
     }
     if (moved != 0)
@@ -773,7 +785,7 @@ static void read_state(bits_in *b, const zl_schema *s, int shared, const uint32_
             if (!c)
                 continue;
         }
-        codes[i] = changed_value(b, &w[i], codes[i]);
+        codes[i] = changed_value(b, &w[i], codes[i], &size);
     }
 }
 
