@@ -358,19 +358,32 @@ static void test_interpolate(void)
 }
 
 /* Writes state against base and reads it back; returns the bits used. */
+/* Writes state against base and reads it back into out; returns the bits
+ * written. The read is made twice: from a buffer of exactly the bytes
+ * written, where the last values are read bit by bit, and from one with
+ * zero bytes after them, where every value is read a word at a time
+ * (zl_schema_wire.h, read_change_word): both must agree. */
 static int round_trip(const tstate *base, const tstate *state, tstate *out)
 {
     uint8_t buf[128];
     zl_bitwriter w;
     zl_bitreader r;
+    tstate slack;
     int bits, bytes;
+    memset(buf, 0, sizeof buf);
     zl_bitwriter_init(&w, buf, sizeof buf);
     bits = zl_schema_write_delta(&tschema, &w, base, state, ZL_SCHEMA_WIRE);
     bytes = zl_bitwriter_finish(&w);
-    ZL_CHECK(bits > 0 && bytes > 0);
+    ZL_CHECK(bits > 0 && bytes > 0 && bytes + 8 <= (int)sizeof buf);
+    if (base)
+        slack = *base;
+    zl_bitreader_init(&r, buf, (size_t)bytes + 8u);
+    ZL_CHECK_EQ(zl_schema_read_delta(&tschema, &r, base, &slack, ZL_SCHEMA_WIRE), ZL_OK);
+    ZL_CHECK_EQ((int)zl_bitreader_bits_left(&r), (bytes + 8) * 8 - bits);
     zl_bitreader_init(&r, buf, (size_t)(bytes > 0 ? bytes : 0));
     ZL_CHECK_EQ(zl_schema_read_delta(&tschema, &r, base, out, ZL_SCHEMA_WIRE), ZL_OK);
     ZL_CHECK(zl_bitreader_bits_left(&r) < 8);
+    ZL_CHECK(zl_schema_equal(&tschema, out, &slack, ZL_SCHEMA_WIRE));
     return bits;
 }
 

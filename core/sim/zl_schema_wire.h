@@ -305,6 +305,28 @@ static inline void in_malformed(delta_in *in)
     in->bits = 0;
 }
 
+/* The class j and value u of a change word in one read, when whole bytes
+ * of the buffer hold the 25 bits from pos and the word fits them: the
+ * class's 1 bits counted at once (the lowest 0 bit of the window, found
+ * with the reader's count of leading zeros). 0 when it cannot: the caller
+ * reads bit by bit. */
+static inline int read_change_word(delta_in *in, unsigned k, uint32_t *u)
+{
+    uint32_t pos = in->pos, idx = pos >> 3, window, zeros;
+    unsigned j, n;
+    if (idx + 4u > in->bits >> 3)
+        return 0;
+    window = zl_get_le32(in->data + idx) >> (pos & 7u);
+    zeros = ~window; /* never 0: the window's top bits are 0 */
+    j = zl_bits_required(zeros & (0u - zeros)) - 1u;
+    n = j + k;
+    if (j >= VALUE_CLASSES || j + 1u + n > 25u)
+        return 0;
+    *u = (((window >> (j + 1u)) & ((1u << n) - 1u)) | (1u << n)) - (1u << k);
+    in->pos = pos + j + 1u + n;
+    return 1;
+}
+
 /* The code write_change sent, not yet checked against the field's range.
  * (u >> 1) ^ -(u & 1) unfolds u back to d in unsigned arithmetic. */
 static inline uint32_t read_change(delta_in *in, unsigned width, uint32_t base, int wraps)
@@ -314,14 +336,16 @@ static inline uint32_t read_change(delta_in *in, unsigned width, uint32_t base, 
     if (in->size == VALUE_ALONE)
         return in_bits(in, width);
     k = value_k(width, in->size);
-    while (j < VALUE_CLASSES && in_bool(in))
-        j++;
-    if (j == VALUE_CLASSES) {
-        in->size = width;
-        return in_bits(in, width);
+    if (!read_change_word(in, k, &u)) {
+        while (j < VALUE_CLASSES && in_bool(in))
+            j++;
+        if (j == VALUE_CLASSES) {
+            in->size = width;
+            return in_bits(in, width);
+        }
+        n = j + k;
+        u = ((n > 0 ? in_bits(in, n) : 0u) | (1u << n)) - (1u << k);
     }
-    n = j + k;
-    u = ((n > 0 ? in_bits(in, n) : 0u) | (1u << n)) - (1u << k);
     in->size = zl_bits_required(u);
     code = base + ((u >> 1) ^ (0u - (u & 1u)));
     return wraps ? code & low_mask(width) : code;
