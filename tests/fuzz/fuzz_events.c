@@ -28,6 +28,27 @@ static int build_from_held(const void *ctx, int32_t source, uint32_t which, zl_e
     return 1;
 }
 
+/* The reader's view: the even players held, each standing as `held`,
+ * their bases the FPS's; nothing for the writer (every, plan). */
+static void hold_even_players(const zl_game *rules, zl_event_bases *bases)
+{
+    int k;
+    memset(&held, 0, sizeof held);
+    held.origin.x = ZL_FX_INT(812);
+    held.yaw = 8192;
+    held.pitch = 1040;
+    memset(even, 0, sizeof even);
+    for (k = 0; k < ZL_MAX_CLIENTS; k += 2)
+        even[k / 8] |= (uint8_t)(1u << (k % 8));
+    bases->count = rules->event_bases;
+    bases->held = even;
+    bases->every = NULL;
+    bases->holds = holds_even;
+    bases->build = build_from_held;
+    bases->ctx = rules;
+    bases->plan = NULL;
+}
+
 /* The input is a series of sections, each a length byte, a tick byte (the
  * snapshot's tick step: an odd one reads it as a full snapshot's, without
  * an events reference, an even one against the reference the sections
@@ -45,20 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t taken = 0, tick = 1000;
     zl_event_ref ref = {0, 0};
     zl_event_queue_init(&queue);
-    memset(&held, 0, sizeof held);
-    held.origin.x = ZL_FX_INT(812);
-    held.yaw = 8192;
-    held.pitch = 1040;
-    memset(even, 0, sizeof even);
-    for (k = 0; k < ZL_MAX_CLIENTS; k += 2)
-        even[k / 8] |= (uint8_t)(1u << (k % 8));
-    bases.count = rules.event_bases;
-    bases.held = even;
-    bases.every = NULL;
-    bases.holds = holds_even;
-    bases.build = build_from_held;
-    bases.ctx = &rules;
-    bases.plan = NULL;
+    hold_even_players(&rules, &bases);
     while (at + 2 <= size) {
         size_t len = data[at++];
         uint8_t *block;
