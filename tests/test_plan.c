@@ -413,6 +413,7 @@ static void check_write_extrapolated(side_by_side *t, const uint8_t *a, const ui
     const zl_schema *s = &t->moving.s;
     const uint8_t *states[2];
     uint8_t buf1[160], buf2[160], scratch[STATE];
+    zl_moved moved;
     int k;
     states[0] = b;
     states[1] = junk;
@@ -427,10 +428,10 @@ static void check_write_extrapolated(side_by_side *t, const uint8_t *a, const ui
         if (zl_schema_extrapolate(s, scratch, b, a, ahead, behind, which))
             from = scratch;
         /* A known change is coded with the moved set of b and a. */
+        if (which & ZL_SCHEMA_CHANGED)
+            zl_schema_moved(s, b, a, which & ~ZL_SCHEMA_CHANGED, &moved);
         n1 = zl_schema_write_moved(s, &w1, from, states[k], which,
-                                   which & ZL_SCHEMA_CHANGED
-                                       ? zl_schema_moved(s, b, a, which & ~ZL_SCHEMA_CHANGED)
-                                       : 0u);
+                                   which & ZL_SCHEMA_CHANGED ? &moved : NULL);
         n2 = zl_schema_plan_write_extrapolated(&t->moving_plan, &w2, b, a, ahead, behind,
                                                states[k], which);
         same_value(t, n1, n2);

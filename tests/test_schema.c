@@ -681,6 +681,60 @@ static void test_value_code_edges(void)
     ZL_CHECK_EQ(out.yaw, 7);
 }
 
+/* A known change against base with the moved set of base and older:
+ * its bits, read back into out through the same moved set. */
+static int moved_round_trip(const tstate *base, const tstate *older, const tstate *state,
+                            tstate *out)
+{
+    uint8_t buf[128];
+    zl_bitwriter w;
+    zl_bitreader r;
+    zl_moved moved;
+    int bits, bytes, which = ZL_SCHEMA_WIRE | ZL_SCHEMA_CHANGED;
+    zl_schema_moved(&tschema, base, older, ZL_SCHEMA_WIRE, &moved);
+    zl_bitwriter_init(&w, buf, sizeof buf);
+    bits = zl_schema_write_moved(&tschema, &w, base, state, which, &moved);
+    bytes = zl_bitwriter_finish(&w);
+    ZL_CHECK(bits > 0 && bytes > 0);
+    zl_bitreader_init(&r, buf, (size_t)(bytes > 0 ? bytes : 0));
+    ZL_CHECK_EQ(zl_schema_read_moved(&tschema, &r, base, out, which, &moved), ZL_OK);
+    ZL_CHECK(zl_bitreader_bits_left(&r) < 8);
+    return bits;
+}
+
+static void test_value_code_step(void)
+{
+    tstate base, older, state, out;
+    zl_moved moved;
+    memset(&base, 0, sizeof base);
+    zl_schema_quantize(&tschema, &base);
+    older = base;
+    older.pos.x = -1000 * 2048; /* x stepped +1000 codes into the base: u = 2000 */
+    older.yaw = 3;              /* yaw stepped -3: u = 5 */
+    zl_schema_moved(&tschema, &base, &older, ZL_SCHEMA_WIRE, &moved);
+    ZL_CHECK_EQ(moved.set, 1u << F_POSX | 1u << F_YAW);
+    ZL_CHECK_EQ(moved.step[F_POSX], 11);
+    ZL_CHECK_EQ(moved.step[F_YAW], 3);
+    ZL_CHECK_EQ(moved.step[F_POSY], 0);
+    /* A moved field moves next as it just moved: x's k is 11 - 1 = 10, so
+     * another 1000 codes (u = 2000) is class 1 in 2 + 11 bits, where as a
+     * state's first value (k = 4) it would be class 6 in 13 + 4; yaw's k is
+     * 3 - 1 = 2, and -3 (u = 5) class 1 in 2 + 3 bits. The moved bit is 1
+     * (exactly the moved fields changed): no place, no changed bits. */
+    state = base;
+    state.pos.x = 1000 * 2048;
+    state.yaw = (zl_angle)-3;
+    ZL_CHECK_EQ(moved_round_trip(&base, &older, &state, &out), 1 + 13 + 5);
+    ZL_CHECK(zl_schema_equal(&tschema, &out, &state, ZL_SCHEMA_WIRE));
+    /* A field that did not move keeps the state's rule: y's step of one
+     * (u = 2) after x's u of 11 bits has k = (4 + 11) / 2 = 7: 1 + 7 bits.
+     * The moved bit is 0, then y's place (3 bits) and x's changed bit. */
+    state.yaw = 0;
+    state.pos.y = 2048;
+    ZL_CHECK_EQ(moved_round_trip(&base, &older, &state, &out), 1 + 3 + 1 + 13 + 8);
+    ZL_CHECK(zl_schema_equal(&tschema, &out, &state, ZL_SCHEMA_WIRE));
+}
+
 /* Hand-built streams that break the schema's rules: the field at `place`
  * among those sent changed, with `ones` one bits (a class, followed by a
  * 0 below 8; 8 for a whole code) and then `value_bits` bits of value,
@@ -881,6 +935,7 @@ void zl_suite_schema(void)
     ZL_RUN(test_owner_fields);
     ZL_RUN(test_delta_sizes);
     ZL_RUN(test_value_code_edges);
+    ZL_RUN(test_value_code_step);
     ZL_RUN(test_delta_hostile);
     ZL_RUN(test_writer_overflow);
 }

@@ -908,10 +908,11 @@ static int moved_code_bits_for(uint16_t e, uint32_t tick, uint32_t from, uint32_
     uint8_t scratch[64];
     zl_bitwriter w;
     ZL_CHECK(zl_schema_extrapolate(s, pred, base, was, tick - from, from - older, which) == 1);
+    zl_moved moved;
     zl_bitwriter_init(&w, scratch, sizeof scratch);
+    zl_schema_moved(s, base, was, which, &moved);
     return zl_schema_write_moved(s, &w, pred, zl_snapshot_world_state(&world, tick, e),
-                                 which | ZL_SCHEMA_CHANGED,
-                                 with_moved ? zl_schema_moved(s, base, was, which) : 0u);
+                                 which | ZL_SCHEMA_CHANGED, with_moved ? &moved : NULL);
 }
 
 static int moved_code_bits(uint16_t e, uint32_t tick, uint32_t from, uint32_t older,

@@ -288,7 +288,9 @@ void zl_schema_interpolate(const zl_schema *s, void *out, const void *a, const v
     }
 }
 
-static void write_value(const zl_field *f, delta_out *o, uint32_t base_code, uint32_t code)
+/* `step`: the field's step size (zl_moved), 0 for none. */
+static void write_value(const zl_field *f, delta_out *o, uint32_t base_code, uint32_t code,
+                        unsigned step)
 {
     unsigned width = zl_bits_required(max_code(f));
     if (f->flags & ZL_DELTA)
@@ -296,10 +298,10 @@ static void write_value(const zl_field *f, delta_out *o, uint32_t base_code, uin
     else if (f->kind == ZL_FIELD_KIND_FLAGS)
         put(o, code, width);
     else
-        write_change(o, width, base_code, code, f->kind == ZL_FIELD_KIND_ANGLE);
+        write_change(o, width, base_code, code, f->kind == ZL_FIELD_KIND_ANGLE, step);
 }
 
-static uint32_t read_value(const zl_field *f, delta_in *in, uint32_t base_code)
+static uint32_t read_value(const zl_field *f, delta_in *in, uint32_t base_code, unsigned step)
 {
     unsigned width = zl_bits_required(max_code(f));
     uint32_t code;
@@ -308,7 +310,7 @@ static uint32_t read_value(const zl_field *f, delta_in *in, uint32_t base_code)
     else if (f->kind == ZL_FIELD_KIND_FLAGS)
         code = in_bits(in, width);
     else
-        code = read_change(in, width, base_code, f->kind == ZL_FIELD_KIND_ANGLE);
+        code = read_change(in, width, base_code, f->kind == ZL_FIELD_KIND_ANGLE, step);
     if (code > max_code(f)) {
         in_malformed(in);
         return 0;
@@ -316,27 +318,48 @@ static uint32_t read_value(const zl_field *f, delta_in *in, uint32_t base_code)
     return code;
 }
 
-uint32_t zl_schema_moved(const zl_schema *s, const void *base, const void *older, int which)
+/* A field the snapshot extrapolates (9.3): its step is not how it moves
+ * next, its extrapolation is. */
+static int extrapolated_field(const zl_field *f)
 {
-    uint32_t moved = 0, place = 0;
+    return (f->flags & (ZL_EXTRAPOLATE | ZL_TELEPORT)) == ZL_EXTRAPOLATE;
+}
+
+void zl_schema_moved(const zl_schema *s, const void *base, const void *older, int which,
+                     zl_moved *out)
+{
+    uint32_t place = 0;
     int i;
     zl_field coarser;
-    ZL_ASSERT(s && base && older && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
+    ZL_ASSERT(s && base && older && out && (which == ZL_SCHEMA_WIRE || which == ZL_SCHEMA_SHARED));
+    memset(out, 0, sizeof *out);
     for (i = 0; i < s->count && place < 32u; i++) {
         const zl_field *f = for_audience(&s->fields[i], which, &coarser);
+        uint32_t b, o;
         if (!selected(f, which))
             continue;
-        if (code_of(f, base) != code_of(f, older))
-            moved |= 1u << place;
+        b = code_of(f, base);
+        o = code_of(f, older);
+        if (b != o) {
+            out->set |= 1u << place;
+            if (!extrapolated_field(f)) /* DELTA and FLAGS values leave it unused */
+                out->step[place] = (uint8_t)step_size(b, o, zl_bits_required(max_code(f)),
+                                                      f->kind == ZL_FIELD_KIND_ANGLE);
+        }
         place++;
     }
-    return moved;
+}
+
+/* The step of the field at `place` (0 for none). */
+static unsigned step_at(const zl_moved *moved, int place)
+{
+    return moved && place < 32 ? moved->step[place] : 0u;
 }
 
 int zl_schema_write_moved(const zl_schema *s, zl_bitwriter *w, const void *base,
-                          const void *state, int which, uint32_t moved)
+                          const void *state, int which, const zl_moved *m)
 {
-    uint32_t start = zl_bitwriter_bits_used(w), changed = 0;
+    uint32_t start = zl_bitwriter_bits_used(w), changed = 0, moved = m ? m->set : 0u;
     int last = -1, sent = 0, place = 0;
     int i, known = which & ZL_SCHEMA_CHANGED, alike;
     zl_field coarser;
@@ -367,7 +390,7 @@ int zl_schema_write_moved(const zl_schema *s, zl_bitwriter *w, const void *base,
     if (last >= 0) {
         if (!alike)
             put_last(&o, (unsigned)place, (unsigned)sent);
-        for (i = 0; i <= last; i++) {
+        for (i = 0, place = 0; i <= last; i++) {
             const zl_field *f = for_audience(&s->fields[i], which, &coarser);
             uint32_t code, base_code;
             if (!selected(f, which))
@@ -377,7 +400,8 @@ int zl_schema_write_moved(const zl_schema *s, zl_bitwriter *w, const void *base,
             if (i < last && !alike)
                 put(&o, code != base_code, 1);
             if (code != base_code)
-                write_value(f, &o, base_code, code);
+                write_value(f, &o, base_code, code, step_at(m, place));
+            place++;
         }
     }
     flush(&o);
@@ -389,12 +413,13 @@ int zl_schema_write_moved(const zl_schema *s, zl_bitwriter *w, const void *base,
 int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
                           const void *state, int which)
 {
-    return zl_schema_write_moved(s, w, base, state, which, 0);
+    return zl_schema_write_moved(s, w, base, state, which, NULL);
 }
 
 int zl_schema_read_moved(const zl_schema *s, zl_bitreader *r, const void *base, void *out,
-                         int which, uint32_t moved)
+                         int which, const zl_moved *m)
 {
+    uint32_t moved = m ? m->set : 0u;
     int last, place = 0, alike;
     int i, known = which & ZL_SCHEMA_CHANGED;
     zl_field coarser;
@@ -411,7 +436,8 @@ int zl_schema_read_moved(const zl_schema *s, zl_bitreader *r, const void *base, 
             continue;
         if (place == last ||
             (place < last && (alike ? (int)(moved >> place) & 1 : in_bool(&in))))
-            store_value(f, out, decode(f, read_value(f, &in, code_of(f, base))));
+            store_value(f, out,
+                        decode(f, read_value(f, &in, code_of(f, base), step_at(m, place))));
         else if (out != base)
             store_value(f, out, decode(f, code_of(f, base)));
         place++;
@@ -423,7 +449,7 @@ int zl_schema_read_moved(const zl_schema *s, zl_bitreader *r, const void *base, 
 int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, void *out,
                          int which)
 {
-    return zl_schema_read_moved(s, r, base, out, which, 0);
+    return zl_schema_read_moved(s, r, base, out, which, NULL);
 }
 
 int zl_schema_extrapolate(const zl_schema *s, void *out, const void *base, const void *older,

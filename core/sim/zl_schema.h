@@ -216,25 +216,38 @@ int zl_schema_write_delta(const zl_schema *s, zl_bitwriter *w, const void *base,
 int zl_schema_read_delta(const zl_schema *s, zl_bitreader *r, const void *base, void *out,
                          int which);
 
-/* The moved set of a base against an older state (docs/PROTOCOL.md 10.2):
- * bit i set when the i-th field `which` selects (ZL_SCHEMA_WIRE or
- * ZL_SCHEMA_SHARED), among the first 32, has different codes on the
- * audience's grid in base and older (both read only, quantised). */
-uint32_t zl_schema_moved(const zl_schema *s, const void *base, const void *older, int which);
+/* The moved set of a base against an older state (docs/PROTOCOL.md 10.2)
+ * and the size of each step taken: what both ends hold of how the fields
+ * just moved. */
+typedef struct zl_moved {
+    uint32_t set;     /* bit i: the i-th selected field, of the first 32, moved */
+    uint8_t step[32]; /* for a moved field that is not extrapolated: the
+                       * width in bits of its folded step (10.2), 1..32;
+                       * 0 otherwise */
+} zl_moved;
+
+/* Fills `out` with the moved set of base against older: bit i set when
+ * the i-th field `which` selects (ZL_SCHEMA_WIRE or ZL_SCHEMA_SHARED),
+ * among the first 32, has different codes on the audience's grid in base
+ * and older (both read only, quantised), and the sizes of those steps. */
+void zl_schema_moved(const zl_schema *s, const void *base, const void *older, int which,
+                     zl_moved *out);
 
 /* zl_schema_write_delta of a state taken as changed (which has
- * ZL_SCHEMA_CHANGED; a programmer error otherwise, unless moved is 0)
+ * ZL_SCHEMA_CHANGED; a programmer error otherwise, unless moved is NULL)
  * against a base with the moved set `moved` (zl_schema_moved of the base,
- * not extrapolated, and the older state): when moved is not 0 a bit says
- * whether exactly the moved fields changed, and then only their values
- * follow (10.2). moved 0 is zl_schema_write_delta. */
+ * not extrapolated, and the older state; NULL for none): when its set is
+ * not 0 a bit says whether exactly the moved fields changed, and then only
+ * their values follow, and the values of moved fields that are not
+ * extrapolated are coded after their steps (10.2). moved NULL is
+ * zl_schema_write_delta. */
 int zl_schema_write_moved(const zl_schema *s, zl_bitwriter *w, const void *base,
-                          const void *state, int which, uint32_t moved);
+                          const void *state, int which, const zl_moved *moved);
 
 /* Reads what zl_schema_write_moved wrote, with the same moved set; as
  * zl_schema_read_delta otherwise. */
 int zl_schema_read_moved(const zl_schema *s, zl_bitreader *r, const void *base, void *out,
-                         int which, uint32_t moved);
+                         int which, const zl_moved *moved);
 
 /* Extrapolates the ZL_EXTRAPOLATE fields `which` selects from `older`
  * (`behind` ticks before base) to `ahead` ticks after base, on the
@@ -320,7 +333,7 @@ int zl_schema_plan_write_delta(const zl_schema_plan *p, zl_bitwriter *w, const v
 int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const void *base,
                               void *out, int which);
 int zl_schema_plan_read_moved(const zl_schema_plan *p, zl_bitreader *r, const void *base,
-                              void *out, int which, uint32_t moved);
+                              void *out, int which, const zl_moved *moved);
 int zl_schema_plan_extrapolate(const zl_schema_plan *p, void *out, const void *base,
                                const void *older, uint32_t ahead, uint32_t behind, int which);
 

@@ -394,14 +394,14 @@ static inline uint32_t predicted(const zl_plan_field *f, unsigned drop, uint32_t
 /* A changed field's value against its base's code, as read_value and
  * zl_schema_plan_read_delta take it back. */
 static void plan_write_value(const zl_plan_field *f, delta_out *o, unsigned drop,
-                             uint32_t base_code, uint32_t code)
+                             uint32_t base_code, uint32_t code, unsigned step)
 {
     if (f->sel & ZL_DELTA)
         put_delta(o, base_code, code);
     else if (f->op & OP_WHOLE)
         put(o, code, f->width);
     else
-        write_change(o, f->width - drop, base_code, code, f->op & OP_WRAPS);
+        write_change(o, f->width - drop, base_code, code, f->op & OP_WRAPS, step);
 }
 
 /* A place's bit in a moved or changed set (zl_schema_moved): places from
@@ -434,6 +434,7 @@ static int write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *bas
 {
     uint32_t code[ZL_SCHEMA_PLAN_FIELDS], base_code[ZL_SCHEMA_PLAN_FIELDS];
     uint8_t field[ZL_SCHEMA_PLAN_FIELDS], place[ZL_SCHEMA_PLAN_FIELDS];
+    uint8_t step[ZL_SCHEMA_PLAN_FIELDS]; /* zl_moved's, by changed field */
     uint32_t start = zl_bitwriter_bits_used(w), moved = 0, changed = 0;
     int sent = 0, n = 0, i, k, alike;
     unsigned next = 0, last;
@@ -441,7 +442,7 @@ static int write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *bas
     for (i = 0; i < p->schema->count; i++) {
         const zl_plan_field *f = &p->field[i];
         uint32_t raw, base_raw, c, b;
-        unsigned drop;
+        unsigned drop, size = 0;
         if (!(f->sel & SEL(which)))
             continue;
         raw = plan_load(f, state);
@@ -453,7 +454,9 @@ static int write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *bas
             b = plan_encode(f, drop, base_raw);
             if (was != b) {
                 moved |= PLACE_BIT(sent);
-                if (x && (f->op & OP_MOVING))
+                if (known && !(f->op & OP_MOVING) && PLACE_BIT(sent) != 0)
+                    size = step_size(b, was, f->width - drop, f->op & OP_WRAPS);
+                else if (x && (f->op & OP_MOVING))
                     b = predicted(f, drop, b, was, x);
             }
             c = plan_encode(f, drop, raw);
@@ -466,6 +469,7 @@ static int write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *bas
             b = plan_encode(f, drop, base_raw);
         }
         if (c != b) {
+            step[n] = (uint8_t)size;
             field[n] = (uint8_t)i;
             place[n] = (uint8_t)sent;
             code[n] = c;
@@ -490,7 +494,7 @@ static int write_delta(const zl_schema_plan *p, zl_bitwriter *w, const void *bas
         if (!alike)
             put_gap(&o, place[k] - next, place[k] < last);
         next = place[k] + 1u;
-        plan_write_value(f, &o, drop_for(f, which), base_code[k], code[k]);
+        plan_write_value(f, &o, drop_for(f, which), base_code[k], code[k], step[k]);
     }
     flush(&o);
     if (w->error != ZL_OK)
@@ -519,11 +523,13 @@ int zl_schema_plan_write_extrapolated(const zl_schema_plan *p, zl_bitwriter *w, 
     ZL_ASSERT(ahead >= 1 && ahead <= 63 && behind >= 1 && behind <= 63);
     if (!p->planned) {
         uint32_t scratch[ZL_STATE_MAX / 4];
-        uint32_t moved = known ? zl_schema_moved(p->schema, base, older, fields) : 0u;
+        zl_moved moved;
         ZL_ASSERT(p->schema->size <= sizeof scratch);
+        if (known)
+            zl_schema_moved(p->schema, base, older, fields, &moved);
         if (zl_schema_extrapolate(p->schema, scratch, base, older, ahead, behind, fields))
             base = scratch;
-        return zl_schema_write_moved(p->schema, w, base, state, which, moved);
+        return zl_schema_write_moved(p->schema, w, base, state, which, known ? &moved : NULL);
     }
     if (teleported(p, base, older, fields))
         return write_delta(p, w, base, state, fields, known, older, NULL);
@@ -561,7 +567,7 @@ static ALWAYS_INLINE int read_delta(const zl_schema_plan *p, zl_bitreader *r,
                 code = in_bits(&in, f->width);
             else
                 code = read_change(&in, f->width - drop, plan_code_of(f, drop, base),
-                                   f->op & OP_WRAPS);
+                                   f->op & OP_WRAPS, 0);
             if (code > plan_max_code(f, drop)) {
                 in_malformed(&in);
                 code = 0;
@@ -590,14 +596,14 @@ int zl_schema_plan_read_delta(const zl_schema_plan *p, zl_bitreader *r, const vo
 }
 
 int zl_schema_plan_read_moved(const zl_schema_plan *p, zl_bitreader *r, const void *base,
-                              void *out, int which, uint32_t moved)
+                              void *out, int which, const zl_moved *moved)
 {
     int known = which & ZL_SCHEMA_CHANGED, fields = which & ~ZL_SCHEMA_CHANGED;
     ZL_ASSERT(p && r && out && (fields == ZL_SCHEMA_WIRE || fields == ZL_SCHEMA_SHARED));
-    ZL_ASSERT(known || moved == 0);
+    ZL_ASSERT(known || moved == NULL || moved->set == 0);
     /* The walk reads a code with a moved set: command reads keep the
      * plan's copies to themselves. */
-    if (moved != 0 || !p->planned)
+    if ((moved && moved->set != 0) || !p->planned)
         return zl_schema_read_moved(p->schema, r, base, out, which, moved);
     return zl_schema_plan_read_delta(p, r, base, out, which);
 }

@@ -99,7 +99,10 @@ static inline uint32_t max_code(const zl_field *f)
  * of a player's coordinates), so k is the mean of a quarter of the
  * field's width (its prior) and the size in bits of the previous value's
  * u in the same state's code (the width after a whole code); the first
- * value takes the prior alone. A difference whose class would be the
+ * value takes the prior alone. A field that is not extrapolated and moved
+ * between the older state and the base (a moved set's, 10.2) moves next
+ * about as it just moved: its k is the size of that step's u less 1 (at
+ * most 20), whatever came before. A difference whose class would be the
  * eighth or whose word would cost the width plus 8 bits goes whole
  * instead: 8 ones, then the code in the field's width. So a value never
  * costs more than its width plus 8 bits. A state coded against nothing
@@ -109,12 +112,16 @@ static inline uint32_t max_code(const zl_field *f)
 #define VALUE_CLASSES 8u
 #define VALUE_NONE 0xFFu  /* no value yet in this state's code */
 #define VALUE_ALONE 0xFEu /* a state coded against nothing: every value whole */
+#define VALUE_K_MAX 20u   /* so a class's j + k bits stay below 32 */
 
 /* The code's parameter for a field of `width` bits after a previous
- * value of `size` bits (VALUE_NONE for none). */
-static inline unsigned value_k(unsigned width, unsigned size)
+ * value of `size` bits (VALUE_NONE for none), the field's step `step`
+ * bits (zl_moved; 0 for none). */
+static inline unsigned value_k(unsigned width, unsigned size, unsigned step)
 {
     unsigned prior = width / 4u;
+    if (step != 0)
+        return step > VALUE_K_MAX ? VALUE_K_MAX : step - 1u;
     return size == VALUE_NONE ? prior : (prior + size) / 2u;
 }
 
@@ -127,6 +134,19 @@ static inline uint32_t difference(uint32_t code, uint32_t base, unsigned width, 
         return d;
     s = 1u << (width - 1u);
     return ((d & low_mask(width)) ^ s) - s;
+}
+
+/* d folded: 2d (d >= 0) or -2d - 1, as uint32. */
+static inline uint32_t folded(uint32_t d)
+{
+    return (d << 1) ^ (0u - (d >> 31));
+}
+
+/* The size of a moved field's step from the older code o to the base's
+ * code b (zl_moved): the width of its folded difference, 1..32 (b != o). */
+static inline unsigned step_size(uint32_t b, uint32_t o, unsigned width, int wraps)
+{
+    return zl_bits_required(folded(difference(b, o, width, wraps)));
 }
 
 /* The code `ahead` ticks after b on the line through o (`behind` ticks
@@ -195,18 +215,20 @@ static inline void put_delta(delta_out *o, uint32_t base_code, uint32_t code)
     zl_bitwriter_delta(o->w, zl_to_i32(code - base_code)); /* wraps mod 2^32 */
 }
 
-static inline void write_change(delta_out *o, unsigned width, uint32_t base, uint32_t code, int wraps)
+/* `step`: as value_k's. */
+static inline void write_change(delta_out *o, unsigned width, uint32_t base, uint32_t code,
+                                int wraps, unsigned step)
 {
     uint32_t d = difference(code, base, width, wraps);
-    uint32_t u = (d << 1) ^ (0u - (d >> 31)); /* 2d or -2d - 1 */
+    uint32_t u = folded(d);
     unsigned k, n, j, top;
     if (o->size == VALUE_ALONE) {
         put(o, code, width);
         return;
     }
-    k = value_k(width, o->size);
+    k = value_k(width, o->size, step);
     j = zl_bits_required((u >> k) + 1u) - 1u;
-    n = j + k; /* below 32: k is at most 20 */
+    n = j + k; /* below 32: k is at most VALUE_K_MAX */
     if (j >= VALUE_CLASSES || 2u * j + 1u + k >= width + VALUE_CLASSES) {
         put(o, low_mask(VALUE_CLASSES), VALUE_CLASSES);
         put(o, code, width);
@@ -329,13 +351,14 @@ static inline int read_change_word(delta_in *in, unsigned k, uint32_t *u)
 
 /* The code write_change sent, not yet checked against the field's range.
  * (u >> 1) ^ -(u & 1) unfolds u back to d in unsigned arithmetic. */
-static inline uint32_t read_change(delta_in *in, unsigned width, uint32_t base, int wraps)
+static inline uint32_t read_change(delta_in *in, unsigned width, uint32_t base, int wraps,
+                                   unsigned step)
 {
     unsigned k, j = 0, n;
     uint32_t u, code;
     if (in->size == VALUE_ALONE)
         return in_bits(in, width);
-    k = value_k(width, in->size);
+    k = value_k(width, in->size, step);
     if (!read_change_word(in, k, &u)) {
         while (j < VALUE_CLASSES && in_bool(in))
             j++;

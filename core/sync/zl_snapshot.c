@@ -373,15 +373,17 @@ static int write_code(const writer_job *j, zl_bitwriter *bw, uint16_t e)
     plan = plan_slot(j->w, j->layout, schema);
     base = op == OP_UPDATE ? base_state(j->w, j->base_slot, j->base, e) : NULL;
     if (plan->schema != schema) {
-        uint32_t moved = 0;
+        zl_moved moved;
+        const zl_moved *moves = NULL;
         if (pfrom_of(j, e) != 0) {
-            moved = zl_schema_moved(schema, base, pred_state(j, e), fields_for(e, j->own));
+            zl_schema_moved(schema, base, pred_state(j, e), fields_for(e, j->own), &moved);
+            moves = &moved;
             if (zl_schema_extrapolate(schema, predicted, base, pred_state(j, e),
                                       j->tick - j->base->tick, pred_age(j),
                                       fields_for(e, j->own)))
                 base = predicted;
         }
-        return zl_schema_write_moved(schema, bw, base, j->now->states[e], which, moved);
+        return zl_schema_write_moved(schema, bw, base, j->now->states[e], which, moves);
     }
     if (pfrom_of(j, e) != 0)
         return zl_schema_plan_write_extrapolated(plan, bw, base, pred_state(j, e),

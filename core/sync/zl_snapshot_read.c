@@ -102,7 +102,8 @@ static void read_entries(const zl_snapshot_layout *layout, uint16_t own_entity, 
         uint8_t *state;
         const void *base;
         int against_base = 0, which, held;
-        uint32_t moved;
+        zl_moved moved;
+        const zl_moved *moves;
         /* The head (9.3): 1 the next number, entering or changed; 01 the
          * next number, another kind; 00 a gap less 1. */
         int joint = zl_bitreader_bool(r);
@@ -141,9 +142,11 @@ static void read_entries(const zl_snapshot_layout *layout, uint16_t own_entity, 
         plan = e < layout->players ? layout->player_plan : layout->entity_plan;
         held = against_base && x->older && bit_get(x->older->present, e);
         /* A change against a base the older frame also holds: its moved set. */
-        moved = held && against_base == 1
-                    ? zl_schema_moved(schema, state, x->older->states[e], fields_for(e, own_entity))
-                    : 0u;
+        moves = NULL;
+        if (held && against_base == 1) {
+            zl_schema_moved(schema, state, x->older->states[e], fields_for(e, own_entity), &moved);
+            moves = &moved;
+        }
         if (held &&
             (plan ? zl_schema_plan_extrapolate(plan, predicted, state, x->older->states[e],
                                                x->ahead, x->behind, fields_for(e, own_entity))
@@ -158,9 +161,9 @@ static void read_entries(const zl_snapshot_layout *layout, uint16_t own_entity, 
         /* An update's code leaves out its changed bit. */
         which = fields_for(e, own_entity) | (against_base ? ZL_SCHEMA_CHANGED : 0);
         if (plan)
-            zl_schema_plan_read_moved(plan, r, base, state, which, moved);
+            zl_schema_plan_read_moved(plan, r, base, state, which, moves);
         else
-            zl_schema_read_moved(schema, r, base, state, which, moved);
+            zl_schema_read_moved(schema, r, base, state, which, moves);
     }
 }
 

@@ -673,8 +673,11 @@ static int32_t open_delta(bits_in *b, const char *label)
 #define SIZE_NONE 0xFFu
 #define SIZE_ALONE 0xFEu
 
-/* One changed value against the base code; *size as above. */
-static uint32_t changed_value(bits_in *b, const wire_field *w, uint32_t base, unsigned *size)
+/* One changed value against the base code; *size as above; `step` the
+ * width of the field's folded step from the older frame (10.2), 0 for
+ * none. */
+static uint32_t changed_value(bits_in *b, const wire_field *w, uint32_t base, unsigned *size,
+                              unsigned step)
 {
     const zl_field *f = w->f;
     char where[24], text[64], label[48];
@@ -695,7 +698,10 @@ static uint32_t changed_value(bits_in *b, const wire_field *w, uint32_t base, un
         row(where, f->name, "%s", text);
         return code;
     }
-    k = *size == SIZE_NONE ? w->width / 4u : (w->width / 4u + *size) / 2u;
+    if (step != 0)
+        k = step - 1u < 20u ? step - 1u : 20u;
+    else
+        k = *size == SIZE_NONE ? w->width / 4u : (w->width / 4u + *size) / 2u;
     sprintf(label, "%s class", f->name);
     at = b->at;
     while (j < 8u && pull(b, 1))
@@ -710,7 +716,7 @@ static uint32_t changed_value(bits_in *b, const wire_field *w, uint32_t base, un
     } else {
         uint32_t u;
         int32_t d;
-        row(where, label, "%u (k %u): %u bits", j, k, j + k);
+        row(where, label, "%u (k %u%s): %u bits", j, k, step ? ", the step's" : "", j + k);
         u = (take(b, j + k, where) | (1u << (j + k))) - (1u << k);
         *size = width_of(u);
         d = (int32_t)((u >> 1) ^ (0u - (u & 1u)));
@@ -722,6 +728,22 @@ static uint32_t changed_value(bits_in *b, const wire_field *w, uint32_t base, un
             text);
     }
     return code;
+}
+
+/* The width of the folded step from the older frame's code o to the
+ * base's b (10.2): ANGLE the short way round. */
+static unsigned step_width(const wire_field *w, uint32_t b, uint32_t o)
+{
+    int64_t d = (int64_t)b - (int64_t)o;
+    uint64_t u;
+    if (w->f->kind == ZL_FIELD_KIND_ANGLE) {
+        int64_t turn = (int64_t)w->max_code + 1;
+        d = ((d % turn) + turn) % turn;
+        if (d >= turn / 2)
+            d -= turn;
+    }
+    u = d >= 0 ? 2u * (uint64_t)d : 2u * (uint64_t)(-d) - 1u;
+    return width_of((uint32_t)u);
 }
 
 /* The place of the last changed field among n (10.2): with w = width(n -
@@ -749,11 +771,14 @@ static void read_state(bits_in *b, const zl_schema *s, int shared, const uint32_
     unsigned n = wire_fields(s, shared, w), i;
     char where[24], label[48];
     uint32_t last, moved = 0;
-    unsigned size = base ? SIZE_NONE : SIZE_ALONE;
+    unsigned size = base ? SIZE_NONE : SIZE_ALONE, step[FIELDS_MAX] = {0};
     for (i = 0; i < n; i++) {
         codes[i] = base ? base[i] : w[i].zero;
-        if (older && i < 32u && older[i] != codes[i])
+        if (older && i < 32u && older[i] != codes[i]) {
             moved |= 1u << i;
+            if ((w[i].f->flags & (ZL_EXTRAPOLATE | ZL_TELEPORT)) != ZL_EXTRAPOLATE)
+                step[i] = step_width(&w[i], codes[i], older[i]);
+        }
     }
     if (!known) {
         if (!take(b, 1, where)) {
@@ -769,7 +794,7 @@ static void read_state(bits_in *b, const zl_schema *s, int shared, const uint32_
                             "the last %s", w[last].f->name);
         for (i = 0; i <= last; i++)
             if ((moved >> i) & 1u)
-                codes[i] = changed_value(b, &w[i], codes[i], &size);
+                codes[i] = changed_value(b, &w[i], codes[i], &size, step[i]);
         return;
     }
     if (moved != 0)
@@ -785,7 +810,7 @@ static void read_state(bits_in *b, const zl_schema *s, int shared, const uint32_
             if (!c)
                 continue;
         }
-        codes[i] = changed_value(b, &w[i], codes[i], &size);
+        codes[i] = changed_value(b, &w[i], codes[i], &size, step[i]);
     }
 }
 
