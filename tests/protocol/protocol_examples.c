@@ -3,8 +3,9 @@
  * run from fixed keys, nonces, times and a fixed seed, captured off the wire.
  * Each chosen datagram is printed as a named hex dump, then read field by
  * field by a decoder written from the document alone (it shares no code with
- * the library's readers: it only uses the library's ciphers and the game's
- * field tables). tools/check-protocol-doc.sh compares this output with the
+ * the library's readers: it only uses the library's ciphers, the game's
+ * field tables, and the schema's extrapolation and moved set, which both
+ * ends compute from the states they hold). tools/check-protocol-doc.sh compares this output with the
  * fenced blocks of the document. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -675,9 +676,9 @@ static int32_t open_delta(bits_in *b, const char *label)
 
 /* One changed value against the base code; *size as above; `step` the
  * width of the field's folded step from the older frame (10.2), 0 for
- * none. */
+ * none; `on` says what the base code is ("" for the base's own). */
 static uint32_t changed_value(bits_in *b, const wire_field *w, uint32_t base, unsigned *size,
-                              unsigned step)
+                              unsigned step, const char *on)
 {
     const zl_field *f = w->f;
     char where[24], text[64], label[48];
@@ -724,26 +725,10 @@ static uint32_t changed_value(bits_in *b, const wire_field *w, uint32_t base, un
         if (f->kind == ZL_FIELD_KIND_ANGLE)
             code &= w->max_code;
         meaning(text, w, code);
-        row(where, f->name, "u %u: %+ld -> code %u = %s", (unsigned)u, (long)d, (unsigned)code,
-            text);
+        row(where, f->name, "u %u: %+ld%s -> code %u = %s", (unsigned)u, (long)d, on,
+            (unsigned)code, text);
     }
     return code;
-}
-
-/* The width of the folded step from the older frame's code o to the
- * base's b (10.2): ANGLE the short way round. */
-static unsigned step_width(const wire_field *w, uint32_t b, uint32_t o)
-{
-    int64_t d = (int64_t)b - (int64_t)o;
-    uint64_t u;
-    if (w->f->kind == ZL_FIELD_KIND_ANGLE) {
-        int64_t turn = (int64_t)w->max_code + 1;
-        d = ((d % turn) + turn) % turn;
-        if (d >= turn / 2)
-            d -= turn;
-    }
-    u = d >= 0 ? 2u * (uint64_t)d : 2u * (uint64_t)(-d) - 1u;
-    return width_of((uint32_t)u);
 }
 
 /* The place of the last changed field among n (10.2): with w = width(n -
@@ -761,24 +746,26 @@ static uint32_t last_place(bits_in *b, unsigned n, char *where)
 
 /* One state as zl_schema_write_delta codes it: the audience's fields of s
  * against the base codes (NULL: the zero state); the new codes into codes.
- * `known`: the code of a snapshot update, without its changed bit; `older`
- * (or NULL): the older frame's codes of a known change, for its moved set
- * (10.2): the places below 32 where they differ from the base's. */
+ * `known`: the code of a snapshot update, without its changed bit; `mv`
+ * (or NULL): the moved set of a known change and its steps (10.2);
+ * `stood` (or NULL): the base frame's codes when base is their
+ * extrapolation (9.3). */
 static void read_state(bits_in *b, const zl_schema *s, int shared, const uint32_t *base,
-                       uint32_t *codes, int known, const uint32_t *older)
+                       uint32_t *codes, int known, const zl_moved *mv, const uint32_t *stood)
 {
     wire_field w[FIELDS_MAX];
     unsigned n = wire_fields(s, shared, w), i;
-    char where[24], label[48];
-    uint32_t last, moved = 0;
+    char where[24], label[48], on[FIELDS_MAX][48];
+    uint32_t last, moved = mv ? mv->set : 0u;
     unsigned size = base ? SIZE_NONE : SIZE_ALONE, step[FIELDS_MAX] = {0};
     for (i = 0; i < n; i++) {
         codes[i] = base ? base[i] : w[i].zero;
-        if (older && i < 32u && older[i] != codes[i]) {
-            moved |= 1u << i;
-            if ((w[i].f->flags & (ZL_EXTRAPOLATE | ZL_TELEPORT)) != ZL_EXTRAPOLATE)
-                step[i] = step_width(&w[i], codes[i], older[i]);
-        }
+        on[i][0] = '\0';
+        if (stood && stood[i] != codes[i])
+            sprintf(on[i], " on the extrapolated %u (base %u)", (unsigned)codes[i],
+                    (unsigned)stood[i]);
+        if (mv && i < 32u)
+            step[i] = mv->step[i];
     }
     if (!known) {
         if (!take(b, 1, where)) {
@@ -794,7 +781,7 @@ static void read_state(bits_in *b, const zl_schema *s, int shared, const uint32_
                             "the last %s", w[last].f->name);
         for (i = 0; i <= last; i++)
             if ((moved >> i) & 1u)
-                codes[i] = changed_value(b, &w[i], codes[i], &size, step[i]);
+                codes[i] = changed_value(b, &w[i], codes[i], &size, step[i], on[i]);
         return;
     }
     if (moved != 0)
@@ -810,7 +797,7 @@ static void read_state(bits_in *b, const zl_schema *s, int shared, const uint32_
             if (!c)
                 continue;
         }
-        codes[i] = changed_value(b, &w[i], codes[i], &size, step[i]);
+        codes[i] = changed_value(b, &w[i], codes[i], &size, step[i], on[i]);
     }
 }
 
@@ -830,7 +817,7 @@ static void commands_payload(bits_in *b)
         first = show(b, 16, "first sequence");
     for (i = 0; i < count; i++) {
         row("", "command", "sequence %u (low 16 bits)", (unsigned)((first + (uint32_t)i) & 0xFFFFu));
-        read_state(b, &zl_usercmd_schema, 0, i > 0 ? prev : NULL, codes, 0, NULL);
+        read_state(b, &zl_usercmd_schema, 0, i > 0 ? prev : NULL, codes, 0, NULL, NULL);
         memcpy(prev, codes, sizeof prev);
     }
     end_payload(b);
@@ -929,27 +916,64 @@ static void store(const zl_field *f, void *state, int64_t v)
         *p = (uint8_t)v;
 }
 
+/* A state of s (its s->size bytes) holding what an audience's codes stand
+ * for (10.1), every other field 0. */
+static void state_of(const zl_schema *s, int shared, const uint32_t *codes, void *state)
+{
+    wire_field w[FIELDS_MAX];
+    unsigned n = wire_fields(s, shared, w), i;
+    memset(state, 0, s->size);
+    for (i = 0; i < n; i++) {
+        const zl_field *f = w[i].f;
+        int64_t v = f->kind == ZL_FIELD_KIND_FX || f->kind == ZL_FIELD_KIND_INT ? f->min : 0;
+        store(f, state, v + ((int64_t)codes[i] << w[i].shift));
+    }
+}
+
+/* The codes an audience receives of a state of s. */
+static void codes_of(const zl_schema *s, int shared, const void *state, uint32_t *codes)
+{
+    wire_field w[FIELDS_MAX];
+    unsigned n = wire_fields(s, shared, w), i;
+    for (i = 0; i < n; i++)
+        codes[i] = code_of(&w[i], load(w[i].f, state));
+}
+
 /* The codes of the FPS's event base `which` of player `source`, from its
  * shared codes in a frame (9.2, section 12). */
 static void event_base_codes(const uint32_t *player, int32_t source, uint32_t which,
                              uint32_t *codes)
 {
-    wire_field pw[FIELDS_MAX], ew[FIELDS_MAX];
-    unsigned pn = wire_fields(&fps_player_schema, 1, pw);
-    unsigned en = wire_fields(&fps_event_schema, 0, ew), i;
     const zl_game rules = fps_game_interface(NULL);
     fps_player p;
     zl_event base;
-    memset(&p, 0, sizeof p);
     memset(&base, 0, sizeof base);
-    for (i = 0; i < pn; i++) {
-        const zl_field *f = pw[i].f;
-        int64_t v = f->kind == ZL_FIELD_KIND_FX || f->kind == ZL_FIELD_KIND_INT ? f->min : 0;
-        store(f, &p, v + ((int64_t)player[i] << pw[i].shift));
-    }
+    state_of(&fps_player_schema, 1, player, &p);
     rules.event_base(&p, source, which, &base);
-    for (i = 0; i < en; i++)
-        codes[i] = code_of(&ew[i], load(ew[i].f, &base));
+    codes_of(&fps_event_schema, 0, &base, codes);
+}
+
+/* A state of any of the FPS's entity tables. */
+typedef union any_state {
+    fps_player player;
+    fps_entity entity;
+} any_state;
+
+/* An entry's base (9.3): `predicted` the codes it is coded against (its
+ * state in the base frame, extrapolated from the older frame's when that
+ * holds the entity too), and its moved set (10.2) into *mv. Returns 1
+ * when an extrapolated field moved (predicted then differs from base). */
+static int entry_base(const zl_schema *s, int shared, const uint32_t *base, const uint32_t *older,
+                      uint32_t ahead, uint32_t behind, uint32_t *predicted, zl_moved *mv)
+{
+    any_state b, o, out;
+    int which = shared ? ZL_SCHEMA_SHARED : ZL_SCHEMA_WIRE, moved;
+    state_of(s, shared, base, &b);
+    state_of(s, shared, older, &o);
+    zl_schema_moved(s, &b, &o, which, mv);
+    moved = zl_schema_extrapolate(s, &out, &b, &o, ahead, behind, which);
+    codes_of(s, shared, moved ? &out : &b, predicted);
+    return moved;
 }
 
 /* The first id against the frame's reference: after a 0 bit an
@@ -1022,7 +1046,8 @@ static void events_section(bits_in *b, uint32_t tick)
             if (which == 1 || which == 2)
                 event_base_codes(f->codes[source], source, (uint32_t)which, base);
         }
-        read_state(b, &fps_event_schema, 0, which == 1 || which == 2 ? base : NULL, codes, 0, NULL);
+        read_state(b, &fps_event_schema, 0, which == 1 || which == 2 ? base : NULL, codes, 0, NULL,
+                   NULL);
         count++;
     }
     row(where, "event", "0: end of the events");
@@ -1046,10 +1071,10 @@ static void entity_section(bits_in *b, uint32_t tick, int delta, uint32_t own)
     seen_frame *f = &frames[frame_next++ % 4];
     const seen_frame *base = NULL, *older_frame = NULL;
     char where[24];
-    uint32_t count, code, held = 0, i, e = 0;
+    uint32_t count, code, held = 0, i, e = 0, age = 0, older = 0;
     memset(f, 0, sizeof *f);
     if (delta) {
-        uint32_t age, older, at;
+        uint32_t at;
         age = take(b, width_of(ZL_SNAPSHOT_WORLD_TICKS - 1u), where);
         base = frame_of(tick - age);
         row(where, "base_age", "%u: against the snapshot of tick %u%s", (unsigned)age,
@@ -1065,9 +1090,9 @@ static void entity_section(bits_in *b, uint32_t tick, int delta, uint32_t own)
         sprintf(where, "%u+%u", (unsigned)at, (unsigned)(b->at - at));
         if (older == 0)
             row(where, "older_age", "0: nothing extrapolated");
-        else { /* these readings show codes against the base, not extrapolated */
+        else {
             older_frame = frame_of(tick - age - older);
-            row(where, "older_age", "%u%s: moving fields extrapolated from tick %u (NOT SHOWN)%s",
+            row(where, "older_age", "%u%s: moving fields extrapolated from tick %u%s",
                 (unsigned)older, older == age ? ", the base age" : "",
                 (unsigned)(tick - age - older), older_frame ? "" : " (NOT HELD)");
         }
@@ -1089,7 +1114,10 @@ static void entity_section(bits_in *b, uint32_t tick, int delta, uint32_t own)
         uint32_t at = b->at, gap;
         int shared, joint = (int)pull(b, 1), next = joint || pull(b, 1);
         const char *zero = next ? "(0)" : "0"; /* the kind's leading 0 */
-        const uint32_t *against = NULL;
+        const uint32_t *against = NULL, *stood = NULL;
+        uint32_t predicted[FIELDS_MAX];
+        zl_moved mv, *moved = NULL;
+        const zl_schema *schema;
         gap = next ? 0u : gap_code(b, where) + 1u;
         sprintf(where, "%u+%u", (unsigned)at, (unsigned)(b->at - at));
         e = i > 0 ? e + 1u + gap : gap;
@@ -1099,18 +1127,29 @@ static void entity_section(bits_in *b, uint32_t tick, int delta, uint32_t own)
             e < ZL_MAX_CLIENTS ? "player" : "server entity", shared ? "shared" : "all wire");
         if (e >= ZL_MAX_ENTITIES)
             return;
+        schema = e < ZL_MAX_CLIENTS ? &fps_player_schema : &fps_entity_schema;
         if (base && base->present[e]) {
+            const char *line = ""; /* what the base state is */
+            if (older_frame && older_frame->present[e]) {
+                moved = &mv;
+                if (entry_base(schema, shared, base->codes[e], older_frame->codes[e], age, older,
+                               predicted, &mv)) {
+                    stood = base->codes[e];
+                    line = ", extrapolated";
+                }
+            }
+            against = stood ? predicted : base->codes[e];
             at = b->at;
             if (joint) {
-                against = base->codes[e];
-                row("", "kind", "1 (the head): changed against its state in the base");
+                row("", "kind", "1 (the head): changed against its state in the base%s", line);
             } else if (gap != 0 && pull(b, 1)) {
-                against = base->codes[e];
                 sprintf(where, "%u+1", (unsigned)at);
-                row(where, "kind", "1: changed against its state in the base");
+                row(where, "kind", "1: changed against its state in the base%s", line);
             } else if (pull(b, 1)) {
                 sprintf(where, "%u+%u", (unsigned)at, (unsigned)(b->at - at));
-                row(where, "kind", "%s then 1: its state in the base, nothing changed", zero);
+                row(where, "kind", "%s then 1: its state in the base%s, nothing changed", zero,
+                    line);
+                memcpy(f->codes[e], against, sizeof f->codes[e]);
                 continue;
             } else if (!pull(b, 1)) {
                 sprintf(where, "%u+%u", (unsigned)at, (unsigned)(b->at - at));
@@ -1120,14 +1159,14 @@ static void entity_section(bits_in *b, uint32_t tick, int delta, uint32_t own)
             } else {
                 sprintf(where, "%u+%u", (unsigned)at, (unsigned)(b->at - at));
                 row(where, "kind", "%s, 0, 1: against the zero state", zero);
+                against = NULL;
+                moved = NULL;
+                stood = NULL;
             }
         } else {
             row("", "kind", "none (not in the base): enters against the zero state");
         }
-        read_state(b, e < ZL_MAX_CLIENTS ? &fps_player_schema : &fps_entity_schema, shared,
-                   against, f->codes[e], against != NULL,
-                   against && older_frame && older_frame->present[e] ? older_frame->codes[e]
-                                                                     : NULL);
+        read_state(b, schema, shared, against, f->codes[e], against != NULL, moved, stood);
         f->present[e] = 1;
     }
     f->tick = tick;
@@ -1517,9 +1556,9 @@ static void plain_match(void)
     play(1, 16, 127, FPS_BUTTON_JUMP, 0x4000);
     clients_send();
     server_step(); /* tick 2: deltas; B's jump */
-    play(0, 8, 64, 0, 0x0100);
-    play(0, 8, 64, 0, 0x0200);
-    play(1, 16, 127, 0, 0x4000);
+    play(0, 8, 0, 0, 0xDF00);
+    play(0, 8, 0, 0, 0xE000);
+    play(1, 16, -127, 0, 0x4000);
     clients_send();
     zl_server_send_message(&server, 0, "gg", 2);
     server_step(); /* tick 3: a RELIABLE packet to A */
@@ -1548,6 +1587,8 @@ static void plain_match(void)
                   "connection id", 0);
     plain_example("snapshot-delta", find(0, 1, ZL_MSG_SNAPSHOT, 1), connection_id(NONCE_A),
                   "connection id", 0);
+    plain_example("snapshot-extrapolated", find(0, 1, ZL_MSG_SNAPSHOT, 2),
+                  connection_id(NONCE_A), "connection id", 0);
     plain_example("reliable", find(0, 1, ZL_MSG_RELIABLE, 0), connection_id(NONCE_A),
                   "connection id", 0);
     plain_example("disconnect", find(1, 0, ZL_MSG_DISCONNECT, 0), connection_id(NONCE_A),
